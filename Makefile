@@ -1,0 +1,69 @@
+# kmemflight: build the tool, its tests and fuzz targets.
+#
+#   make            build/kmemflight
+#   make asan       build-asan/kmemflight (ASan + UBSan)
+#   make check      unit tests and CLI tests, on the sanitizer build
+#   make fuzz       libFuzzer targets (clang) in build-fuzz/
+#   make install    kmemflight to $(DESTDIR)$(PREFIX)/bin
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+UAPI    := kernel-patch/include/uapi
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 \
+           -Wno-format-nonliteral -Wmissing-prototypes -Wvla
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(CFLAGS)
+
+LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c
+TOOL_SRC := cli/main.c extract/recorder.c extract/save.c \
+            analyze/slab.c analyze/report.c analyze/info.c
+HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h
+
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab
+FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms
+
+.PHONY: all asan check unit cli fuzz install clean
+
+all: build/kmemflight
+
+build/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
+	@mkdir -p build
+	$(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) $(TOOL_SRC)
+
+build-asan/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
+	@mkdir -p build-asan
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $(LIB_SRC) $(TOOL_SRC)
+
+asan: build-asan/kmemflight
+
+build-asan/tests/%: tests/unit/%.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) analyze/slab.c $(HDRS)
+	@mkdir -p build-asan/tests
+	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) analyze/slab.c -lcmocka
+
+unit: $(patsubst tests/unit/%,build-asan/tests/%,$(UNIT))
+	@for t in $^; do echo "== $$t"; $$t || exit 1; done
+
+cli: build-asan/kmemflight build-asan/tests/mktrace
+	KMF=$(CURDIR)/build-asan/kmemflight MKTRACE=$(CURDIR)/build-asan/tests/mktrace \
+		tests/cli/run.sh
+
+build-asan/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(HDRS)
+	@mkdir -p build-asan/tests
+	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC)
+
+check: unit cli
+
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(HDRS)
+	@mkdir -p build-fuzz
+	clang -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-o $@ $< $(LIB_SRC)
+
+fuzz: $(addprefix build-fuzz/,$(FUZZ))
+
+install: build/kmemflight
+	install -D -m 0755 build/kmemflight $(DESTDIR)$(PREFIX)/bin/kmemflight
+
+clean:
+	rm -rf build build-asan build-fuzz

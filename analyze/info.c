@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemflight info and kmemflight dump: what a trace holds, and its raw
+ * events one per line.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli/cli.h"
+#include "../lib/kmt.h"
+
+static int one_file_args(int argc, char **argv, const char *usage_text,
+			 bool *raw, const char **path)
+{
+	static const struct option longopts[] = {
+		{ "raw-ip", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (!raw)
+				return kmf_usage_error("unknown option '--raw-ip'");
+			*raw = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return -1;
+		default:
+			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return kmf_usage_error(optind == argc ? "missing <file>" :
+				       "one <file> only");
+	*path = argv[optind];
+	return 0;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const char usage_text[] =
+		"usage: kmemflight info <file>\n"
+		"\n"
+		"Print what a saved trace holds: the recording kernel, the format, and per\n"
+		"CPU the sub-buffers, the events the kernel counted, the events in the\n"
+		"file and the events lost.\n"
+		"\n"
+		"    -h, --help   this help\n";
+	struct kmt_trace t;
+	struct kmt_err err = { "" };
+	const char *path;
+	uint64_t *n, total = 0, kern = 0, lost = 0, bytes = 0;
+	char val[4096];
+	unsigned int i;
+	int ret;
+
+	ret = one_file_args(argc, argv, usage_text, NULL, &path);
+	if (ret)
+		return ret < 0 ? KMF_EXIT_OK : ret;
+	ret = kmt_trace_open(path, &t, &err);
+	if (ret) {
+		kmf_error("%s", err.msg);
+		return KMF_EXIT_FAIL;
+	}
+	n = calloc(t.nr_cpus, sizeof(*n));
+	if (!n) {
+		kmt_trace_close(&t);
+		kmf_error("out of memory");
+		return KMF_EXIT_FAIL;
+	}
+	ret = kmt_trace_count(&t, n, &err);
+	if (ret) {
+		kmf_error("%s: %s", path, err.msg);
+		free(n);
+		kmt_trace_close(&t);
+		return KMF_EXIT_FAIL;
+	}
+	printf("file:        %s (%zu bytes, %s byte order)\n", path, t.len,
+	       t.swap ? "foreign" : "native");
+	if (kmt_trace_meta(&t, "release", val, sizeof(val)))
+		printf("release:     %s\n", val);
+	if (kmt_trace_meta(&t, "build_id", val, sizeof(val)))
+		printf("build-id:    %s\n", val[0] ? val : "(none)");
+	if (kmt_trace_meta(&t, "cmdline", val, sizeof(val)))
+		printf("cmdline:     %s\n", val);
+	if (kmt_trace_meta(&t, "saved_at", val, sizeof(val)))
+		printf("saved:       %s\n", val);
+	printf("recorder:    ABI %u, %u-bit, %u x %u-byte sub-buffers per CPU, clock %.16s\n",
+	       t.fmt.abi_version, t.fmt.word_size * 8, t.fmt.nr_subbufs,
+	       t.fmt.subbuf_size, t.fmt.clock);
+	printf("caches:      %u\n", t.nr_caches);
+	printf("nodes:       %u\n", t.nr_nodes);
+	printf("%-6s %6s %10s %12s %12s %10s\n", "cpu", "node", "subbufs",
+	       "kernel", "in_file", "lost");
+	for (i = 0; i < t.nr_cpus; i++) {
+		const struct kmt_cpu_info *c = &t.cpus[i];
+
+		printf("%-6u %6d %10u %12" PRIu64 " %12" PRIu64 " %10" PRIu64 "\n",
+		       c->cpu, c->node, c->nr_subbufs, c->events, n[i], c->lost);
+		total += n[i];
+		kern += c->events;
+		lost += c->lost;
+		bytes += c->size;
+	}
+	printf("%-6s %6s %10s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 "\n", "total",
+	       "", "", kern, total, lost);
+	if (total)
+		printf("bytes/event: %.2f (sub-buffers), %.2f (whole file)\n",
+		       (double)bytes / (double)total, (double)t.len / (double)total);
+	free(n);
+	kmt_trace_close(&t);
+	return KMF_EXIT_OK;
+}
+
+static const char *const ctx_names[] = { "task", "softirq", "hardirq", "nmi" };
+
+int cmd_dump(int argc, char **argv)
+{
+	static const char usage_text[] =
+		"usage: kmemflight dump [--raw-ip] <file>\n"
+		"\n"
+		"Print every event of a saved trace in time order, one per line:\n"
+		"time (ns), CPU, context[:pid], event name, then its fields.\n"
+		"\n"
+		"    --raw-ip     print callsites as addresses, not sym+0xoff\n"
+		"    -h, --help   this help\n";
+	struct kmt_trace t;
+	struct kmt_merge m;
+	struct kmt_event ev;
+	struct kmt_symtab st;
+	struct kmt_err err = { "" };
+	const char *path;
+	char sym[256];
+	bool raw = false;
+	int ret;
+
+	ret = one_file_args(argc, argv, usage_text, &raw, &path);
+	if (ret)
+		return ret < 0 ? KMF_EXIT_OK : ret;
+	ret = kmt_trace_open(path, &t, &err);
+	if (ret) {
+		kmf_error("%s", err.msg);
+		return KMF_EXIT_FAIL;
+	}
+	if (kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len) ||
+	    kmt_merge_init(&m, &t, &err)) {
+		kmf_error("%s: %s", path, err.msg[0] ? err.msg : "out of memory");
+		kmt_symtab_free(&st);
+		kmt_trace_close(&t);
+		return KMF_EXIT_FAIL;
+	}
+	while ((ret = kmt_merge_next(&m, &ev, &err)) > 0) {
+		printf("%" PRIu64 " %u %s", ev.ts, ev.cpu, ctx_names[ev.ctx & 3]);
+		if (ev.ctx == KMT_CTX_TASK)
+			printf(":%u", ev.pid);
+		printf(" %s", t.layout[ev.type].name);
+		if (ev.has & KMT_HAS(KMT_F_CALL_SITE)) {
+			kmt_symtab_format(&st, ev.call_site, raw, sym, sizeof(sym));
+			printf(" call_site=%s", sym);
+		}
+		if (ev.has & KMT_HAS(KMT_F_PTR))
+			printf(" ptr=0x%" PRIx64, ev.ptr);
+		if (ev.has & KMT_HAS(KMT_F_BYTES_REQ))
+			printf(" bytes_req=%" PRIu64, ev.bytes_req);
+		if (ev.has & KMT_HAS(KMT_F_BYTES_SLACK))
+			printf(" bytes_alloc=%" PRIu64, ev.bytes_alloc);
+		if (ev.has & KMT_HAS(KMT_F_CACHE)) {
+			const struct kmt_cache *c = kmt_trace_cache(&t, ev.cache);
+
+			printf(" cache=%u(%s)", ev.cache, c ? c->name : "?");
+		}
+		if (ev.has & KMT_HAS(KMT_F_PFN1)) {
+			if (ev.pfn1)
+				printf(" pfn=0x%" PRIx64, ev.pfn1 - 1);
+			else
+				printf(" pfn=failed");
+		}
+		if (ev.has & KMT_HAS(KMT_F_ORDER))
+			printf(" order=%u", ev.order);
+		if (ev.has & KMT_HAS(KMT_F_GFP))
+			printf(" gfp_flags=0x%" PRIx64, ev.gfp);
+		if (ev.has & KMT_HAS(KMT_F_NODE))
+			printf(" node=%" PRId64, ev.node);
+		if (ev.has & KMT_HAS(KMT_F_MIGRATETYPE))
+			printf(" migratetype=%d", ev.migratetype);
+		if (ev.has & KMT_HAS(KMT_F_OBJ_SIZE))
+			printf(" object_size=%u", ev.obj_size);
+		if (ev.has & KMT_HAS(KMT_F_SIZE))
+			printf(" size=%u", ev.size);
+		if (ev.has & KMT_HAS(KMT_F_NAME))
+			printf(" name=%.*s", (int)ev.name_len, ev.name);
+		if (ev.has & KMT_HAS(KMT_F_MARK))
+			printf(" mark=%u", ev.mark);
+		putchar('\n');
+	}
+	if (ret < 0)
+		kmf_error("%s: %s", path, err.msg);
+	kmt_merge_free(&m);
+	kmt_symtab_free(&st);
+	kmt_trace_close(&t);
+	return ret < 0 ? KMF_EXIT_FAIL : KMF_EXIT_OK;
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemflight report: perf-kmem style tables from a saved trace.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli/cli.h"
+#include "slab.h"
+
+#define DEFAULT_SORT "frag,hit,bytes"
+
+struct report_opts {
+	const char *path;
+	bool caller;
+	bool raw_ip;
+	long lines;
+	enum kmt_slab_key keys[KMT_SLAB_MAX_KEYS];
+	unsigned int nr_keys;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kmemflight report [<options>] <file>\n"
+		"\n"
+		"Slab allocator statistics of a saved trace, like 'perf kmem stat'.\n"
+		"\n"
+		"    --caller              per-callsite table (the default)\n"
+		"    -s, --sort <keys>     sort by keys, comma separated, most significant\n"
+		"                          first: frag, hit, bytes, callsite, pingpong\n"
+		"                          (default: " DEFAULT_SORT ")\n"
+		"    -l, --line <n>        print only the first n rows\n"
+		"    --raw-ip              print callsites as addresses, not sym+0xoff\n"
+		"    -h, --help            this help\n");
+}
+
+static int parse_args(int argc, char **argv, struct report_opts *o)
+{
+	enum { OPT_CALLER = 256, OPT_RAW_IP };
+	static const struct option longopts[] = {
+		{ "caller", no_argument, NULL, OPT_CALLER },
+		{ "sort", required_argument, NULL, 's' },
+		{ "line", required_argument, NULL, 'l' },
+		{ "raw-ip", no_argument, NULL, OPT_RAW_IP },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kmt_err err;
+	const char *sort = DEFAULT_SORT;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->lines = -1;
+	o->caller = true;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+s:l:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_CALLER: o->caller = true; break;
+		case OPT_RAW_IP: o->raw_ip = true; break;
+		case 's': sort = optarg; break;
+		case 'l':
+			errno = 0;
+			o->lines = strtol(optarg, &end, 10);
+			if (errno || *end || o->lines < 0)
+				return kmf_usage_error("--line wants a number >= 0, not '%s'",
+						       optarg);
+			break;
+		case 'h': usage(stdout); return -1;
+		case '?':
+			if (optopt)
+				return kmf_usage_error("option '-%c' %s", optopt,
+						       strchr("sl", optopt) ?
+						       "needs a value" : "is unknown");
+			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
+		default:
+			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (kmt_slab_parse_sort(sort, o->keys, &o->nr_keys, &err))
+		return kmf_usage_error("%s", err.msg);
+	if (optind != argc - 1)
+		return kmf_usage_error(optind == argc ? "missing <file> to report on" :
+				       "one <file> only");
+	o->path = argv[optind];
+	return 0;
+}
+
+static const char dashes[] =
+	"---------------------------------------------------------------------"
+	"---------------------------------------------------------------------";
+
+static void print_callers(const struct kmt_slab *s, const struct kmt_symtab *st,
+			  const struct report_opts *o)
+{
+	char name[256];
+	size_t i, n = s->nr_callers;
+
+	printf("%.105s\n", dashes);
+	printf(" %-34s | Total_alloc/Per | Total_req/Per   | Hit      | Ping-pong | Frag\n",
+	       "Callsite");
+	printf("%.105s\n", dashes);
+	if (o->lines >= 0 && (size_t)o->lines < n)
+		n = (size_t)o->lines;
+	for (i = 0; i < n; i++) {
+		const struct kmt_caller *c = &s->callers[i];
+
+		kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
+		printf(" %-34s | %9" PRIu64 "/%-5" PRIu64 " | %9" PRIu64 "/%-5" PRIu64
+		       " | %8" PRIu64 " | %9" PRIu64 " | %6.3f%%\n",
+		       name, c->bytes_alloc, c->hit ? c->bytes_alloc / c->hit : 0,
+		       c->bytes_req, c->hit ? c->bytes_req / c->hit : 0,
+		       c->hit, c->pingpong, kmt_frag(c->bytes_req, c->bytes_alloc));
+	}
+	if (n < s->nr_callers)
+		printf(" %-34s | %-15s | %-15s | %-8s | %-9s | %s\n", "...", "...",
+		       "...", "...", "...", "...");
+	printf("%.105s\n", dashes);
+}
+
+static void print_summary(const struct kmt_trace *t, const struct kmt_slab *s)
+{
+	unsigned int i;
+
+	printf("\nSUMMARY (SLAB allocator)\n");
+	printf("========================\n");
+	printf("Total bytes requested: %" PRIu64 "\n", s->total_req);
+	printf("Total bytes allocated: %" PRIu64 "\n", s->total_alloc);
+	printf("Total bytes freed:     %" PRIu64 "\n", s->total_freed);
+	printf("Net total bytes allocated: %" PRId64 "\n",
+	       (int64_t)(s->total_alloc - s->total_freed));
+	printf("Total bytes wasted on internal fragmentation: %" PRIu64 "\n",
+	       s->total_alloc - s->total_req);
+	printf("Internal fragmentation: %f%%\n",
+	       kmt_frag(s->total_req, s->total_alloc));
+	printf("Cross CPU allocations: %" PRIu64 "/%" PRIu64 "\n",
+	       s->nr_cross_cpu, s->nr_allocs);
+	printf("Cross node allocations: %" PRIu64 "/%" PRIu64 "\n",
+	       s->nr_cross_node, s->nr_node_known);
+	printf("Allocations: %" PRIu64 " (%" PRIu64 " failed), frees: %" PRIu64
+	       " (%" PRIu64 " of objects allocated before the trace)\n",
+	       s->nr_allocs, s->nr_failed, s->nr_frees, s->nr_unknown_frees);
+	printf("Events: %" PRIu64 " (kmalloc %" PRIu64 ", kmem_cache_alloc %" PRIu64
+	       ", kfree %" PRIu64 ", kmem_cache_free %" PRIu64 ", page alloc %" PRIu64
+	       ", page free %" PRIu64 ")\n", s->nr_events,
+	       s->by_type[KMT_EV_KMALLOC], s->by_type[KMT_EV_CACHE_ALLOC],
+	       s->by_type[KMT_EV_KFREE], s->by_type[KMT_EV_CACHE_FREE],
+	       s->by_type[KMT_EV_PAGE_ALLOC],
+	       s->by_type[KMT_EV_PAGE_FREE] + s->by_type[KMT_EV_PAGE_FREE_BATCHED]);
+	printf("Events lost: %" PRIu64, s->lost);
+	if (s->lost) {
+		printf(" (");
+		for (i = 0; i < t->nr_cpus; i++)
+			printf("%scpu%u %" PRIu64, i ? ", " : "", t->cpus[i].cpu,
+			       t->cpus[i].lost);
+		printf(")");
+	}
+	printf("\n");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o;
+	struct kmt_trace t;
+	struct kmt_slab s;
+	struct kmt_symtab st;
+	struct kmt_err err = { "" };
+	int ret;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? KMF_EXIT_OK : ret;
+	ret = kmt_trace_open(o.path, &t, &err);
+	if (ret) {
+		kmf_error("%s", err.msg);
+		return KMF_EXIT_FAIL;
+	}
+	ret = kmt_slab_analyze(&t, &s, &err);
+	if (ret) {
+		kmf_error("%s: %s", o.path, err.msg);
+		kmt_trace_close(&t);
+		return KMF_EXIT_FAIL;
+	}
+	if (kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len)) {
+		kmf_error("out of memory");
+		kmt_slab_free(&s);
+		kmt_trace_close(&t);
+		return KMF_EXIT_FAIL;
+	}
+	if (!st.nr && !o.raw_ip)
+		kmf_warn("%s has no kallsyms: callsites are printed as addresses",
+			 o.path);
+	if (s.nr_unknown_cache)
+		kmf_warn("%" PRIu64 " kmem_cache events name a cache the trace never defined",
+			 s.nr_unknown_cache);
+	if (s.lost)
+		kmf_warn("%" PRIu64 " events were lost while recording: totals are short",
+			 s.lost);
+	kmt_slab_sort(&s, o.keys, o.nr_keys);
+	if (o.caller)
+		print_callers(&s, &st, &o);
+	print_summary(&t, &s);
+	kmt_symtab_free(&st);
+	kmt_slab_free(&s);
+	kmt_trace_close(&t);
+	return KMF_EXIT_OK;
+}

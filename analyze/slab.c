@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Slab allocator statistics in one pass over the time-ordered events:
+ * per-callsite totals, ping-pong (freed on another CPU than allocated),
+ * cross-node allocations and the SUMMARY totals.  Memory is bounded by
+ * live objects and callsites, not by the number of events.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slab.h"
+
+/* Live object: callsite index 20 bits | cpu 12 bits | bytes_alloc 32 bits */
+#define LIVE_IDX_BITS	20
+#define LIVE_CPU_BITS	12
+
+static const char *const key_names[KMT_SK_NR] = {
+	[KMT_SK_FRAG] = "frag",
+	[KMT_SK_HIT] = "hit",
+	[KMT_SK_BYTES] = "bytes",
+	[KMT_SK_CALLSITE] = "callsite",
+	[KMT_SK_PINGPONG] = "pingpong",
+};
+
+double kmt_frag(uint64_t req, uint64_t alloc)
+{
+	if (!alloc)
+		return 0.0;
+	return 100.0 - 100.0 * (double)req / (double)alloc;
+}
+
+static int caller_index(struct kmt_slab *s, struct kmt_hm *idx,
+		       uint64_t call_site, uint32_t *out)
+{
+	struct kmt_hm_slot *slot;
+	int created;
+
+	slot = kmt_hm_get(idx, call_site ? call_site : 1, &created);
+	if (!slot)
+		return -ENOMEM;
+	if (created) {
+		struct kmt_caller *n;
+
+		if (s->nr_callers >= (1u << LIVE_IDX_BITS))
+			return -E2BIG;
+		if (!(s->nr_callers & (s->nr_callers + 1))) {
+			n = realloc(s->callers,
+				    (s->nr_callers * 2 + 1) * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			s->callers = n;
+		}
+		memset(&s->callers[s->nr_callers], 0, sizeof(*s->callers));
+		s->callers[s->nr_callers].call_site = call_site;
+		slot->val = s->nr_callers++;
+	}
+	*out = (uint32_t)slot->val;
+	return 0;
+}
+
+static int cpu_node(const struct kmt_trace *t, uint32_t cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr_cpus; i++)
+		if (t->cpus[i].cpu == cpu)
+			return t->cpus[i].node;
+	return -1;
+}
+
+static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
+		    struct kmt_hm *callers, struct kmt_hm *live,
+		    const struct kmt_event *ev, struct kmt_err *err)
+{
+	uint64_t req = ev->bytes_req, alloc = ev->bytes_alloc;
+	struct kmt_hm_slot *slot;
+	uint32_t idx;
+	int created, ret, n1, n2;
+
+	if (ev->type == KMT_EV_CACHE_ALLOC) {
+		const struct kmt_cache *c = kmt_trace_cache(t, ev->cache);
+
+		if (!c) {
+			s->nr_unknown_cache++;
+			req = alloc = 0;
+		} else {
+			req = c->object_size;
+			alloc = c->size;
+		}
+	}
+	ret = caller_index(s, callers, ev->call_site, &idx);
+	if (ret)
+		return kmt_errf(err, -ret, ret == -E2BIG ?
+				"more than 1M distinct callsites" : "out of memory");
+	s->callers[idx].bytes_alloc += alloc;
+	s->callers[idx].bytes_req += req;
+	s->callers[idx].hit++;
+	s->total_alloc += alloc;
+	s->total_req += req;
+	s->nr_allocs++;
+	if (!ev->ptr) {
+		s->nr_failed++;
+		return 0;
+	}
+	n1 = cpu_node(t, ev->cpu);
+	n2 = kmt_trace_pfn_node(t, (ev->ptr - t->fmt.direct_map_base) >>
+				   t->fmt.page_shift);
+	if (n1 >= 0 && n2 >= 0) {
+		s->nr_node_known++;
+		if (n1 != n2)
+			s->nr_cross_node++;
+	}
+	slot = kmt_hm_get(live, ev->ptr, &created);
+	if (!slot)
+		return kmt_errf(err, ENOMEM, "out of memory");
+	slot->val = (uint64_t)idx |
+		    (uint64_t)(ev->cpu & ((1u << LIVE_CPU_BITS) - 1)) << LIVE_IDX_BITS |
+		    (alloc > UINT32_MAX ? (uint64_t)UINT32_MAX : alloc) << 32;
+	return 0;
+}
+
+static void on_free(struct kmt_slab *s, struct kmt_hm *live,
+		    const struct kmt_event *ev)
+{
+	struct kmt_hm_slot *slot;
+	uint32_t idx, cpu;
+
+	if (!ev->ptr)
+		return;		/* kfree(NULL) */
+	s->nr_frees++;
+	slot = kmt_hm_find(live, ev->ptr);
+	if (!slot) {
+		s->nr_unknown_frees++;
+		return;
+	}
+	idx = slot->val & ((1u << LIVE_IDX_BITS) - 1);
+	cpu = (slot->val >> LIVE_IDX_BITS) & ((1u << LIVE_CPU_BITS) - 1);
+	s->total_freed += slot->val >> 32;
+	if (cpu != (ev->cpu & ((1u << LIVE_CPU_BITS) - 1))) {
+		s->callers[idx].pingpong++;
+		s->nr_cross_cpu++;
+	}
+	kmt_hm_remove(live, slot);
+}
+
+int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
+		     struct kmt_err *err)
+{
+	struct kmt_hm callers, live;
+	struct kmt_merge m;
+	struct kmt_event ev;
+	unsigned int i;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < t->nr_cpus; i++)
+		s->lost += t->cpus[i].lost;
+	if (kmt_hm_init(&callers, 1024) || kmt_hm_init(&live, 1 << 16)) {
+		kmt_hm_free(&callers);
+		return kmt_errf(err, ENOMEM, "out of memory");
+	}
+	ret = kmt_merge_init(&m, t, err);
+	if (ret)
+		goto out;
+	while ((ret = kmt_merge_next(&m, &ev, err)) > 0) {
+		s->nr_events++;
+		s->by_type[ev.type]++;
+		ret = 0;
+		switch (ev.type) {
+		case KMT_EV_KMALLOC:
+		case KMT_EV_CACHE_ALLOC:
+			ret = on_alloc(t, s, &callers, &live, &ev, err);
+			break;
+		case KMT_EV_KFREE:
+		case KMT_EV_CACHE_FREE:
+			on_free(s, &live, &ev);
+			break;
+		default:
+			break;
+		}
+		if (ret)
+			break;
+	}
+	kmt_merge_free(&m);
+out:
+	kmt_hm_free(&callers);
+	kmt_hm_free(&live);
+	if (ret)
+		kmt_slab_free(s);
+	return ret;
+}
+
+void kmt_slab_free(struct kmt_slab *s)
+{
+	free(s->callers);
+	s->callers = NULL;
+	s->nr_callers = 0;
+}
+
+int kmt_slab_parse_sort(const char *spec, enum kmt_slab_key *keys,
+			unsigned int *nr, struct kmt_err *err)
+{
+	const char *p = spec, *comma;
+	unsigned int k;
+	size_t len;
+
+	*nr = 0;
+	while (*p) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		for (k = 0; k < KMT_SK_NR; k++)
+			if (strlen(key_names[k]) == len &&
+			    !strncmp(p, key_names[k], len))
+				break;
+		if (k == KMT_SK_NR)
+			return kmt_errf(err, EINVAL,
+					"unknown sort key '%.*s' (valid: frag, hit, bytes, callsite, pingpong)",
+					(int)len, p);
+		if (*nr == KMT_SLAB_MAX_KEYS)
+			return kmt_errf(err, EINVAL, "more than %d sort keys",
+					KMT_SLAB_MAX_KEYS);
+		keys[(*nr)++] = k;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!*nr)
+		return kmt_errf(err, EINVAL, "empty sort key list");
+	return 0;
+}
+
+static const enum kmt_slab_key *sort_keys;
+static unsigned int sort_nr;
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b;
+}
+
+static int cmp_caller(const void *pa, const void *pb)
+{
+	const struct kmt_caller *a = pa, *b = pb;
+	unsigned int i;
+	double fa, fb;
+	int c = 0;
+
+	for (i = 0; i < sort_nr && !c; i++) {
+		switch (sort_keys[i]) {
+		case KMT_SK_FRAG:
+			fa = kmt_frag(a->bytes_req, a->bytes_alloc);
+			fb = kmt_frag(b->bytes_req, b->bytes_alloc);
+			c = fa > fb ? -1 : fa < fb;
+			break;
+		case KMT_SK_HIT:
+			c = cmp_u64_desc(a->hit, b->hit);
+			break;
+		case KMT_SK_BYTES:
+			c = cmp_u64_desc(a->bytes_alloc, b->bytes_alloc);
+			break;
+		case KMT_SK_CALLSITE:
+			c = a->call_site < b->call_site ? -1 :
+			    a->call_site > b->call_site;
+			break;
+		case KMT_SK_PINGPONG:
+			c = cmp_u64_desc(a->pingpong, b->pingpong);
+			break;
+		default:
+			break;
+		}
+	}
+	if (!c)
+		c = a->call_site < b->call_site ? -1 : a->call_site > b->call_site;
+	return c;
+}
+
+void kmt_slab_sort(struct kmt_slab *s, const enum kmt_slab_key *keys,
+		   unsigned int nr)
+{
+	sort_keys = keys;
+	sort_nr = nr;
+	qsort(s->callers, s->nr_callers, sizeof(*s->callers), cmp_caller);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KMT_SLAB_H
+#define KMT_SLAB_H
+
+#include "../lib/hashmap.h"
+#include "../lib/kmt.h"
+
+struct kmt_caller {
+	uint64_t call_site;
+	uint64_t bytes_alloc;
+	uint64_t bytes_req;
+	uint64_t hit;
+	uint64_t pingpong;
+};
+
+/* Everything the slab tables and SUMMARY print, from one pass. */
+struct kmt_slab {
+	struct kmt_caller *callers;
+	size_t nr_callers;
+
+	uint64_t total_req;
+	uint64_t total_alloc;
+	uint64_t total_freed;
+	uint64_t nr_allocs;
+	uint64_t nr_frees;
+	uint64_t nr_failed;		/* allocations that returned NULL */
+	uint64_t nr_unknown_frees;	/* frees of objects not seen allocated */
+	uint64_t nr_unknown_cache;	/* cache ids with no definition */
+	uint64_t nr_cross_cpu;		/* freed on another CPU (ping-pong) */
+	uint64_t nr_cross_node;		/* object on another node than the CPU */
+	uint64_t nr_node_known;		/* allocations whose nodes are known */
+
+	uint64_t nr_events;
+	uint64_t by_type[KMT_EV_MAX + 1];
+	uint64_t lost;
+};
+
+int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
+		     struct kmt_err *err);
+void kmt_slab_free(struct kmt_slab *s);
+
+/* Sort keys for the caller table. */
+enum kmt_slab_key {
+	KMT_SK_FRAG,
+	KMT_SK_HIT,
+	KMT_SK_BYTES,
+	KMT_SK_CALLSITE,
+	KMT_SK_PINGPONG,
+	KMT_SK_NR,
+};
+
+#define KMT_SLAB_MAX_KEYS 8
+
+/* Parse "frag,hit,bytes"; -EINVAL with err naming the bad key. */
+int kmt_slab_parse_sort(const char *spec, enum kmt_slab_key *keys,
+			unsigned int *nr, struct kmt_err *err);
+void kmt_slab_sort(struct kmt_slab *s, const enum kmt_slab_key *keys,
+		   unsigned int nr);
+double kmt_frag(uint64_t req, uint64_t alloc);
+
+#endif

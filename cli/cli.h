@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KMF_CLI_H
+#define KMF_CLI_H
+
+#include <stdbool.h>
+
+/* Exit codes, the same for every subcommand. */
+#define KMF_EXIT_OK	0
+#define KMF_EXIT_FAIL	1
+#define KMF_EXIT_USAGE	2
+
+struct kmf_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+extern const char *kmf_cmd_name;
+
+void kmf_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kmf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "usage error" and a hint to --help; returns KMF_EXIT_USAGE. */
+int kmf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int cmd_save(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+#endif

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemflight: record, save and analyse the kernel's boot-time memory.
+ * One binary, git-style subcommands.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "../lib/kmt.h"
+
+const char *kmf_cmd_name = "kmemflight";
+
+static const struct kmf_cmd cmds[] = {
+	{ "save",   cmd_save,   "stop the kernel recorder and write its events to a file" },
+	{ "report", cmd_report, "perf-kmem style tables from a saved trace" },
+	{ "info",   cmd_info,   "what a saved trace holds: kernel, CPUs, events, losses" },
+	{ "dump",   cmd_dump,   "print the raw events of a saved trace, one per line" },
+};
+
+static void vmsg(const char *what, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", kmf_cmd_name, what);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void kmf_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error: ", fmt, ap);
+	va_end(ap);
+}
+
+void kmf_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int kmf_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help'.\n", kmf_cmd_name);
+	return KMF_EXIT_USAGE;
+}
+
+static void summary(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: kmemflight <command> [<options>] [<file>]\n\n");
+	fprintf(f, "Boot-time kernel memory flight recorder.\n\n");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "   %-8s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "\nRecord: boot with kmemtrace.enable=1, then 'kmemflight save boot.kmt'.\n");
+	fprintf(f, "Analyse: 'kmemflight report --caller boot.kmt'.\n");
+	fprintf(f, "'kmemflight <command> --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		summary(stdout);
+		return KMF_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		summary(stdout);
+		return KMF_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("kmemflight %s (trace file version %d, recorder ABI %d)\n",
+		       KMT_VERSION, KMT_FILE_VERSION, KMT_ABI_VERSION);
+		return KMF_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!strcmp(argv[1], cmds[i].name)) {
+			static char name[64];
+
+			snprintf(name, sizeof(name), "kmemflight %s", cmds[i].name);
+			kmf_cmd_name = name;
+			return cmds[i].fn(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "kmemflight: '%s' is not a kmemflight command.\n\n",
+		argv[1]);
+	summary(stderr);
+	return KMF_EXIT_USAGE;
+}

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemflight save FILE: stop the recorder, drain every CPU and write one
+ * self-describing file with everything needed to read it elsewhere.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../cli/cli.h"
+#include "recorder.h"
+
+struct save_opts {
+	const char *path;
+	bool keep;
+	bool quiet;
+};
+
+struct cpu_data {
+	struct kmt_cpu_stats st;
+	uint8_t *data;
+	size_t size;
+	uint64_t decoded;
+	uint32_t nr_subbufs;
+	uint32_t first_seq;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kmemflight save [<options>] <file>\n"
+		"\n"
+		"Stop the kernel's kmemtrace recorder, drain every CPU's buffer and write\n"
+		"<file>: events, kernel release and cmdline, kallsyms, build-id, CPU and\n"
+		"NUMA topology, cache table and per-CPU loss counts.  The file is written\n"
+		"to a temporary name, synced and renamed, mode 0600.\n"
+		"\n"
+		"    -k, --keep-recording  flush and save, but leave the recorder running\n"
+		"    -q, --quiet           print nothing on success\n"
+		"    -h, --help            this help\n");
+}
+
+/* Keep only text symbols: that is what callsites resolve to. */
+static int read_kallsyms(char **out, size_t *out_len, bool *hidden)
+{
+	const char *env = getenv("KMEMFLIGHT_KALLSYMS");
+	char *buf, *s, *nl, *w;
+	size_t len;
+	int ret;
+
+	ret = kmt_read_file(env && *env ? env : "/proc/kallsyms", &buf, &len);
+	if (ret)
+		return ret;
+	*hidden = true;
+	w = buf;
+	for (s = buf; s < buf + len; s = nl + 1) {
+		char *sp = strchr(s, ' ');
+
+		nl = memchr(s, '\n', buf + len - s);
+		if (!nl)
+			nl = buf + len;
+		if (!sp || sp + 2 >= nl || !strchr("tTwW", sp[1]))
+			continue;
+		if (strspn(s, "0") != (size_t)(sp - s))
+			*hidden = false;
+		memmove(w, s, nl - s);
+		w += nl - s;
+		*w++ = '\n';
+	}
+	*out = buf;
+	*out_len = (size_t)(w - buf);
+	return 0;
+}
+
+/* The GNU build-id from /sys/kernel/notes, as hex. */
+static void read_build_id(char *hex, size_t size)
+{
+	char *buf;
+	size_t len, off = 0, i;
+
+	hex[0] = '\0';
+	if (kmt_read_file("/sys/kernel/notes", &buf, &len))
+		return;
+	while (off + 12 <= len) {
+		uint32_t namesz, descsz, type;
+
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		off += 12;
+		if (namesz > len - off)
+			break;
+		{
+			size_t desc = off + ((namesz + 3) & ~3u);
+
+			if (desc > len || descsz > len - desc)
+				break;
+			if (type == 3 && namesz == 4 && !memcmp(buf + off, "GNU", 4)) {
+				for (i = 0; i < descsz && 2 * i + 2 < size; i++)
+					snprintf(hex + 2 * i, 3, "%02x",
+						 (unsigned char)buf[desc + i]);
+				break;
+			}
+			off = desc + ((descsz + 3) & ~3u);
+		}
+	}
+	free(buf);
+}
+
+static int append(char **buf, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int append(char **buf, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	char *line, *nb;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	nb = realloc(*buf, *len + (size_t)n + 1);
+	if (!nb) {
+		free(line);
+		return -ENOMEM;
+	}
+	memcpy(nb + *len, line, (size_t)n + 1);
+	*buf = nb;
+	*len += (size_t)n;
+	free(line);
+	return 0;
+}
+
+static void one_line(char *s)
+{
+	char *nl = strchr(s, '\n');
+
+	if (nl)
+		*nl = '\0';
+}
+
+static int build_meta(char **meta, size_t *len, unsigned int nr_cpus)
+{
+	struct utsname u;
+	char *cmdline = NULL, build_id[129];
+	size_t clen;
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[64];
+	int ret = 0;
+
+	*meta = NULL;
+	*len = 0;
+	uname(&u);
+	if (kmt_read_file("/proc/cmdline", &cmdline, &clen) == 0)
+		one_line(cmdline);
+	read_build_id(build_id, sizeof(build_id));
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	ret |= append(meta, len, "release=%s\n", u.release);
+	ret |= append(meta, len, "version=%s\n", u.version);
+	ret |= append(meta, len, "machine=%s\n", u.machine);
+	ret |= append(meta, len, "hostname=%s\n", u.nodename);
+	ret |= append(meta, len, "cmdline=%s\n", cmdline ? cmdline : "");
+	ret |= append(meta, len, "build_id=%s\n", build_id);
+	ret |= append(meta, len, "saved_at=%s\n", when);
+	ret |= append(meta, len, "cpus=%u\n", nr_cpus);
+	ret |= append(meta, len, "tool=kmemflight %s\n", KMT_VERSION);
+	free(cmdline);
+	return ret ? -ENOMEM : 0;
+}
+
+/*
+ * Decode what was drained: count the events, check the sub-buffers, and
+ * collect the cache definitions into a table (the last one of an id wins).
+ */
+static int scan_cpu(struct kmt_recorder *r, struct cpu_data *c, char **caches,
+		    size_t *clen, struct kmt_err *err)
+{
+	struct kmt_cursor cur;
+	struct kmt_event ev;
+	int ret;
+
+	kmt_cursor_init(&cur, &r->fmt, r->layout, false, c->st.cpu, c->data,
+			c->size);
+	while ((ret = kmt_cursor_next(&cur, &ev, err)) > 0) {
+		if (c->decoded == 0 && cur.nr_subbufs == 1) {
+			struct kmt_subbuf_header h;
+
+			memcpy(&h, c->data, sizeof(h));
+			c->first_seq = h.seq;
+		}
+		c->decoded++;
+		if (ev.type == KMT_EV_CACHE_DEF && (ev.has & KMT_HAS(KMT_F_NAME))) {
+			ret = append(caches, clen, "%u %u %u %u %" PRIx64 " %.*s\n",
+				     ev.cache, ev.obj_size, ev.size, ev.align,
+				     ev.flags, (int)ev.name_len, ev.name);
+			if (ret)
+				return ret;
+		}
+	}
+	c->nr_subbufs = (uint32_t)cur.nr_subbufs;
+	return ret;
+}
+
+/* Sort "id ..." lines by id and keep the last definition of each. */
+static int cmp_line_id(const void *a, const void *b)
+{
+	unsigned long x = strtoul(*(char *const *)a, NULL, 10);
+	unsigned long y = strtoul(*(char *const *)b, NULL, 10);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return *(char *const *)a < *(char *const *)b ? -1 : 1;
+}
+
+static int dedup_caches(char **caches, size_t *len)
+{
+	char **lines = NULL, *s, *out = NULL, *save = NULL;
+	size_t n = 0, i, olen = 0;
+	int ret = 0;
+
+	if (!*caches)
+		return 0;
+	for (s = strtok_r(*caches, "\n", &save); s; s = strtok_r(NULL, "\n", &save)) {
+		char **nl = realloc(lines, (n + 1) * sizeof(*lines));
+
+		if (!nl) {
+			free(lines);
+			return -ENOMEM;
+		}
+		lines = nl;
+		lines[n++] = s;
+	}
+	qsort(lines, n, sizeof(*lines), cmp_line_id);
+	for (i = 0; i < n && !ret; i++) {
+		if (i + 1 < n && strtoul(lines[i], NULL, 10) ==
+				 strtoul(lines[i + 1], NULL, 10))
+			continue;
+		ret = append(&out, &olen, "%s\n", lines[i]);
+	}
+	free(lines);
+	free(*caches);
+	*caches = out;
+	*len = olen;
+	return ret;
+}
+
+static int parse_args(int argc, char **argv, struct save_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "keep-recording", no_argument, NULL, 'k' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+kqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'k': o->keep = true; break;
+		case 'q': o->quiet = true; break;
+		case 'h': usage(stdout); return -1;
+		default:
+			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return kmf_usage_error(optind == argc ? "missing <file> to save to" :
+				       "one <file> only");
+	o->path = argv[optind];
+	return 0;
+}
+
+int cmd_save(int argc, char **argv)
+{
+	struct save_opts o;
+	struct kmt_recorder r;
+	struct kmt_cpu_stats *st = NULL;
+	struct cpu_data *cpus = NULL;
+	struct kmt_writer w;
+	struct kmt_err err = { "" };
+	char *meta = NULL, *ksyms = NULL, *topo = NULL, *caches = NULL;
+	size_t meta_len, ksyms_len = 0, topo_len = 0, caches_len = 0;
+	char path[4200];
+	unsigned int nr = 0, i;
+	uint64_t events = 0, lost = 0, bytes = 0;
+	bool on = false, hidden = false, writing = false;
+	int ret, status = KMF_EXIT_FAIL;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? KMF_EXIT_OK : ret;
+
+	ret = kmt_recorder_open(&r, &err);
+	if (ret) {
+		kmf_error("%s", err.msg);
+		return KMF_EXIT_FAIL;
+	}
+	ret = kmt_recorder_enabled(&r, &on);
+	if (ret) {
+		kmf_error("%s/enable: %s", r.dir, strerror(-ret));
+		goto out;
+	}
+	if (!o.keep && on) {
+		ret = kmt_recorder_set(&r, false);
+		if (ret) {
+			kmf_error("cannot stop the recorder: %s", strerror(-ret));
+			goto out;
+		}
+	}
+	ret = kmt_recorder_flush(&r);
+	if (ret == -ENODEV) {
+		kmf_error("the recorder was never started: boot with kmemtrace.enable=1 (or write 1 to %s/enable)",
+			  r.dir);
+		goto out;
+	}
+	if (ret) {
+		kmf_error("cannot flush the recorder: %s", strerror(-ret));
+		goto out;
+	}
+	ret = kmt_recorder_stats(&r, &st, &nr, &err);
+	if (ret) {
+		kmf_error("%s", err.msg);
+		goto out;
+	}
+	cpus = calloc(nr ? nr : 1, sizeof(*cpus));
+	if (!cpus) {
+		kmf_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		cpus[i].st = st[i];
+		ret = kmt_recorder_drain(&r, st[i].cpu, &cpus[i].data,
+					 &cpus[i].size, &err);
+		if (ret) {
+			kmf_error("%s", err.msg);
+			goto out;
+		}
+		ret = scan_cpu(&r, &cpus[i], &caches, &caches_len, &err);
+		if (ret) {
+			kmf_error("the recorder's data is inconsistent: %s", err.msg);
+			goto out;
+		}
+		events += cpus[i].decoded;
+		lost += st[i].lost;
+		bytes += cpus[i].size;
+	}
+	if (!events) {
+		kmf_error("the recorder holds no events (was it drained already, or started with kmemtrace.enable=0?)");
+		goto out;
+	}
+	ret = dedup_caches(&caches, &caches_len);
+	if (!ret)
+		ret = read_kallsyms(&ksyms, &ksyms_len, &hidden);
+	if (ret) {
+		kmf_error("cannot read /proc/kallsyms: %s", strerror(-ret));
+		goto out;
+	}
+	if (hidden)
+		kmf_warn("/proc/kallsyms shows no addresses (kptr_restrict?): callsites will stay raw");
+	snprintf(path, sizeof(path), "%s/topology", r.dir);
+	ret = kmt_read_file(path, &topo, &topo_len);
+	if (ret) {
+		kmf_error("%s: %s", path, strerror(-ret));
+		goto out;
+	}
+	if (build_meta(&meta, &meta_len, nr)) {
+		kmf_error("out of memory");
+		goto out;
+	}
+
+	ret = kmt_writer_open(&w, o.path, &err);
+	if (ret) {
+		kmf_error("%s", err.msg);
+		goto out;
+	}
+	writing = true;
+	ret = kmt_writer_section(&w, KMT_SEC_FORMAT, r.header, r.header_len, &err);
+	ret = ret ?: kmt_writer_section(&w, KMT_SEC_META, meta, meta_len, &err);
+	ret = ret ?: kmt_writer_section(&w, KMT_SEC_TOPOLOGY, topo, topo_len, &err);
+	ret = ret ?: kmt_writer_section(&w, KMT_SEC_CACHES, caches, caches_len, &err);
+	ret = ret ?: kmt_writer_section(&w, KMT_SEC_KALLSYMS, ksyms, ksyms_len, &err);
+	for (i = 0; i < nr && !ret; i++) {
+		struct kmt_cpu_section cs = {
+			.cpu = cpus[i].st.cpu,
+			.nr_subbufs = cpus[i].nr_subbufs,
+			.events = cpus[i].st.events,
+			.lost = cpus[i].st.lost,
+		};
+
+		ret = kmt_writer_section2(&w, KMT_SEC_CPU, &cs, sizeof(cs),
+					  cpus[i].data, cpus[i].size, &err);
+	}
+	ret = ret ?: kmt_writer_commit(&w, &err);
+	writing = false;
+	if (ret) {
+		kmt_writer_abort(&w);
+		kmf_error("%s", err.msg);
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		if (o.keep || cpus[i].first_seq != 0 || !cpus[i].size)
+			continue;
+		if (cpus[i].decoded != cpus[i].st.events)
+			kmf_warn("cpu %u: the kernel counted %" PRIu64
+				 " events but %" PRIu64 " were read",
+				 cpus[i].st.cpu, cpus[i].st.events,
+				 cpus[i].decoded);
+	}
+	if (lost)
+		kmf_warn("%" PRIu64 " events were lost: the buffers filled up (boot with a larger kmemtrace.subbufs, or run 'kmemflight attach')",
+			 lost);
+	if (!o.quiet)
+		printf("[ kmemflight: saved %" PRIu64 " events from %u CPUs (%" PRIu64
+		       " lost) to %s, %.1f bytes/event ]\n", events, nr, lost,
+		       o.path, (double)bytes / (double)events);
+	status = KMF_EXIT_OK;
+out:
+	if (writing)
+		kmt_writer_abort(&w);
+	for (i = 0; cpus && i < nr; i++)
+		free(cpus[i].data);
+	free(cpus);
+	free(st);
+	free(meta);
+	free(ksyms);
+	free(topo);
+	free(caches);
+	kmt_recorder_close(&r);
+	return status;
+}

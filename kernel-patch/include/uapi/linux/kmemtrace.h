@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kmemtrace: boot-time kernel memory flight recorder, trace format.
+ *
+ * This header is the one definition of the format, shared by the kernel
+ * recorder (mm/kmemtrace.c) and the user-space tool (kmemflight).  The
+ * written specification is Documentation/trace/kmemtrace-format.rst.
+ *
+ * Three layers:
+ *
+ *  1. Records: a one-byte header, a LEB128 time field, an optional pid and
+ *     the event's fields, each a LEB128 varint.  Byte-oriented, so records
+ *     are the same on every architecture and endianness.
+ *  2. Sub-buffers: a fixed &struct kmt_subbuf_header followed by whole
+ *     records.  The kernel writes them per CPU and user space reads them
+ *     whole; the header is in the writer's native byte order.
+ *  3. The kmemflight file (.kmt): a &struct kmt_file_header, then
+ *     sections (&struct kmt_section), among them the kernel's format
+ *     description and each CPU's sub-buffers, copied unchanged.
+ *
+ * Every integer in the binary headers is in the byte order of the machine
+ * that wrote it; readers find it from the magic numbers.
+ */
+#ifndef _UAPI_LINUX_KMEMTRACE_H
+#define _UAPI_LINUX_KMEMTRACE_H
+
+#include <linux/types.h>
+
+/* Bumped when a change breaks readers; new event types or fields do not. */
+#define KMT_ABI_VERSION		1
+
+/* Bytes "KMTF" on little endian, "FTMK" on big endian. */
+#define KMT_FORMAT_MAGIC	0x464d544bU
+/* Bytes "KMSB" on little endian: tags every sub-buffer header. */
+#define KMT_SUBBUF_MAGIC	0x42534d4bU
+
+/* ---- Layer 1: records ------------------------------------------------- */
+
+/*
+ * Record header byte: bits 0-4 event type, bits 5-6 context, bit 7 set
+ * when the time field is an absolute timestamp instead of a delta.
+ */
+#define KMT_HDR_TYPE_MASK	0x1f
+#define KMT_HDR_CTX_SHIFT	5
+#define KMT_HDR_CTX_MASK	0x3
+#define KMT_HDR_ABS_TIME	0x80
+
+/* Context the event happened in; a pid field follows only for TASK. */
+enum kmt_ctx {
+	KMT_CTX_TASK	= 0,
+	KMT_CTX_SOFTIRQ	= 1,
+	KMT_CTX_HARDIRQ	= 2,
+	KMT_CTX_NMI	= 3,
+};
+
+/* Event types.  0 is never written; numbers are never reused. */
+enum kmt_event_type {
+	KMT_EV_KMALLOC		= 1,
+	KMT_EV_CACHE_ALLOC	= 2,
+	KMT_EV_KFREE		= 3,
+	KMT_EV_CACHE_FREE	= 4,
+	KMT_EV_PAGE_ALLOC	= 5,
+	KMT_EV_PAGE_FREE	= 6,
+	KMT_EV_PAGE_FREE_BATCHED = 7,
+	KMT_EV_CACHE_DEF	= 8,	/* a kmem_cache and its id */
+	KMT_EV_CACHE_DESTROY	= 9,
+	KMT_EV_MARK		= 10,	/* phase marker (boot stage, initcall) */
+	KMT_EV_MAX		= 31,
+};
+
+/* How a field is encoded after the record header. */
+enum kmt_enc {
+	KMT_ENC_UVAR	= 1,	/* unsigned LEB128 */
+	KMT_ENC_SVAR	= 2,	/* zigzag signed LEB128 */
+	KMT_ENC_TEXT	= 3,	/* zigzag LEB128 of (addr - text_base) */
+	KMT_ENC_DMAP	= 4,	/* zigzag LEB128 of (addr - direct_map_base) */
+	KMT_ENC_STR	= 5,	/* unsigned LEB128 length, then bytes, no NUL */
+};
+
+/* What a field means.  A reader skips fields it does not know. */
+enum kmt_field_id {
+	KMT_F_CALL_SITE		= 1,	/* return address of the caller */
+	KMT_F_PTR		= 2,	/* object address */
+	KMT_F_BYTES_REQ		= 3,	/* bytes requested */
+	KMT_F_BYTES_SLACK	= 4,	/* bytes_alloc - bytes_req */
+	KMT_F_GFP		= 5,	/* gfp_t flags as unsigned */
+	KMT_F_NODE		= 6,	/* requested node, -1 = any */
+	KMT_F_CACHE		= 7,	/* cache id (KMT_EV_CACHE_DEF) */
+	KMT_F_PFN1		= 8,	/* pfn + 1; 0 = allocation failed */
+	KMT_F_ORDER		= 9,
+	KMT_F_MIGRATETYPE	= 10,
+	KMT_F_OBJ_SIZE		= 11,	/* kmem_cache object_size */
+	KMT_F_SIZE		= 12,	/* kmem_cache size (with metadata) */
+	KMT_F_ALIGN		= 13,
+	KMT_F_FLAGS		= 14,	/* slab_flags_t */
+	KMT_F_NAME		= 15,
+	KMT_F_MARK		= 16,	/* enum kmt_mark */
+	KMT_F_MAX		= 31,
+};
+
+enum kmt_mark {
+	KMT_MARK_RECORDING_ON	= 1,	/* recording (re)started */
+	KMT_MARK_RECORDING_OFF	= 2,	/* recording stopped */
+};
+
+/* Longest record the kernel writes: header, time, pid, 6 fields. */
+#define KMT_MAX_RECORD		(1 + 10 + 5 + 6 * 10)
+/* Longest cache name written in a KMT_EV_CACHE_DEF record. */
+#define KMT_MAX_NAME		64
+
+/* ---- Self-description, read from debugfs kmemtrace/header ------------- */
+
+#define KMT_MAX_FIELDS		8
+
+/**
+ * struct kmt_field_desc - one field of a record layout
+ * @id:       enum kmt_field_id
+ * @enc:      enum kmt_enc
+ * @name:     NUL-terminated field name, for tools that print raw events
+ */
+struct kmt_field_desc {
+	__u8	id;
+	__u8	enc;
+	char	name[14];
+};
+
+/**
+ * struct kmt_layout - the fields of one event type, in order
+ * @type:     enum kmt_event_type
+ * @nr_fields: number of valid entries in @fields
+ * @reserved: zero
+ * @name:     NUL-terminated event name (tracepoint name where there is one)
+ * @fields:   field descriptions
+ */
+struct kmt_layout {
+	__u8	type;
+	__u8	nr_fields;
+	__u8	reserved[2];
+	char	name[28];
+	struct kmt_field_desc fields[KMT_MAX_FIELDS];
+};
+
+/**
+ * struct kmt_format - the recorder's description of its own output
+ * @magic:            KMT_FORMAT_MAGIC in native byte order
+ * @abi_version:      KMT_ABI_VERSION
+ * @header_size:      sizeof(struct kmt_format), layouts follow
+ * @word_size:        sizeof(long) of the recording kernel
+ * @page_shift:       PAGE_SHIFT
+ * @nr_layouts:       number of &struct kmt_layout following this header
+ * @layout_size:      sizeof(struct kmt_layout)
+ * @subbuf_header_size: sizeof(struct kmt_subbuf_header)
+ * @subbuf_size:      bytes per sub-buffer, header included
+ * @nr_subbufs:       sub-buffers per CPU
+ * @nr_cpu_ids:       highest possible CPU number + 1
+ * @clock:            NUL-terminated name of the clock ("local_clock")
+ * @text_base:        base address for KMT_ENC_TEXT (_stext)
+ * @direct_map_base:  base address for KMT_ENC_DMAP (PAGE_OFFSET)
+ * @boot_ts:          clock value when kmemtrace_init() ran
+ */
+struct kmt_format {
+	__u32	magic;
+	__u16	abi_version;
+	__u16	header_size;
+	__u8	word_size;
+	__u8	page_shift;
+	__u16	nr_layouts;
+	__u16	layout_size;
+	__u16	subbuf_header_size;
+	__u32	subbuf_size;
+	__u32	nr_subbufs;
+	__u32	nr_cpu_ids;
+	__u32	reserved;
+	char	clock[16];
+	__u64	text_base;
+	__u64	direct_map_base;
+	__u64	boot_ts;
+};
+
+/*
+ * The layouts the recorder writes, in field order.  The kernel copies them
+ * into its self-description; readers decode with the copy in the trace,
+ * never with this table, so a newer kernel stays readable.
+ */
+#define KMT_FLD(id, enc, name)	{ KMT_F_##id, KMT_ENC_##enc, name }
+#define KMT_LAYOUTS_INIT						\
+	{ KMT_EV_KMALLOC, 6, {0}, "kmalloc", {				\
+		KMT_FLD(CALL_SITE, TEXT, "call_site"),			\
+		KMT_FLD(PTR, DMAP, "ptr"),				\
+		KMT_FLD(BYTES_REQ, UVAR, "bytes_req"),			\
+		KMT_FLD(BYTES_SLACK, UVAR, "bytes_slack"),		\
+		KMT_FLD(GFP, UVAR, "gfp_flags"),			\
+		KMT_FLD(NODE, SVAR, "node") } },			\
+	{ KMT_EV_CACHE_ALLOC, 5, {0}, "kmem_cache_alloc", {		\
+		KMT_FLD(CALL_SITE, TEXT, "call_site"),			\
+		KMT_FLD(PTR, DMAP, "ptr"),				\
+		KMT_FLD(CACHE, UVAR, "cache"),				\
+		KMT_FLD(GFP, UVAR, "gfp_flags"),			\
+		KMT_FLD(NODE, SVAR, "node") } },			\
+	{ KMT_EV_KFREE, 2, {0}, "kfree", {				\
+		KMT_FLD(CALL_SITE, TEXT, "call_site"),			\
+		KMT_FLD(PTR, DMAP, "ptr") } },				\
+	{ KMT_EV_CACHE_FREE, 3, {0}, "kmem_cache_free", {		\
+		KMT_FLD(CALL_SITE, TEXT, "call_site"),			\
+		KMT_FLD(PTR, DMAP, "ptr"),				\
+		KMT_FLD(CACHE, UVAR, "cache") } },			\
+	{ KMT_EV_PAGE_ALLOC, 4, {0}, "mm_page_alloc", {			\
+		KMT_FLD(PFN1, UVAR, "pfn1"),				\
+		KMT_FLD(ORDER, UVAR, "order"),				\
+		KMT_FLD(GFP, UVAR, "gfp_flags"),			\
+		KMT_FLD(MIGRATETYPE, SVAR, "migratetype") } },		\
+	{ KMT_EV_PAGE_FREE, 2, {0}, "mm_page_free", {			\
+		KMT_FLD(PFN1, UVAR, "pfn1"),				\
+		KMT_FLD(ORDER, UVAR, "order") } },			\
+	{ KMT_EV_PAGE_FREE_BATCHED, 1, {0}, "mm_page_free_batched", {	\
+		KMT_FLD(PFN1, UVAR, "pfn1") } },			\
+	{ KMT_EV_CACHE_DEF, 6, {0}, "cache_def", {			\
+		KMT_FLD(CACHE, UVAR, "cache"),				\
+		KMT_FLD(OBJ_SIZE, UVAR, "object_size"),			\
+		KMT_FLD(SIZE, UVAR, "size"),				\
+		KMT_FLD(ALIGN, UVAR, "align"),				\
+		KMT_FLD(FLAGS, UVAR, "flags"),				\
+		KMT_FLD(NAME, STR, "name") } },				\
+	{ KMT_EV_CACHE_DESTROY, 1, {0}, "cache_destroy", {		\
+		KMT_FLD(CACHE, UVAR, "cache") } },			\
+	{ KMT_EV_MARK, 1, {0}, "mark", {				\
+		KMT_FLD(MARK, UVAR, "mark") } }
+#define KMT_NR_LAYOUTS		10
+
+/* ---- Layer 2: sub-buffers --------------------------------------------- */
+
+/**
+ * struct kmt_subbuf_header - start of every sub-buffer
+ * @magic:    KMT_SUBBUF_MAGIC
+ * @cpu:      CPU that wrote it
+ * @seq:      sub-buffer sequence number on this CPU, from 0, no gaps
+ * @size:     bytes used, this header included; records fill the rest
+ * @base_ts:  timestamp the first record's delta is relative to
+ * @lost:     events this CPU had dropped before this sub-buffer opened
+ *
+ * Records never straddle sub-buffers.  The time of record n is base_ts
+ * plus the deltas of records 0..n, unless a record carries
+ * KMT_HDR_ABS_TIME, which resets the running time.
+ */
+struct kmt_subbuf_header {
+	__u32	magic;
+	__u32	cpu;
+	__u32	seq;
+	__u32	size;
+	__u64	base_ts;
+	__u64	lost;
+};
+
+/* ---- Layer 3: the kmemflight file ------------------------------------- */
+
+/* "KMTRACE\0" as bytes, then a native u32 KMT_FORMAT_MAGIC. */
+#define KMT_FILE_MAGIC		"KMTRACE"
+#define KMT_FILE_VERSION	1
+
+/**
+ * struct kmt_file_header - start of a .kmt file
+ * @magic:          KMT_FILE_MAGIC with its NUL
+ * @byte_order:     KMT_FORMAT_MAGIC written natively: tells the byte order
+ * @version:        KMT_FILE_VERSION
+ * @header_size:    sizeof(struct kmt_file_header)
+ * @nr_sections:    number of sections that follow
+ * @flags:          zero
+ * @file_size:      total bytes, for truncation checks
+ *
+ * Sections follow back to back, each 8-byte aligned.
+ */
+struct kmt_file_header {
+	char	magic[8];
+	__u32	byte_order;
+	__u16	version;
+	__u16	header_size;
+	__u32	nr_sections;
+	__u32	flags;
+	__u64	file_size;
+};
+
+enum kmt_section_type {
+	KMT_SEC_FORMAT	= 1,	/* struct kmt_format + layouts, from kernel */
+	KMT_SEC_META	= 2,	/* "key=value\n" text: release, cmdline, ... */
+	KMT_SEC_KALLSYMS = 3,	/* /proc/kallsyms text, text symbols only */
+	KMT_SEC_TOPOLOGY = 4,	/* debugfs kmemtrace/topology text */
+	KMT_SEC_CPU	= 5,	/* struct kmt_cpu_section + sub-buffers */
+	KMT_SEC_CACHES	= 6,	/* "id object_size size align flags name\n" */
+};
+
+/**
+ * struct kmt_section - header of one section
+ * @type:     enum kmt_section_type
+ * @flags:    zero
+ * @size:     bytes of payload after this header (padding excluded)
+ */
+struct kmt_section {
+	__u32	type;
+	__u32	flags;
+	__u64	size;
+};
+
+/**
+ * struct kmt_cpu_section - payload start of a KMT_SEC_CPU section
+ * @cpu:         CPU number
+ * @nr_subbufs:  sub-buffers that follow
+ * @events:      events the kernel recorded on this CPU (its counter)
+ * @lost:        events the kernel dropped on this CPU (its counter)
+ */
+struct kmt_cpu_section {
+	__u32	cpu;
+	__u32	nr_subbufs;
+	__u64	events;
+	__u64	lost;
+};
+
+#endif /* _UAPI_LINUX_KMEMTRACE_H */

@@ -1,0 +1,962 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace - boot-time kernel memory flight recorder
+ *
+ * Records the kmem tracepoints (slab and page allocator) from right after
+ * kmem_cache_init() into per-CPU buffers that the kernel owns until user
+ * space reads them.  No process context is needed to record: the buffers
+ * are preallocated for every possible CPU before the probes attach.
+ *
+ * Each CPU's buffer is a ring of sub-buffers.  A writer reserves space with
+ * one local64 cmpxchg on a state word that holds the write position, the
+ * current sub-buffer and the low 32 bits of the previous timestamp, so a
+ * writer interrupted by an IRQ or NMI that also records simply retries and
+ * every record's time delta is relative to the record before it in the
+ * buffer.  Records are encoded straight into the reserved space.  When no
+ * sub-buffer is free the event is dropped and counted: the earliest events
+ * are kept.
+ *
+ * The format is defined in include/uapi/linux/kmemtrace.h and specified in
+ * Documentation/trace/kmemtrace-format.rst.
+ */
+
+#define pr_fmt(fmt) "kmemtrace: " fmt
+
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/irq_work.h>
+#include <linux/kmemtrace.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/percpu.h>
+#include <linux/poll.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <asm/local.h>
+#include <asm/local64.h>
+#include <asm/sections.h>
+#include <trace/events/kmem.h>
+
+#include "slab.h"
+
+#define KMT_DEFAULT_SUBBUFS	64
+#define KMT_MIN_SUBBUFS		2
+#define KMT_MAX_SUBBUFS		1024
+#define KMT_DEFAULT_SUBBUF_SIZE	SZ_128K
+#define KMT_MAX_SUBBUF_SIZE	SZ_512K
+
+/*
+ * State word of a CPU buffer: bits 0-19 write position in the current
+ * sub-buffer (KMT_POS_CLOSED once it is closed), bits 20-31 the current
+ * sub-buffer's sequence number modulo 4096, bits 32-63 the low half of
+ * the last reserved record's timestamp.
+ */
+#define KMT_POS_BITS		20
+#define KMT_POS_MASK		((1U << KMT_POS_BITS) - 1)
+#define KMT_POS_CLOSED		KMT_POS_MASK
+#define KMT_SEQ_BITS		12
+#define KMT_SEQ_MASK		((1U << KMT_SEQ_BITS) - 1)
+/* Beyond this gap a record carries an absolute timestamp. */
+#define KMT_ABS_GAP		(1ULL << 31)
+
+struct kmt_slot {
+	local_t		commit;		/* bytes written and committed */
+	unsigned int	size;		/* final size once closed, else 0 */
+};
+
+struct kmt_cpu {
+	local64_t	state;
+	local_t		events;
+	local_t		lost;
+	u64		last_ts;
+	unsigned int	consumed;	/* next sequence number to read */
+	bool		waiting;
+	int		cpu;
+	void		**subbuf;
+	struct kmt_slot	*slot;
+	struct mutex	read_mutex;
+	wait_queue_head_t wait;
+	struct irq_work	wakeup;
+};
+
+static DEFINE_PER_CPU(struct kmt_cpu, kmt_cpu_buf);
+
+static bool kmt_boot_enable __initdata;
+static bool kmt_param_invalid __initdata;
+static unsigned int kmt_nr_subbufs = KMT_DEFAULT_SUBBUFS;
+static unsigned int kmt_subbuf_mask = KMT_DEFAULT_SUBBUFS - 1;
+static unsigned int kmt_subbuf_size = KMT_DEFAULT_SUBBUF_SIZE;
+
+static bool kmt_allocated;
+static bool kmt_recording;
+static unsigned int kmt_next_cache_id = 1;
+static u64 kmt_boot_ts;
+/* The task creating our debugfs files: its allocations are not traced. */
+static struct task_struct *kmt_quiet_task;
+static DEFINE_MUTEX(kmt_mutex);
+
+static const struct kmt_layout kmt_layouts[] = { KMT_LAYOUTS_INIT };
+
+static int __init kmt_parse_enable(char *str)
+{
+	if (str && (!strcmp(str, "0") || !strcmp(str, "1"))) {
+		kmt_boot_enable = str[0] == '1';
+		return 0;
+	}
+	pr_warn("kmemtrace.enable=%s is invalid: use 0 or 1; recorder stays off\n",
+		str ? str : "");
+	kmt_param_invalid = true;
+	return 0;
+}
+early_param("kmemtrace.enable", kmt_parse_enable);
+
+static int __init kmt_parse_subbufs(char *str)
+{
+	unsigned int n;
+
+	if (!str || kstrtouint(str, 0, &n) ||
+	    n < KMT_MIN_SUBBUFS || n > KMT_MAX_SUBBUFS) {
+		pr_warn("kmemtrace.subbufs=%s is invalid: use %u..%u; recorder stays off\n",
+			str ? str : "", KMT_MIN_SUBBUFS, KMT_MAX_SUBBUFS);
+		kmt_param_invalid = true;
+		return 0;
+	}
+	if (!is_power_of_2(n)) {
+		pr_notice("kmemtrace.subbufs=%u rounded up to %lu\n", n,
+			  roundup_pow_of_two(n));
+		n = roundup_pow_of_two(n);
+	}
+	kmt_nr_subbufs = n;
+	kmt_subbuf_mask = n - 1;
+	return 0;
+}
+early_param("kmemtrace.subbufs", kmt_parse_subbufs);
+
+static int __init kmt_parse_subbuf_size(char *str)
+{
+	unsigned long long n;
+	char *end;
+
+	if (str) {
+		n = memparse(str, &end);
+		if (!*end && is_power_of_2(n) && n >= PAGE_SIZE &&
+		    n <= KMT_MAX_SUBBUF_SIZE) {
+			kmt_subbuf_size = n;
+			return 0;
+		}
+	}
+	pr_warn("kmemtrace.subbuf_size=%s is invalid: use a power of two from %lu to %u; recorder stays off\n",
+		str ? str : "", PAGE_SIZE, KMT_MAX_SUBBUF_SIZE);
+	kmt_param_invalid = true;
+	return 0;
+}
+early_param("kmemtrace.subbuf_size", kmt_parse_subbuf_size);
+
+/* ---- encoding --------------------------------------------------------- */
+
+static __always_inline unsigned int kmt_uvar_len(u64 v)
+{
+	unsigned int n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static __always_inline u64 kmt_zigzag(s64 v)
+{
+	return ((u64)v << 1) ^ (u64)(v >> 63);
+}
+
+static __always_inline u8 *kmt_put_uvar(u8 *p, u64 v)
+{
+	while (v >= 0x80) {
+		*p++ = (u8)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (u8)v;
+	return p;
+}
+
+static __always_inline u64 kmt_text(unsigned long addr)
+{
+	return kmt_zigzag((s64)(addr - (unsigned long)_stext));
+}
+
+static __always_inline u64 kmt_dmap(const void *ptr)
+{
+	return kmt_zigzag((s64)((unsigned long)ptr - PAGE_OFFSET));
+}
+
+/* ---- reserve and commit ----------------------------------------------- */
+
+struct kmt_rsv {
+	u8		*p;		/* where the record header goes */
+	struct kmt_slot	*slot;
+	unsigned int	len;		/* bytes to commit */
+	u8		hdr;
+};
+
+static __always_inline u64 kmt_state(u64 ts, unsigned int seq, unsigned int pos)
+{
+	return (ts << 32) | ((u64)(seq & KMT_SEQ_MASK) << KMT_POS_BITS) | pos;
+}
+
+static void kmt_close_slot(struct kmt_cpu *cb, unsigned int seq, unsigned int pos)
+{
+	unsigned int idx = seq & kmt_subbuf_mask;
+	struct kmt_subbuf_header *h = cb->subbuf[idx];
+
+	h->size = pos;
+	/* Readers test slot->size, then the commit count, then read data. */
+	smp_wmb();
+	WRITE_ONCE(cb->slot[idx].size, pos);
+	smp_mb();
+	if (READ_ONCE(cb->waiting))
+		irq_work_queue(&cb->wakeup);
+}
+
+/*
+ * kmt_reserve - reserve @plen payload bytes plus header and time field
+ *
+ * Return: true with @r filled in, or false when the event was dropped
+ * (and counted) because every sub-buffer is full.
+ */
+static __always_inline bool kmt_reserve(struct kmt_cpu *cb, unsigned int plen,
+					u8 type, struct kmt_rsv *r)
+{
+	const unsigned int hsz = sizeof(struct kmt_subbuf_header);
+	unsigned int pos, seq, len, idx, next_seq = 0, consumed;
+	s64 old = local64_read(&cb->state);
+	u64 ts, tval;
+	bool open_new, absolute;
+	int used;
+
+	for (;;) {
+		ts = local_clock();
+		pos = old & KMT_POS_MASK;
+		seq = ((u64)old >> KMT_POS_BITS) & KMT_SEQ_MASK;
+		absolute = (s64)(ts - READ_ONCE(cb->last_ts)) >= (s64)KMT_ABS_GAP;
+		if (absolute) {
+			tval = ts;
+		} else {
+			tval = (u32)((u32)ts - (u32)((u64)old >> 32));
+			if ((s32)tval < 0)
+				tval = 0;
+		}
+		len = 1 + kmt_uvar_len(tval) + plen;
+		open_new = pos == KMT_POS_CLOSED ||
+			   pos + len > kmt_subbuf_size;
+		if (!open_new) {
+			if (local64_try_cmpxchg(&cb->state, &old,
+						kmt_state(ts, seq, pos + len)))
+				break;
+			continue;
+		}
+		/* The first record of a sub-buffer is relative to base_ts. */
+		absolute = false;
+		tval = 0;
+		len = 1 + 1 + plen;
+		consumed = smp_load_acquire(&cb->consumed);
+		used = sign_extend32((seq - consumed) & KMT_SEQ_MASK,
+				     KMT_SEQ_BITS - 1);
+		if (used + 2 > (int)kmt_nr_subbufs) {
+			/* All full: hand the current one to the reader. */
+			if (pos == KMT_POS_CLOSED)
+				goto drop;
+			if (local64_try_cmpxchg(&cb->state, &old,
+						kmt_state((u64)old >> 32, seq,
+							  KMT_POS_CLOSED))) {
+				kmt_close_slot(cb, seq, pos);
+				goto drop;
+			}
+			continue;
+		}
+		next_seq = consumed + used + 1;
+		if (local64_try_cmpxchg(&cb->state, &old,
+					kmt_state(ts, next_seq, hsz + len)))
+			break;
+	}
+
+	WRITE_ONCE(cb->last_ts, ts);
+	r->hdr = type | (interrupt_context_level() << KMT_HDR_CTX_SHIFT) |
+		 (absolute ? KMT_HDR_ABS_TIME : 0);
+	if (open_new) {
+		struct kmt_subbuf_header *h;
+
+		if (pos != KMT_POS_CLOSED)
+			kmt_close_slot(cb, seq, pos);
+		idx = next_seq & kmt_subbuf_mask;
+		h = cb->subbuf[idx];
+		h->magic = KMT_SUBBUF_MAGIC;
+		h->cpu = cb->cpu;
+		h->seq = next_seq;
+		h->size = 0;
+		h->base_ts = ts;
+		h->lost = local_read(&cb->lost);
+		r->p = (u8 *)h + hsz;
+		r->len = hsz + len;
+	} else {
+		idx = seq & kmt_subbuf_mask;
+		r->p = (u8 *)cb->subbuf[idx] + pos;
+		r->len = len;
+	}
+	r->slot = &cb->slot[idx];
+	r->p[0] = r->hdr;
+	r->p = kmt_put_uvar(r->p + 1, tval);
+	return true;
+drop:
+	local_inc(&cb->lost);
+	return false;
+}
+
+static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
+{
+	smp_wmb();
+	local_add(r->len, &r->slot->commit);
+	local_inc(&cb->events);
+}
+
+/* Task context records carry the pid; it is counted in the payload. */
+static __always_inline bool kmt_task_ctx(void)
+{
+	return !(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
+}
+
+static __always_inline bool kmt_quiet(void)
+{
+	return unlikely(READ_ONCE(kmt_quiet_task) == current) && kmt_task_ctx();
+}
+
+/*
+ * Common path for every event: @v holds the already encoded field values
+ * (all LEB128 unsigned), @n of them.
+ */
+static __always_inline void kmt_record(u8 type, const u64 *v, unsigned int n)
+{
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	struct kmt_rsv r;
+	unsigned int plen = 0, i;
+	bool task = kmt_task_ctx();
+	u64 pid = 0;
+	u8 *p;
+
+	if (task) {
+		pid = task_pid_nr(current);
+		plen += kmt_uvar_len(pid);
+	}
+	for (i = 0; i < n; i++)
+		plen += kmt_uvar_len(v[i]);
+	if (!kmt_reserve(cb, plen, type, &r))
+		return;
+	p = r.p;
+	if (task)
+		p = kmt_put_uvar(p, pid);
+	for (i = 0; i < n; i++)
+		p = kmt_put_uvar(p, v[i]);
+	kmt_commit(cb, &r);
+}
+
+/* ---- probes ----------------------------------------------------------- */
+
+static void kmt_probe_kmalloc(void *data, unsigned long call_site,
+			      const void *ptr, size_t bytes_req,
+			      size_t bytes_alloc, gfp_t gfp_flags, int node)
+{
+	u64 v[6];
+
+	if (kmt_quiet())
+		return;
+	v[0] = kmt_text(call_site);
+	v[1] = kmt_dmap(ptr);
+	v[2] = bytes_req;
+	v[3] = bytes_alloc - bytes_req;
+	v[4] = (__force unsigned long)gfp_flags;
+	v[5] = kmt_zigzag(node);
+	kmt_record(KMT_EV_KMALLOC, v, 6);
+}
+
+static void kmt_probe_cache_alloc(void *data, unsigned long call_site,
+				  const void *ptr, struct kmem_cache *s,
+				  gfp_t gfp_flags, int node)
+{
+	u64 v[5];
+
+	if (kmt_quiet())
+		return;
+	v[0] = kmt_text(call_site);
+	v[1] = kmt_dmap(ptr);
+	v[2] = READ_ONCE(s->kmt_id);
+	v[3] = (__force unsigned long)gfp_flags;
+	v[4] = kmt_zigzag(node);
+	kmt_record(KMT_EV_CACHE_ALLOC, v, 5);
+}
+
+static void kmt_probe_kfree(void *data, unsigned long call_site,
+			    const void *ptr)
+{
+	u64 v[2];
+
+	if (kmt_quiet())
+		return;
+	v[0] = kmt_text(call_site);
+	v[1] = kmt_dmap(ptr);
+	kmt_record(KMT_EV_KFREE, v, 2);
+}
+
+static void kmt_probe_cache_free(void *data, unsigned long call_site,
+				 const void *ptr, const struct kmem_cache *s)
+{
+	u64 v[3];
+
+	if (kmt_quiet())
+		return;
+	v[0] = kmt_text(call_site);
+	v[1] = kmt_dmap(ptr);
+	v[2] = s ? READ_ONCE(s->kmt_id) : 0;
+	kmt_record(KMT_EV_CACHE_FREE, v, 3);
+}
+
+static __always_inline u64 kmt_pfn1(struct page *page)
+{
+	return page ? page_to_pfn(page) + 1 : 0;
+}
+
+static void kmt_probe_page_alloc(void *data, struct page *page,
+				 unsigned int order, gfp_t gfp_flags,
+				 int migratetype)
+{
+	u64 v[4];
+
+	if (kmt_quiet())
+		return;
+	v[0] = kmt_pfn1(page);
+	v[1] = order;
+	v[2] = (__force unsigned long)gfp_flags;
+	v[3] = kmt_zigzag(migratetype);
+	kmt_record(KMT_EV_PAGE_ALLOC, v, 4);
+}
+
+static void kmt_probe_page_free(void *data, struct page *page,
+				unsigned int order)
+{
+	u64 v[2];
+
+	if (kmt_quiet())
+		return;
+	v[0] = kmt_pfn1(page);
+	v[1] = order;
+	kmt_record(KMT_EV_PAGE_FREE, v, 2);
+}
+
+static void kmt_probe_page_free_batched(void *data, struct page *page)
+{
+	u64 v[1];
+
+	if (kmt_quiet())
+		return;
+	v[0] = kmt_pfn1(page);
+	kmt_record(KMT_EV_PAGE_FREE_BATCHED, v, 1);
+}
+
+/* ---- cache definitions and marks -------------------------------------- */
+
+static void kmt_emit_cache_def(struct kmem_cache *s)
+{
+	const char *name = s->name ? s->name : "";
+	size_t nlen = strnlen(name, KMT_MAX_NAME);
+	struct kmt_cpu *cb;
+	struct kmt_rsv r;
+	unsigned int plen;
+	u64 v[5];
+	u8 *p;
+	int i;
+
+	v[0] = s->kmt_id;
+	v[1] = s->object_size;
+	v[2] = s->size;
+	v[3] = s->align;
+	v[4] = (__force unsigned long)s->flags;
+	plen = kmt_uvar_len(nlen) + nlen;
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		plen += kmt_uvar_len(v[i]);
+	if (kmt_task_ctx())
+		plen += kmt_uvar_len(task_pid_nr(current));
+
+	preempt_disable();
+	cb = this_cpu_ptr(&kmt_cpu_buf);
+	if (kmt_reserve(cb, plen, KMT_EV_CACHE_DEF, &r)) {
+		p = r.p;
+		if (kmt_task_ctx())
+			p = kmt_put_uvar(p, task_pid_nr(current));
+		for (i = 0; i < ARRAY_SIZE(v); i++)
+			p = kmt_put_uvar(p, v[i]);
+		p = kmt_put_uvar(p, nlen);
+		memcpy(p, name, nlen);
+		kmt_commit(cb, &r);
+	}
+	preempt_enable();
+}
+
+static void kmt_emit_mark(enum kmt_mark mark)
+{
+	u64 v = mark;
+
+	preempt_disable();
+	kmt_record(KMT_EV_MARK, &v, 1);
+	preempt_enable();
+}
+
+/**
+ * kmemtrace_cache_create - give a new kmem_cache its trace id
+ * @s: the cache, just added to slab_caches under slab_mutex
+ *
+ * The id is what kmem_cache_alloc/free records carry; the name and sizes
+ * reach the trace once, in a KMT_EV_CACHE_DEF record.
+ */
+void kmemtrace_cache_create(struct kmem_cache *s)
+{
+	lockdep_assert_held(&slab_mutex);
+	if (!s->kmt_id)
+		s->kmt_id = kmt_next_cache_id++;
+	if (READ_ONCE(kmt_recording))
+		kmt_emit_cache_def(s);
+}
+
+/* Define every existing cache; caller holds slab_mutex or is at boot. */
+static void kmt_define_all_caches(void)
+{
+	struct kmem_cache *s;
+
+	list_for_each_entry(s, &slab_caches, list) {
+		if (!s->kmt_id)
+			s->kmt_id = kmt_next_cache_id++;
+		kmt_emit_cache_def(s);
+	}
+}
+
+/* ---- setup ------------------------------------------------------------ */
+
+static void kmt_wakeup(struct irq_work *work)
+{
+	struct kmt_cpu *cb = container_of(work, struct kmt_cpu, wakeup);
+
+	wake_up_all(&cb->wait);
+}
+
+static int kmt_alloc_cpu(struct kmt_cpu *cb, int cpu, gfp_t gfp)
+{
+	unsigned int order = get_order(kmt_subbuf_size);
+	struct page *page;
+	unsigned int i;
+
+	cb->subbuf = kcalloc(kmt_nr_subbufs, sizeof(*cb->subbuf), gfp);
+	cb->slot = kcalloc(kmt_nr_subbufs, sizeof(*cb->slot), gfp);
+	if (!cb->subbuf || !cb->slot)
+		return -ENOMEM;
+	for (i = 0; i < kmt_nr_subbufs; i++) {
+		page = alloc_pages_node(cpu_to_node(cpu), gfp, order);
+		if (!page)
+			return -ENOMEM;
+		cb->subbuf[i] = page_address(page);
+		local_set(&cb->slot[i].commit, 0);
+	}
+	cb->cpu = cpu;
+	cb->consumed = 0;
+	/* Nothing open yet: the first writer opens sequence number 0. */
+	local64_set(&cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
+	local_set(&cb->events, 0);
+	local_set(&cb->lost, 0);
+	cb->last_ts = local_clock();
+	return 0;
+}
+
+static void kmt_free_cpu(struct kmt_cpu *cb)
+{
+	unsigned int order = get_order(kmt_subbuf_size);
+	unsigned int i;
+
+	for (i = 0; cb->subbuf && i < kmt_nr_subbufs; i++)
+		if (cb->subbuf[i])
+			free_pages((unsigned long)cb->subbuf[i], order);
+	kfree(cb->subbuf);
+	kfree(cb->slot);
+	cb->subbuf = NULL;
+	cb->slot = NULL;
+}
+
+static int kmt_alloc_buffers(gfp_t gfp)
+{
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu) {
+		ret = kmt_alloc_cpu(per_cpu_ptr(&kmt_cpu_buf, cpu), cpu, gfp);
+		if (ret)
+			goto out_free_buffers;
+	}
+	kmt_allocated = true;
+	return 0;
+
+out_free_buffers:
+	for_each_possible_cpu(cpu)
+		kmt_free_cpu(per_cpu_ptr(&kmt_cpu_buf, cpu));
+	return ret;
+}
+
+static void kmt_unregister_probes(void)
+{
+	unregister_trace_mm_page_free_batched(kmt_probe_page_free_batched, NULL);
+	unregister_trace_mm_page_free(kmt_probe_page_free, NULL);
+	unregister_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
+	unregister_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
+	unregister_trace_kfree(kmt_probe_kfree, NULL);
+	unregister_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
+	unregister_trace_kmalloc(kmt_probe_kmalloc, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+static int kmt_register_probes(void)
+{
+	int ret;
+
+	ret = register_trace_kmalloc(kmt_probe_kmalloc, NULL);
+	ret = ret ?: register_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
+	ret = ret ?: register_trace_kfree(kmt_probe_kfree, NULL);
+	ret = ret ?: register_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
+	ret = ret ?: register_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
+	ret = ret ?: register_trace_mm_page_free(kmt_probe_page_free, NULL);
+	ret = ret ?: register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
+							 NULL);
+	if (ret)
+		kmt_unregister_probes();
+	return ret;
+}
+
+/* Start recording; buffers exist.  Caller serialises. */
+static int kmt_start(void)
+{
+	int ret;
+
+	WRITE_ONCE(kmt_recording, true);
+	kmt_emit_mark(KMT_MARK_RECORDING_ON);
+	kmt_define_all_caches();
+	ret = kmt_register_probes();
+	if (ret)
+		WRITE_ONCE(kmt_recording, false);
+	return ret;
+}
+
+/**
+ * kmemtrace_init - allocate the buffers and start recording at boot
+ *
+ * Called from mm_core_init() right after kmem_cache_init(), when the slab
+ * and page allocators work but before most of the kernel has allocated
+ * anything.  The buffers are allocated before the probes attach, so the
+ * recorder does not trace itself.
+ */
+void __init kmemtrace_init(void)
+{
+	struct kmt_cpu *cb;
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu) {
+		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
+		mutex_init(&cb->read_mutex);
+		init_waitqueue_head(&cb->wait);
+		init_irq_work(&cb->wakeup, kmt_wakeup);
+	}
+	if (kmt_param_invalid || !kmt_boot_enable)
+		return;
+	kmt_boot_ts = local_clock();
+	ret = kmt_alloc_buffers(GFP_NOWAIT);
+	if (ret) {
+		pr_warn("cannot allocate %u x %u bytes per CPU (%d); recorder off\n",
+			kmt_nr_subbufs, kmt_subbuf_size, ret);
+		return;
+	}
+	ret = kmt_start();
+	if (ret) {
+		pr_warn("cannot attach to the kmem tracepoints (%d); recorder off\n",
+			ret);
+		return;
+	}
+	pr_info("recording from kmem_cache_init: %u x %u bytes on %u CPUs\n",
+		kmt_nr_subbufs, kmt_subbuf_size, num_possible_cpus());
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+/* The sub-buffer at cb->consumed is closed and fully committed. */
+static bool kmt_slot_ready(struct kmt_cpu *cb, unsigned int *size)
+{
+	struct kmt_slot *slot = &cb->slot[cb->consumed & kmt_subbuf_mask];
+	unsigned int sz = READ_ONCE(slot->size);
+
+	if (!sz || WARN_ON_ONCE(sz > kmt_subbuf_size))
+		return false;
+	smp_rmb();
+	if (local_read(&slot->commit) != sz)
+		return false;
+	smp_rmb();
+	*size = sz;
+	return true;
+}
+
+static ssize_t kmt_copy_ready(struct kmt_cpu *cb, char __user *ubuf,
+			      size_t count)
+{
+	unsigned int size, idx;
+	ssize_t done = 0;
+
+	while (kmt_slot_ready(cb, &size) && count - done >= size) {
+		idx = cb->consumed & kmt_subbuf_mask;
+		if (copy_to_user(ubuf + done, cb->subbuf[idx], size))
+			return done ? done : -EFAULT;
+		done += size;
+		local_set(&cb->slot[idx].commit, 0);
+		WRITE_ONCE(cb->slot[idx].size, 0);
+		/* Writers may reuse the slot once they see the new count. */
+		smp_store_release(&cb->consumed, cb->consumed + 1);
+	}
+	return done;
+}
+
+static ssize_t kmt_data_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct kmt_cpu *cb = file->private_data;
+	unsigned int size;
+	ssize_t ret;
+
+	if (!READ_ONCE(kmt_allocated))
+		return -ENODEV;
+	if (count < kmt_subbuf_size)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&cb->read_mutex))
+		return -ERESTARTSYS;
+	for (;;) {
+		ret = kmt_copy_ready(cb, ubuf, count);
+		if (ret || (file->f_flags & O_NONBLOCK)) {
+			ret = ret ?: -EAGAIN;
+			break;
+		}
+		WRITE_ONCE(cb->waiting, true);
+		smp_mb();
+		ret = wait_event_interruptible(cb->wait,
+					       kmt_slot_ready(cb, &size));
+		WRITE_ONCE(cb->waiting, false);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&cb->read_mutex);
+	return ret;
+}
+
+static __poll_t kmt_data_poll(struct file *file, poll_table *wait)
+{
+	struct kmt_cpu *cb = file->private_data;
+	unsigned int size;
+
+	poll_wait(file, &cb->wait, wait);
+	WRITE_ONCE(cb->waiting, true);
+	smp_mb();
+	return kmt_slot_ready(cb, &size) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int kmt_data_open(struct inode *inode, struct file *file)
+{
+	file->private_data = inode->i_private;
+	return nonseekable_open(inode, file);
+}
+
+static const struct file_operations kmt_data_fops = {
+	.owner		= THIS_MODULE,
+	.open		= kmt_data_open,
+	.read		= kmt_data_read,
+	.poll		= kmt_data_poll,
+};
+
+/* Close the current sub-buffer of this CPU so that readers can take it. */
+static void kmt_flush_local(void *unused)
+{
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	s64 old = local64_read(&cb->state);
+	unsigned int pos, seq;
+
+	do {
+		pos = old & KMT_POS_MASK;
+		seq = ((u64)old >> KMT_POS_BITS) & KMT_SEQ_MASK;
+		if (pos == KMT_POS_CLOSED)
+			return;
+	} while (!local64_try_cmpxchg(&cb->state, &old,
+				      kmt_state((u64)old >> 32, seq,
+						KMT_POS_CLOSED)));
+	kmt_close_slot(cb, seq, pos);
+}
+
+static ssize_t kmt_flush_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	if (!READ_ONCE(kmt_allocated))
+		return -ENODEV;
+	on_each_cpu(kmt_flush_local, NULL, 1);
+	return count;
+}
+
+static const struct file_operations kmt_flush_fops = {
+	.write	= kmt_flush_write,
+	.llseek	= noop_llseek,
+};
+
+static int kmt_enable_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(kmt_recording);
+	return 0;
+}
+
+static int kmt_enable_set(void *data, u64 val)
+{
+	int ret = 0;
+
+	if (val > 1)
+		return -EINVAL;
+	mutex_lock(&kmt_mutex);
+	if (val == READ_ONCE(kmt_recording))
+		goto out_unlock;
+	if (!val) {
+		kmt_unregister_probes();
+		kmt_emit_mark(KMT_MARK_RECORDING_OFF);
+		WRITE_ONCE(kmt_recording, false);
+		goto out_unlock;
+	}
+	if (!kmt_allocated) {
+		ret = kmt_alloc_buffers(GFP_KERNEL);
+		if (ret)
+			goto out_unlock;
+	}
+	mutex_lock(&slab_mutex);
+	ret = kmt_start();
+	mutex_unlock(&slab_mutex);
+out_unlock:
+	mutex_unlock(&kmt_mutex);
+	return ret;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(kmt_enable_fops, kmt_enable_get, kmt_enable_set,
+			 "%llu\n");
+
+static u8 *kmt_header_blob;
+static size_t kmt_header_len;
+
+static int kmt_build_header(void)
+{
+	struct kmt_format *f;
+
+	kmt_header_len = sizeof(*f) + sizeof(kmt_layouts);
+	kmt_header_blob = kzalloc(kmt_header_len, GFP_KERNEL);
+	if (!kmt_header_blob)
+		return -ENOMEM;
+	f = (struct kmt_format *)kmt_header_blob;
+	f->magic = KMT_FORMAT_MAGIC;
+	f->abi_version = KMT_ABI_VERSION;
+	f->header_size = sizeof(*f);
+	f->word_size = sizeof(long);
+	f->page_shift = PAGE_SHIFT;
+	f->nr_layouts = ARRAY_SIZE(kmt_layouts);
+	f->layout_size = sizeof(struct kmt_layout);
+	f->subbuf_header_size = sizeof(struct kmt_subbuf_header);
+	f->subbuf_size = kmt_subbuf_size;
+	f->nr_subbufs = kmt_nr_subbufs;
+	f->nr_cpu_ids = nr_cpu_ids;
+	strscpy(f->clock, "local_clock", sizeof(f->clock));
+	f->text_base = (unsigned long)_stext;
+	f->direct_map_base = PAGE_OFFSET;
+	f->boot_ts = kmt_boot_ts;
+	memcpy(f + 1, kmt_layouts, sizeof(kmt_layouts));
+	return 0;
+}
+
+static ssize_t kmt_header_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	return simple_read_from_buffer(ubuf, count, ppos, kmt_header_blob,
+				       kmt_header_len);
+}
+
+static const struct file_operations kmt_header_fops = {
+	.read	= kmt_header_read,
+	.llseek	= default_llseek,
+};
+
+static int kmt_topology_show(struct seq_file *m, void *v)
+{
+	int cpu, nid;
+
+	for_each_possible_cpu(cpu)
+		seq_printf(m, "cpu %d node %d\n", cpu, cpu_to_node(cpu));
+	for_each_online_node(nid)
+		seq_printf(m, "node %d start_pfn %lu end_pfn %lu\n", nid,
+			   node_start_pfn(nid), node_end_pfn(nid));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kmt_topology);
+
+static int kmt_stats_show(struct seq_file *m, void *v)
+{
+	struct kmt_cpu *cb;
+	int cpu;
+
+	seq_puts(m, "# cpu events lost subbufs_read\n");
+	for_each_possible_cpu(cpu) {
+		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
+		if (!kmt_allocated) {
+			seq_printf(m, "%d 0 0 0\n", cpu);
+			continue;
+		}
+		seq_printf(m, "%d %lu %lu %u\n", cpu, local_read(&cb->events),
+			   local_read(&cb->lost), READ_ONCE(cb->consumed));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kmt_stats);
+
+static int __init kmt_debugfs_init(void)
+{
+	struct dentry *dir, *pcpu, *d;
+	char name[16];
+	int cpu, ret;
+
+	WRITE_ONCE(kmt_quiet_task, current);
+	ret = kmt_build_header();
+	if (ret)
+		goto out;
+	dir = debugfs_create_dir("kmemtrace", NULL);
+	debugfs_create_file("header", 0400, dir, NULL, &kmt_header_fops);
+	debugfs_create_file_unsafe("enable", 0600, dir, NULL, &kmt_enable_fops);
+	debugfs_create_file("flush", 0200, dir, NULL, &kmt_flush_fops);
+	debugfs_create_file("topology", 0400, dir, NULL, &kmt_topology_fops);
+	debugfs_create_file("stats", 0400, dir, NULL, &kmt_stats_fops);
+	pcpu = debugfs_create_dir("per_cpu", dir);
+	for_each_possible_cpu(cpu) {
+		snprintf(name, sizeof(name), "cpu%d", cpu);
+		d = debugfs_create_dir(name, pcpu);
+		debugfs_create_file("data", 0400, d,
+				    per_cpu_ptr(&kmt_cpu_buf, cpu),
+				    &kmt_data_fops);
+	}
+out:
+	WRITE_ONCE(kmt_quiet_task, NULL);
+	return ret;
+}
+late_initcall(kmt_debugfs_init);

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Decode one CPU's sub-buffers into events, using the record layouts the
+ * trace carries (never a compiled-in table), and check every sub-buffer
+ * header and every record boundary on the way.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmt.h"
+
+void kmt_cursor_init(struct kmt_cursor *c, const struct kmt_format *fmt,
+		     const struct kmt_layout_info *layout, bool swap,
+		     uint32_t cpu, const uint8_t *data, uint64_t size)
+{
+	memset(c, 0, sizeof(*c));
+	c->fmt = fmt;
+	c->layout = layout;
+	c->swap = swap;
+	c->cpu = cpu;
+	c->p = data;
+	c->end = data + size;
+	c->first = true;
+}
+
+static int next_subbuf(struct kmt_cursor *c, struct kmt_err *err)
+{
+	struct kmt_subbuf_header h;
+	uint32_t hsz = c->fmt->subbuf_header_size;
+
+	if ((uint64_t)(c->end - c->p) < hsz)
+		return kmt_errf(err, EBADMSG,
+				"cpu %u: %zu stray bytes after sub-buffer %" PRIu64,
+				c->cpu, (size_t)(c->end - c->p), c->nr_subbufs);
+	memcpy(&h, c->p, sizeof(h));
+	if (c->swap) {
+		h.magic = __builtin_bswap32(h.magic);
+		h.cpu = __builtin_bswap32(h.cpu);
+		h.seq = __builtin_bswap32(h.seq);
+		h.size = __builtin_bswap32(h.size);
+		h.base_ts = __builtin_bswap64(h.base_ts);
+		h.lost = __builtin_bswap64(h.lost);
+	}
+	if (h.magic != KMT_SUBBUF_MAGIC)
+		return kmt_errf(err, EBADMSG,
+				"cpu %u: sub-buffer %" PRIu64 " has a bad magic 0x%08" PRIx32,
+				c->cpu, c->nr_subbufs, h.magic);
+	if (h.cpu != c->cpu)
+		return kmt_errf(err, EBADMSG,
+				"cpu %u: sub-buffer %" PRIu64 " says it is from cpu %" PRIu32,
+				c->cpu, c->nr_subbufs, h.cpu);
+	if (h.size < hsz || h.size > c->fmt->subbuf_size ||
+	    h.size > (uint64_t)(c->end - c->p))
+		return kmt_errf(err, EBADMSG,
+				"cpu %u: sub-buffer %" PRIu64 " has invalid size %" PRIu32,
+				c->cpu, c->nr_subbufs, h.size);
+	if (!c->first && h.seq != c->next_seq)
+		return kmt_errf(err, EBADMSG,
+				"cpu %u: sub-buffer sequence jumps from %" PRIu32
+				" to %" PRIu32 " (sub-buffers missing)",
+				c->cpu, c->next_seq - 1, h.seq);
+	c->first = false;
+	c->next_seq = h.seq + 1;
+	c->now = h.base_ts;
+	c->lost_before = h.lost;
+	c->sb = c->p;
+	c->rp = c->p + hsz;
+	c->rend = c->p + h.size;
+	c->p += h.size;
+	c->nr_subbufs++;
+	return 0;
+}
+
+static int bad_record(struct kmt_cursor *c, const char *what,
+		      struct kmt_err *err)
+{
+	return kmt_errf(err, EBADMSG,
+			"cpu %u: sub-buffer %" PRIu64 ": %s at offset %zu",
+			c->cpu, c->nr_subbufs - 1, what, (size_t)(c->rp - c->sb));
+}
+
+int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
+		    struct kmt_err *err)
+{
+	const struct kmt_layout_info *l;
+	const uint8_t *q;
+	uint64_t v;
+	unsigned int n, i;
+	uint8_t hdr;
+	int ret;
+
+	while (c->rp == c->rend) {
+		if (c->p == c->end)
+			return 0;
+		ret = next_subbuf(c, err);
+		if (ret)
+			return ret;
+	}
+	q = c->rp;
+	hdr = *q++;
+	ev->type = hdr & KMT_HDR_TYPE_MASK;
+	ev->ctx = (hdr >> KMT_HDR_CTX_SHIFT) & KMT_HDR_CTX_MASK;
+	ev->cpu = c->cpu;
+	ev->has = 0;
+	l = &c->layout[ev->type];
+	if (!l->present)
+		return bad_record(c, "record of an undescribed event type", err);
+	n = kmt_get_uvar(q, c->rend, &v);
+	if (!n)
+		return bad_record(c, "truncated time field", err);
+	q += n;
+	if (hdr & KMT_HDR_ABS_TIME)
+		c->now = v;
+	else
+		c->now += v;
+	ev->ts = c->now;
+	ev->pid = 0;
+	if (ev->ctx == KMT_CTX_TASK) {
+		n = kmt_get_uvar(q, c->rend, &v);
+		if (!n)
+			return bad_record(c, "truncated pid", err);
+		q += n;
+		ev->pid = (uint32_t)v;
+	}
+	for (i = 0; i < l->nr_fields; i++) {
+		const struct kmt_field_desc *f = &l->fields[i];
+
+		n = kmt_get_uvar(q, c->rend, &v);
+		if (!n)
+			return bad_record(c, "truncated field", err);
+		q += n;
+		if (f->enc == KMT_ENC_STR) {
+			if (v > (uint64_t)(c->rend - q))
+				return bad_record(c, "string runs past the sub-buffer", err);
+			if (f->id == KMT_F_NAME) {
+				ev->name = (const char *)q;
+				ev->name_len = (uint32_t)v;
+				ev->has |= KMT_HAS(KMT_F_NAME);
+			}
+			q += v;
+			continue;
+		}
+		if (f->enc == KMT_ENC_SVAR)
+			v = (uint64_t)kmt_unzigzag(v);
+		else if (f->enc == KMT_ENC_TEXT)
+			v = c->fmt->text_base + (uint64_t)kmt_unzigzag(v);
+		else if (f->enc == KMT_ENC_DMAP)
+			v = c->fmt->direct_map_base + (uint64_t)kmt_unzigzag(v);
+		if (f->id > KMT_F_MAX)
+			continue;
+		ev->has |= KMT_HAS(f->id);
+		switch (f->id) {
+		case KMT_F_CALL_SITE: ev->call_site = v; break;
+		case KMT_F_PTR: ev->ptr = v; break;
+		case KMT_F_BYTES_REQ: ev->bytes_req = v; break;
+		case KMT_F_BYTES_SLACK: ev->bytes_alloc = v; break;
+		case KMT_F_GFP: ev->gfp = v; break;
+		case KMT_F_NODE: ev->node = (int64_t)v; break;
+		case KMT_F_CACHE: ev->cache = (uint32_t)v; break;
+		case KMT_F_PFN1: ev->pfn1 = v; break;
+		case KMT_F_ORDER: ev->order = (uint32_t)v; break;
+		case KMT_F_MIGRATETYPE: ev->migratetype = (int32_t)v; break;
+		case KMT_F_OBJ_SIZE: ev->obj_size = (uint32_t)v; break;
+		case KMT_F_SIZE: ev->size = (uint32_t)v; break;
+		case KMT_F_ALIGN: ev->align = (uint32_t)v; break;
+		case KMT_F_FLAGS: ev->flags = v; break;
+		case KMT_F_MARK: ev->mark = (uint32_t)v; break;
+		default: ev->has &= ~KMT_HAS(f->id); break;
+		}
+	}
+	/* bytes_alloc is carried as the slack over bytes_req */
+	if (ev->has & KMT_HAS(KMT_F_BYTES_SLACK))
+		ev->bytes_alloc += ev->bytes_req;
+	c->rp = q;
+	return 1;
+}
+
+int kmt_trace_count(const struct kmt_trace *t, uint64_t *per_cpu,
+		    struct kmt_err *err)
+{
+	struct kmt_cursor c;
+	struct kmt_event ev;
+	unsigned int i;
+	uint64_t n;
+	int ret;
+
+	for (i = 0; i < t->nr_cpus; i++) {
+		kmt_cursor_init(&c, &t->fmt, t->layout, t->swap, t->cpus[i].cpu,
+				t->cpus[i].data, t->cpus[i].size);
+		n = 0;
+		while ((ret = kmt_cursor_next(&c, &ev, err)) > 0)
+			n++;
+		if (ret < 0)
+			return ret;
+		if (per_cpu)
+			per_cpu[i] = n;
+	}
+	return 0;
+}
+
+int kmt_merge_init(struct kmt_merge *m, const struct kmt_trace *t,
+		   struct kmt_err *err)
+{
+	unsigned int i;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	m->n = t->nr_cpus;
+	m->cur = calloc(m->n, sizeof(*m->cur));
+	m->ev = calloc(m->n, sizeof(*m->ev));
+	m->live = calloc(m->n, sizeof(*m->live));
+	if (!m->cur || !m->ev || !m->live) {
+		kmt_merge_free(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->n; i++) {
+		kmt_cursor_init(&m->cur[i], &t->fmt, t->layout, t->swap,
+				t->cpus[i].cpu, t->cpus[i].data,
+				t->cpus[i].size);
+		ret = kmt_cursor_next(&m->cur[i], &m->ev[i], err);
+		if (ret < 0) {
+			kmt_merge_free(m);
+			return ret;
+		}
+		m->live[i] = ret > 0;
+	}
+	return 0;
+}
+
+/* Events of all CPUs in time order; ties go to the lower CPU index. */
+int kmt_merge_next(struct kmt_merge *m, struct kmt_event *ev,
+		   struct kmt_err *err)
+{
+	unsigned int i, best = m->n;
+	int ret;
+
+	for (i = 0; i < m->n; i++)
+		if (m->live[i] && (best == m->n || m->ev[i].ts < m->ev[best].ts))
+			best = i;
+	if (best == m->n)
+		return 0;
+	*ev = m->ev[best];
+	ret = kmt_cursor_next(&m->cur[best], &m->ev[best], err);
+	if (ret < 0)
+		return ret;
+	m->live[best] = ret > 0;
+	return 1;
+}
+
+void kmt_merge_free(struct kmt_merge *m)
+{
+	free(m->cur);
+	free(m->ev);
+	free(m->live);
+	memset(m, 0, sizeof(*m));
+}

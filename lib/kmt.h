@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libkmt: read and write kmemflight trace files.  Private to the tool.
+ *
+ * Every function that can fail returns 0 or a negative errno and, where
+ * the caller needs to explain the failure, fills a struct kmt_err with a
+ * specific message.  Nothing here prints.
+ */
+#ifndef KMT_H
+#define KMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/kmemtrace.h>
+
+#define KMT_VERSION "0.1.0"
+
+/* A human explanation of the last failure, for the CLI to print. */
+struct kmt_err {
+	char msg[512];
+};
+
+int kmt_errf(struct kmt_err *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- varints --------------------------------------------------------- */
+
+/* Decode one LEB128 value; returns bytes used, 0 if truncated/overlong. */
+static inline unsigned int kmt_get_uvar(const uint8_t *p, const uint8_t *end,
+					uint64_t *v)
+{
+	uint64_t r = 0;
+	unsigned int i, shift = 0;
+
+	for (i = 0; p + i < end && i < 10; i++) {
+		r |= (uint64_t)(p[i] & 0x7f) << shift;
+		if (!(p[i] & 0x80)) {
+			*v = r;
+			return i + 1;
+		}
+		shift += 7;
+	}
+	return 0;
+}
+
+static inline int64_t kmt_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static inline uint64_t kmt_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+unsigned int kmt_put_uvar(uint8_t *p, uint64_t v);
+
+/* ---- the file container ---------------------------------------------- */
+
+struct kmt_sec {
+	uint32_t type;
+	const uint8_t *data;
+	uint64_t size;
+};
+
+struct kmt_layout_info {
+	bool present;
+	uint8_t nr_fields;
+	char name[29];
+	struct kmt_field_desc fields[KMT_MAX_FIELDS];
+};
+
+struct kmt_cache {
+	uint32_t id;
+	uint32_t object_size;
+	uint32_t size;
+	uint32_t align;
+	uint64_t flags;
+	char name[KMT_MAX_NAME + 1];
+};
+
+struct kmt_cpu_info {
+	uint32_t cpu;
+	uint32_t nr_subbufs;
+	uint64_t events;	/* kernel's counter */
+	uint64_t lost;		/* kernel's counter */
+	const uint8_t *data;	/* the sub-buffers */
+	uint64_t size;
+	int node;		/* from the topology, -1 if unknown */
+};
+
+struct kmt_node_range {
+	int node;
+	uint64_t start_pfn, end_pfn;
+};
+
+struct kmt_trace {
+	/* the mapping or buffer holding the whole file */
+	const uint8_t *base;
+	size_t len;
+	bool mapped;
+	bool swap;		/* written in the other byte order */
+
+	struct kmt_format fmt;	/* byte-swapped to native */
+	struct kmt_layout_info layout[KMT_EV_MAX + 1];
+
+	const char *meta;	/* "key=value\n" lines, not NUL-terminated */
+	size_t meta_len;
+	const char *kallsyms;
+	size_t kallsyms_len;
+
+	struct kmt_cpu_info *cpus;
+	unsigned int nr_cpus;
+
+	struct kmt_cache *caches;	/* sorted by id */
+	unsigned int nr_caches;
+
+	struct kmt_node_range *nodes;
+	unsigned int nr_nodes;
+};
+
+int kmt_trace_open(const char *path, struct kmt_trace *t, struct kmt_err *err);
+int kmt_trace_open_mem(const void *buf, size_t len, struct kmt_trace *t,
+		       struct kmt_err *err);
+void kmt_trace_close(struct kmt_trace *t);
+
+/* Value of "key" in the META section, copied into buf; false if absent. */
+bool kmt_trace_meta(const struct kmt_trace *t, const char *key, char *buf,
+		    size_t size);
+const struct kmt_cache *kmt_trace_cache(const struct kmt_trace *t, uint32_t id);
+/* NUMA node of a physical frame, -1 if unknown. */
+int kmt_trace_pfn_node(const struct kmt_trace *t, uint64_t pfn);
+
+/* Parse a format description (struct kmt_format + layouts). */
+int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
+		     struct kmt_format *fmt,
+		     struct kmt_layout_info layout[KMT_EV_MAX + 1],
+		     struct kmt_err *err);
+
+/* ---- events ---------------------------------------------------------- */
+
+/* Bits of kmt_event.has */
+#define KMT_HAS(f)	(1u << (f))
+
+struct kmt_event {
+	uint64_t ts;
+	uint32_t cpu;
+	uint8_t type;
+	uint8_t ctx;
+	uint32_t pid;		/* valid when ctx == KMT_CTX_TASK */
+	uint32_t has;		/* KMT_HAS(KMT_F_xxx) for each field seen */
+	uint64_t call_site;
+	uint64_t ptr;
+	uint64_t bytes_req;
+	uint64_t bytes_alloc;
+	uint64_t gfp;
+	int64_t node;
+	uint32_t cache;
+	uint64_t pfn1;		/* pfn + 1, 0 for a failed page allocation */
+	uint32_t order;
+	int32_t migratetype;
+	uint32_t mark;
+	uint32_t obj_size, size, align;
+	uint64_t flags;
+	const char *name;	/* not NUL-terminated */
+	uint32_t name_len;
+};
+
+/* Walks one CPU's sub-buffers record by record. */
+struct kmt_cursor {
+	const struct kmt_trace *t;
+	const struct kmt_format *fmt;
+	const struct kmt_layout_info *layout;
+	bool swap;
+	uint32_t cpu;
+	const uint8_t *p, *end;		/* remaining sub-buffers */
+	const uint8_t *sb;		/* the current sub-buffer */
+	const uint8_t *rp, *rend;	/* its records */
+	uint64_t now;
+	uint32_t next_seq;
+	bool first;
+	uint64_t lost_before;		/* from the current sub-buffer */
+	uint64_t nr_subbufs;
+};
+
+void kmt_cursor_init(struct kmt_cursor *c, const struct kmt_format *fmt,
+		     const struct kmt_layout_info *layout, bool swap,
+		     uint32_t cpu, const uint8_t *data, uint64_t size);
+/* 1 with *ev filled, 0 at the end, or -EBADMSG with err set. */
+int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
+		    struct kmt_err *err);
+
+/* All CPUs' events merged in time order. */
+struct kmt_merge {
+	unsigned int n;
+	struct kmt_cursor *cur;
+	struct kmt_event *ev;
+	bool *live;
+};
+
+int kmt_merge_init(struct kmt_merge *m, const struct kmt_trace *t,
+		   struct kmt_err *err);
+int kmt_merge_next(struct kmt_merge *m, struct kmt_event *ev,
+		   struct kmt_err *err);
+void kmt_merge_free(struct kmt_merge *m);
+
+/* Validate every record of every CPU; fills counts per CPU if asked. */
+int kmt_trace_count(const struct kmt_trace *t, uint64_t *per_cpu,
+		    struct kmt_err *err);
+
+/* ---- symbols --------------------------------------------------------- */
+
+struct kmt_sym {
+	uint64_t addr;
+	const char *name;
+	uint32_t name_len;
+};
+
+struct kmt_symtab {
+	struct kmt_sym *syms;
+	size_t nr;
+};
+
+int kmt_symtab_load(struct kmt_symtab *st, const char *text, size_t len);
+void kmt_symtab_free(struct kmt_symtab *st);
+const struct kmt_sym *kmt_symtab_find(const struct kmt_symtab *st,
+				      uint64_t addr);
+/* "sym+0xoff" or "0xaddr" into buf. */
+void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr, bool raw,
+		       char *buf, size_t size);
+
+/* ---- writing --------------------------------------------------------- */
+
+struct kmt_writer {
+	int fd;
+	uint64_t off;
+	uint32_t nr_sections;
+	char *tmp_path;
+	char *path;
+};
+
+int kmt_writer_open(struct kmt_writer *w, const char *path, struct kmt_err *err);
+int kmt_writer_section(struct kmt_writer *w, uint32_t type, const void *data,
+		       uint64_t size, struct kmt_err *err);
+/* Two-part section: a small header then a payload, no copy. */
+int kmt_writer_section2(struct kmt_writer *w, uint32_t type,
+			const void *head, uint64_t head_size,
+			const void *data, uint64_t size, struct kmt_err *err);
+/* fsync, rename over the target, fsync the directory. */
+int kmt_writer_commit(struct kmt_writer *w, struct kmt_err *err);
+/* Remove the temporary file; the target is untouched. */
+void kmt_writer_abort(struct kmt_writer *w);
+
+#endif /* KMT_H */

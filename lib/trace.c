@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Open a .kmt file and check every header in it before anyone reads an
+ * event: a corrupt, truncated or foreign file fails here with a message
+ * that says which check failed and where.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kmt.h"
+
+int kmt_errf(struct kmt_err *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -errnum;
+}
+
+unsigned int kmt_put_uvar(uint8_t *p, uint64_t v)
+{
+	unsigned int n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static uint16_t sw16(bool s, uint16_t v) { return s ? __builtin_bswap16(v) : v; }
+static uint32_t sw32(bool s, uint32_t v) { return s ? __builtin_bswap32(v) : v; }
+static uint64_t sw64(bool s, uint64_t v) { return s ? __builtin_bswap64(v) : v; }
+
+int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
+		     struct kmt_format *fmt,
+		     struct kmt_layout_info layout[KMT_EV_MAX + 1],
+		     struct kmt_err *err)
+{
+	struct kmt_format f;
+	unsigned int i, j;
+
+	if (len < sizeof(f))
+		return kmt_errf(err, EBADMSG,
+				"format description is %zu bytes, needs %zu",
+				len, sizeof(f));
+	memcpy(&f, p, sizeof(f));
+	f.magic = sw32(swap, f.magic);
+	f.abi_version = sw16(swap, f.abi_version);
+	f.header_size = sw16(swap, f.header_size);
+	f.nr_layouts = sw16(swap, f.nr_layouts);
+	f.layout_size = sw16(swap, f.layout_size);
+	f.subbuf_header_size = sw16(swap, f.subbuf_header_size);
+	f.subbuf_size = sw32(swap, f.subbuf_size);
+	f.nr_subbufs = sw32(swap, f.nr_subbufs);
+	f.nr_cpu_ids = sw32(swap, f.nr_cpu_ids);
+	f.text_base = sw64(swap, f.text_base);
+	f.direct_map_base = sw64(swap, f.direct_map_base);
+	f.boot_ts = sw64(swap, f.boot_ts);
+
+	if (f.magic != KMT_FORMAT_MAGIC)
+		return kmt_errf(err, EBADMSG,
+				"format magic is 0x%08" PRIx32 ", expected 0x%08x",
+				f.magic, KMT_FORMAT_MAGIC);
+	if (f.abi_version != KMT_ABI_VERSION)
+		return kmt_errf(err, EPROTONOSUPPORT,
+				"recorder ABI version %u; this kmemflight reads version %u",
+				f.abi_version, KMT_ABI_VERSION);
+	if (f.header_size < sizeof(f) || f.header_size > len)
+		return kmt_errf(err, EBADMSG, "format header size %u is invalid",
+				f.header_size);
+	if (f.layout_size < sizeof(struct kmt_layout) ||
+	    (uint64_t)f.nr_layouts * f.layout_size > len - f.header_size)
+		return kmt_errf(err, EBADMSG,
+				"format has %u layouts of %u bytes: more than its %zu bytes",
+				f.nr_layouts, f.layout_size, len);
+	if (f.subbuf_header_size < sizeof(struct kmt_subbuf_header) ||
+	    f.subbuf_size <= f.subbuf_header_size)
+		return kmt_errf(err, EBADMSG,
+				"sub-buffer sizes %u/%u are invalid",
+				f.subbuf_header_size, f.subbuf_size);
+	if (f.word_size != 4 && f.word_size != 8)
+		return kmt_errf(err, EBADMSG, "word size %u is invalid",
+				f.word_size);
+
+	memset(layout, 0, sizeof(*layout) * (KMT_EV_MAX + 1));
+	for (i = 0; i < f.nr_layouts; i++) {
+		struct kmt_layout l;
+
+		memcpy(&l, p + f.header_size + (size_t)i * f.layout_size,
+		       sizeof(l));
+		if (l.type == 0 || l.type > KMT_EV_MAX)
+			return kmt_errf(err, EBADMSG,
+					"layout %u has invalid event type %u",
+					i, l.type);
+		if (l.nr_fields > KMT_MAX_FIELDS)
+			return kmt_errf(err, EBADMSG,
+					"layout of event type %u has %u fields (max %u)",
+					l.type, l.nr_fields, KMT_MAX_FIELDS);
+		if (layout[l.type].present)
+			return kmt_errf(err, EBADMSG,
+					"event type %u is described twice", l.type);
+		for (j = 0; j < l.nr_fields; j++) {
+			uint8_t e = l.fields[j].enc;
+
+			if (e < KMT_ENC_UVAR || e > KMT_ENC_STR)
+				return kmt_errf(err, EBADMSG,
+						"event type %u field %u has unknown encoding %u",
+						l.type, j, e);
+		}
+		layout[l.type].present = true;
+		layout[l.type].nr_fields = l.nr_fields;
+		memcpy(layout[l.type].name, l.name, sizeof(l.name));
+		layout[l.type].name[sizeof(l.name)] = '\0';
+		memcpy(layout[l.type].fields, l.fields, sizeof(l.fields));
+		for (j = 0; j < KMT_MAX_FIELDS; j++)
+			layout[l.type].fields[j].name[13] = '\0';
+	}
+	*fmt = f;
+	return 0;
+}
+
+static int parse_topology(struct kmt_trace *t, const char *s, size_t len,
+			  struct kmt_err *err)
+{
+	const char *end = s + len, *nl;
+	char line[128];
+	unsigned int cpu;
+	int node;
+	uint64_t a, b;
+	unsigned int i;
+
+	for (; s < end; s = nl + 1) {
+		nl = memchr(s, '\n', end - s);
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - s) >= sizeof(line))
+			return kmt_errf(err, EBADMSG, "topology line too long");
+		memcpy(line, s, nl - s);
+		line[nl - s] = '\0';
+		if (sscanf(line, "cpu %u node %d", &cpu, &node) == 2) {
+			for (i = 0; i < t->nr_cpus; i++)
+				if (t->cpus[i].cpu == cpu)
+					t->cpus[i].node = node;
+		} else if (sscanf(line, "node %d start_pfn %" SCNu64
+				  " end_pfn %" SCNu64, &node, &a, &b) == 3) {
+			struct kmt_node_range *n;
+
+			n = realloc(t->nodes, (t->nr_nodes + 1) * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			t->nodes = n;
+			n[t->nr_nodes].node = node;
+			n[t->nr_nodes].start_pfn = a;
+			n[t->nr_nodes].end_pfn = b;
+			t->nr_nodes++;
+		} else if (line[0]) {
+			return kmt_errf(err, EBADMSG,
+					"topology line \"%.60s\" not understood", line);
+		}
+	}
+	return 0;
+}
+
+static int cmp_cache(const void *a, const void *b)
+{
+	const struct kmt_cache *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int parse_caches(struct kmt_trace *t, const char *s, size_t len,
+			struct kmt_err *err)
+{
+	const char *end = s + len, *nl;
+	char line[KMT_MAX_NAME + 128];
+	struct kmt_cache c, *n;
+	int off;
+
+	for (; s < end; s = nl + 1) {
+		nl = memchr(s, '\n', end - s);
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - s) >= sizeof(line))
+			return kmt_errf(err, EBADMSG, "cache table line too long");
+		memcpy(line, s, nl - s);
+		line[nl - s] = '\0';
+		if (!line[0])
+			continue;
+		memset(&c, 0, sizeof(c));
+		off = 0;
+		if (sscanf(line, "%" SCNu32 " %" SCNu32 " %" SCNu32 " %" SCNu32
+			   " %" SCNx64 " %n", &c.id, &c.object_size, &c.size,
+			   &c.align, &c.flags, &off) != 5 || !off)
+			return kmt_errf(err, EBADMSG,
+					"cache table line \"%.60s\" not understood",
+					line);
+		snprintf(c.name, sizeof(c.name), "%s", line + off);
+		n = realloc(t->caches, (t->nr_caches + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		t->caches = n;
+		n[t->nr_caches++] = c;
+	}
+	qsort(t->caches, t->nr_caches, sizeof(*t->caches), cmp_cache);
+	return 0;
+}
+
+static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
+{
+	struct kmt_file_header h;
+	const uint8_t *p = t->base, *end = t->base + t->len;
+	const uint8_t *fmt = NULL, *topo = NULL, *caches = NULL;
+	size_t fmt_len = 0, topo_len = 0, caches_len = 0;
+	uint32_t i;
+	int ret;
+
+	if (t->len < sizeof(h))
+		return kmt_errf(err, EBADMSG,
+				"file is %zu bytes, too short for a kmemflight header",
+				t->len);
+	memcpy(&h, p, sizeof(h));
+	if (memcmp(h.magic, KMT_FILE_MAGIC, sizeof(KMT_FILE_MAGIC)))
+		return kmt_errf(err, EBADMSG,
+				"not a kmemflight trace (no KMTRACE magic)");
+	if (h.byte_order == KMT_FORMAT_MAGIC)
+		t->swap = false;
+	else if (h.byte_order == __builtin_bswap32(KMT_FORMAT_MAGIC))
+		t->swap = true;
+	else
+		return kmt_errf(err, EBADMSG,
+				"byte-order mark 0x%08" PRIx32 " is invalid",
+				h.byte_order);
+	h.version = sw16(t->swap, h.version);
+	h.header_size = sw16(t->swap, h.header_size);
+	h.nr_sections = sw32(t->swap, h.nr_sections);
+	h.file_size = sw64(t->swap, h.file_size);
+	if (h.version != KMT_FILE_VERSION)
+		return kmt_errf(err, EPROTONOSUPPORT,
+				"file version %u; this kmemflight reads version %u",
+				h.version, KMT_FILE_VERSION);
+	if (h.header_size < sizeof(h) || h.header_size > t->len)
+		return kmt_errf(err, EBADMSG, "header size %u is invalid",
+				h.header_size);
+	if (h.file_size != t->len)
+		return kmt_errf(err, EBADMSG,
+				"file is %zu bytes but its header says %" PRIu64
+				" (truncated or incomplete save)",
+				t->len, (uint64_t)h.file_size);
+
+	p += (h.header_size + 7) & ~7u;
+	for (i = 0; i < h.nr_sections; i++) {
+		struct kmt_section s;
+		const uint8_t *data;
+
+		if ((size_t)(end - p) < sizeof(s))
+			return kmt_errf(err, EBADMSG,
+					"section %u of %u starts past the end of the file",
+					i, h.nr_sections);
+		memcpy(&s, p, sizeof(s));
+		s.type = sw32(t->swap, s.type);
+		s.size = sw64(t->swap, s.size);
+		data = p + sizeof(s);
+		if (s.size > (uint64_t)(end - data))
+			return kmt_errf(err, EBADMSG,
+					"section %u (type %u) has %" PRIu64
+					" bytes, more than the file holds",
+					i, s.type, (uint64_t)s.size);
+		switch (s.type) {
+		case KMT_SEC_FORMAT:
+			fmt = data;
+			fmt_len = s.size;
+			break;
+		case KMT_SEC_META:
+			t->meta = (const char *)data;
+			t->meta_len = s.size;
+			break;
+		case KMT_SEC_KALLSYMS:
+			t->kallsyms = (const char *)data;
+			t->kallsyms_len = s.size;
+			break;
+		case KMT_SEC_TOPOLOGY:
+			topo = data;
+			topo_len = s.size;
+			break;
+		case KMT_SEC_CACHES:
+			caches = data;
+			caches_len = s.size;
+			break;
+		case KMT_SEC_CPU: {
+			struct kmt_cpu_section cs;
+			struct kmt_cpu_info *c;
+
+			if (s.size < sizeof(cs))
+				return kmt_errf(err, EBADMSG,
+						"CPU section %u is too short", i);
+			memcpy(&cs, data, sizeof(cs));
+			c = realloc(t->cpus, (t->nr_cpus + 1) * sizeof(*c));
+			if (!c)
+				return -ENOMEM;
+			t->cpus = c;
+			c += t->nr_cpus++;
+			c->cpu = sw32(t->swap, cs.cpu);
+			c->nr_subbufs = sw32(t->swap, cs.nr_subbufs);
+			c->events = sw64(t->swap, cs.events);
+			c->lost = sw64(t->swap, cs.lost);
+			c->data = data + sizeof(cs);
+			c->size = s.size - sizeof(cs);
+			c->node = -1;
+			break;
+		}
+		default:
+			break;	/* newer writers may add sections */
+		}
+		p = data + ((s.size + 7) & ~7ull);
+		if (p > end)
+			p = end;
+	}
+	if (!fmt)
+		return kmt_errf(err, EBADMSG, "no format section");
+	ret = kmt_format_parse(fmt, fmt_len, t->swap, &t->fmt, t->layout, err);
+	if (ret)
+		return ret;
+	if (!t->nr_cpus)
+		return kmt_errf(err, EBADMSG, "no CPU sections: no events");
+	if (topo) {
+		ret = parse_topology(t, (const char *)topo, topo_len, err);
+		if (ret)
+			return ret;
+	}
+	if (caches) {
+		ret = parse_caches(t, (const char *)caches, caches_len, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int kmt_trace_open_mem(const void *buf, size_t len, struct kmt_trace *t,
+		       struct kmt_err *err)
+{
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->base = buf;
+	t->len = len;
+	ret = parse_sections(t, err);
+	if (ret)
+		kmt_trace_close(t);
+	return ret;
+}
+
+int kmt_trace_open(const char *path, struct kmt_trace *t, struct kmt_err *err)
+{
+	struct stat st;
+	void *m;
+	int fd, ret;
+
+	memset(t, 0, sizeof(*t));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			return kmt_errf(err, ENOENT,
+					"%s: no such file (record one with 'kmemflight save %s')",
+					path, path);
+		return kmt_errf(err, -ret, "%s: %s", path, strerror(-ret));
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = kmt_errf(err, errno, "%s: %s", path, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return kmt_errf(err, EINVAL, "%s: not a regular file", path);
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return kmt_errf(err, EBADMSG, "%s: empty file", path);
+	}
+	m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return kmt_errf(err, errno, "%s: %s", path, strerror(errno));
+	ret = kmt_trace_open_mem(m, st.st_size, t, err);
+	if (ret) {
+		char tmp[sizeof(err->msg)];
+
+		munmap(m, st.st_size);
+		if (err) {
+			memcpy(tmp, err->msg, sizeof(tmp));
+			snprintf(err->msg, sizeof(err->msg), "%.200s: %.300s",
+				 path, tmp);
+		}
+		return ret;
+	}
+	t->mapped = true;
+	return 0;
+}
+
+void kmt_trace_close(struct kmt_trace *t)
+{
+	if (t->mapped)
+		munmap((void *)t->base, t->len);
+	free(t->cpus);
+	free(t->caches);
+	free(t->nodes);
+	memset(t, 0, sizeof(*t));
+}
+
+bool kmt_trace_meta(const struct kmt_trace *t, const char *key, char *buf,
+		    size_t size)
+{
+	const char *s = t->meta, *end = t->meta + t->meta_len, *nl;
+	size_t klen = strlen(key), n;
+
+	for (; s && s < end; s = nl + 1) {
+		nl = memchr(s, '\n', end - s);
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - s) > klen && !memcmp(s, key, klen) &&
+		    s[klen] == '=') {
+			n = nl - s - klen - 1;
+			if (n >= size)
+				n = size - 1;
+			memcpy(buf, s + klen + 1, n);
+			buf[n] = '\0';
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct kmt_cache *kmt_trace_cache(const struct kmt_trace *t, uint32_t id)
+{
+	size_t lo = 0, hi = t->nr_caches;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->caches[mid].id == id)
+			return &t->caches[mid];
+		if (t->caches[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int kmt_trace_pfn_node(const struct kmt_trace *t, uint64_t pfn)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr_nodes; i++)
+		if (pfn >= t->nodes[i].start_pfn && pfn < t->nodes[i].end_pfn)
+			return t->nodes[i].node;
+	return -1;
+}

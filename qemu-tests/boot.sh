@@ -1,0 +1,75 @@
+#!/bin/sh
+# Boot the test kernel under QEMU with a minimal initramfs whose /init runs
+# "kmemflight save" and powers off; results land in OUTDIR through 9p.
+#
+#   qemu-tests/boot.sh [-c CPUS] [-a "EXTRA CMDLINE"] [-k BZIMAGE] OUTDIR
+#
+# OUTDIR receives boot.kmt, save.rc (exit status of kmemflight save),
+# save.out/save.err, stats (debugfs kmemtrace/stats after the save),
+# dmesg and console.log.
+set -eu
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cpus=2
+extra=
+kernel=
+while getopts c:a:k: o; do
+	case $o in
+	c) cpus=$OPTARG ;;
+	a) extra=$OPTARG ;;
+	k) kernel=$OPTARG ;;
+	*) echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] OUTDIR" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || { echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] OUTDIR" >&2; exit 2; }
+out=$1
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+[ -n "$kernel" ] || kernel=$("$repo/qemu-tests/build-kernel.sh" qemu)
+tool=$repo/build/kmemflight
+[ -x "$tool" ] || make -s -C "$repo" build/kmemflight
+
+# The initramfs: busybox, kmemflight and the libraries it links.
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/out" "$root/tmp"
+cp /bin/busybox "$root/bin/busybox"
+cp "$tool" "$root/bin/kmemflight"
+for lib in $(ldd "$tool" | grep -o '/[^ ]*'); do
+	mkdir -p "$root$(dirname "$lib")"
+	cp -L "$lib" "$root$lib"
+done
+cat > "$root/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t 9p -o trans=virtio,version=9p2000.L kmfout /out
+kmemflight save /out/boot.kmt > /out/save.out 2> /out/save.err
+echo $? > /out/save.rc
+cat /sys/kernel/debug/kmemtrace/stats > /out/stats 2>/dev/null
+dmesg > /out/dmesg
+sync
+poweroff -f
+INIT
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.gz"
+
+rm -f "$out/boot.kmt" "$out/save.rc"
+timeout 600 qemu-system-x86_64 -accel tcg -m 1G -smp "$cpus" -nographic -no-reboot \
+	-kernel "$kernel" -initrd "$out/initramfs.gz" \
+	-append "console=ttyS0 panic=-1 quiet $extra" \
+	-virtfs "local,path=$out,mount_tag=kmfout,security_model=none,id=kmfout" \
+	> "$out/console.log" 2>&1 || {
+	echo "boot.sh: QEMU failed or timed out; see $out/console.log" >&2
+	exit 1
+}
+rm -f "$out/initramfs.gz"
+[ -f "$out/save.rc" ] || {
+	echo "boot.sh: the guest never ran kmemflight save; see $out/console.log" >&2
+	tail -20 "$out/console.log" >&2
+	exit 1
+}

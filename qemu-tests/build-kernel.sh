@@ -1,0 +1,111 @@
+#!/bin/sh
+# Build the patched Linux 6.12 kernel for the QEMU tests.
+#
+#   qemu-tests/build-kernel.sh [qemu|debug]
+#
+# Sources come from Debian's linux-source-6.12 package.  Everything heavy
+# is cached under ${KMF_CACHE:-~/.cache/kmemflight}: the unpacked tree
+# (a git repository of the pristine source, so that patched files can be
+# restored), and one build directory per flavour.  Only files whose
+# content changed are rewritten, so a patch change rebuilds incrementally;
+# a stamp holding the hash of every input skips make altogether when
+# nothing changed.  Prints the path of the bzImage on stdout.
+set -eu
+
+flavor=${1:-qemu}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${KMF_CACHE:-$HOME/.cache/kmemflight}
+case $flavor in
+qemu) frags="qemu.config kmemtrace.config" ;;
+debug) frags="qemu.config kmemtrace.config debug.config" ;;
+*) echo "usage: $0 [qemu|debug]" >&2; exit 2 ;;
+esac
+
+log() { echo "build-kernel: $*" >&2; }
+
+ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || {
+	log "linux-source-6.12 is not installed (run qemu-tests/deps.sh)"
+	exit 1
+}
+tag=$(echo "$ver" | tr '~' '_')
+src=$cache/src-$tag
+build=$cache/build-$tag-$flavor
+mkdir -p "$cache"
+
+if [ ! -f "$src/.kmf-pristine" ]; then
+	log "unpacking linux-source-6.12 $ver (once)"
+	rm -rf "$src" "$src.tmp"
+	mkdir -p "$src.tmp"
+	tar -C "$src.tmp" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
+	(cd "$src.tmp" && git init -q && git add -f -A . &&
+		git -c user.name=kmemflight -c user.email=kmemflight@localhost \
+			commit -q -m "linux-source-6.12 $ver")
+	touch "$src.tmp/.kmf-pristine"
+	mv "$src.tmp" "$src"
+fi
+
+# Stage the patched versions of every touched file, then copy into the
+# tree only what differs, and restore files the patch no longer touches.
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+files=$("$repo/kernel-patch/apply.sh" --files)
+for f in $files; do
+	if git -C "$src" cat-file -e "HEAD:$f" 2>/dev/null; then
+		mkdir -p "$stage/$(dirname "$f")"
+		git -C "$src" show "HEAD:$f" > "$stage/$f"
+	fi
+done
+"$repo/kernel-patch/apply.sh" "$stage"
+manifest=$src/.kmf-manifest
+if [ -f "$manifest" ]; then
+	while read -r f; do
+		echo "$files" | grep -qx "$f" && continue
+		if git -C "$src" cat-file -e "HEAD:$f" 2>/dev/null; then
+			git -C "$src" show "HEAD:$f" > "$src/$f"
+		else
+			rm -f "$src/$f"
+		fi
+	done < "$manifest"
+fi
+for f in $files; do
+	if ! cmp -s "$stage/$f" "$src/$f"; then
+		mkdir -p "$src/$(dirname "$f")"
+		cp "$stage/$f" "$src/$f"
+	fi
+done
+echo "$files" > "$manifest"
+
+inputs=$( (echo "$ver $flavor"; for f in $files; do cat "$src/$f"; done
+	for c in $frags; do cat "$repo/Kconfig/$c"; done
+	cat "$0") | sha256sum | cut -d' ' -f1)
+if [ -f "$build/.kmf-stamp" ] && [ "$(cat "$build/.kmf-stamp")" = "$inputs" ] &&
+	[ -f "$build/arch/x86/boot/bzImage" ]; then
+	log "up to date: $build"
+	echo "$build/arch/x86/boot/bzImage"
+	exit 0
+fi
+
+mkdir -p "$build"
+rm -f "$build/.kmf-stamp"
+make -s -C "$src" O="$build" tinyconfig >/dev/null
+cfgs=
+for c in $frags; do cfgs="$cfgs $repo/Kconfig/$c"; done
+# shellcheck disable=SC2086
+(cd "$src" && scripts/kconfig/merge_config.sh -m -O "$build" "$build/.config" $cfgs >/dev/null)
+make -s -C "$src" O="$build" olddefconfig >/dev/null
+for c in $frags; do
+	grep '^CONFIG_.*=y$' "$repo/Kconfig/$c" | while read -r line; do
+		grep -qx "$line" "$build/.config" || {
+			log "$c: $line did not stick in .config (missing dependency?)"
+			exit 1
+		}
+	done
+done
+log "building $flavor kernel in $build (a cold build takes ~10 min)"
+make -C "$src" O="$build" -j"$(nproc)" bzImage > "$build/kmf-build.log" 2>&1 || {
+	grep -E 'error|Error' "$build/kmf-build.log" | head -30 >&2
+	log "kernel build failed; full log: $build/kmf-build.log"
+	exit 1
+}
+echo "$inputs" > "$build/.kmf-stamp"
+echo "$build/arch/x86/boot/bzImage"
