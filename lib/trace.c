@@ -215,7 +215,8 @@ static int parse_caches(struct kmt_trace *t, const char *s, size_t len,
 		t->caches = n;
 		n[t->nr_caches++] = c;
 	}
-	qsort(t->caches, t->nr_caches, sizeof(*t->caches), cmp_cache);
+	if (t->nr_caches)
+		qsort(t->caches, t->nr_caches, sizeof(*t->caches), cmp_cache);
 	return 0;
 }
 

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test trace builder: encodes events like mm/kmemtrace.c does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kmt.h"
+#include "kmt_build.h"
+
+struct kb_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+struct kb_cpu {
+	struct kb_buf data;
+	size_t sb;		/* offset of the open sub-buffer, or SIZE_MAX */
+	uint32_t seq;
+	uint64_t prev_ts;
+	uint64_t lost;
+	uint64_t events;
+	bool events_set;
+	uint64_t kernel_events;
+};
+
+struct kb {
+	unsigned int nr_cpus;
+	uint32_t subbuf_size;
+	bool swap;
+	struct kb_cpu *cpu;
+	struct kb_buf caches;
+	char *kallsyms;
+	char *topology;
+};
+
+static void buf_put(struct kb_buf *b, const void *p, size_t n)
+{
+	if (!n)
+		return;
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2 + 64;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			abort();
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+struct kb *kb_new(unsigned int nr_cpus, uint32_t subbuf_size)
+{
+	struct kb *b = calloc(1, sizeof(*b));
+	unsigned int i;
+
+	if (!b)
+		abort();
+	b->nr_cpus = nr_cpus;
+	b->subbuf_size = subbuf_size;
+	b->cpu = calloc(nr_cpus, sizeof(*b->cpu));
+	if (!b->cpu)
+		abort();
+	for (i = 0; i < nr_cpus; i++)
+		b->cpu[i].sb = SIZE_MAX;
+	return b;
+}
+
+void kb_free(struct kb *b)
+{
+	unsigned int i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->nr_cpus; i++)
+		free(b->cpu[i].data.p);
+	free(b->cpu);
+	free(b->caches.p);
+	free(b->kallsyms);
+	free(b->topology);
+	free(b);
+}
+
+void kb_set_swap(struct kb *b, bool swap) { b->swap = swap; }
+void kb_set_lost(struct kb *b, unsigned int cpu, uint64_t lost) { b->cpu[cpu].lost = lost; }
+
+void kb_set_kernel_events(struct kb *b, unsigned int cpu, uint64_t n)
+{
+	b->cpu[cpu].events_set = true;
+	b->cpu[cpu].kernel_events = n;
+}
+
+void kb_set_kallsyms(struct kb *b, const char *text)
+{
+	free(b->kallsyms);
+	b->kallsyms = strdup(text);
+}
+
+void kb_set_topology(struct kb *b, const char *text)
+{
+	free(b->topology);
+	b->topology = strdup(text);
+}
+
+static uint32_t s32(const struct kb *b, uint32_t v) { return b->swap ? __builtin_bswap32(v) : v; }
+static uint64_t s64(const struct kb *b, uint64_t v) { return b->swap ? __builtin_bswap64(v) : v; }
+static uint16_t s16(const struct kb *b, uint16_t v) { return b->swap ? __builtin_bswap16(v) : v; }
+
+static void close_subbuf(struct kb *b, struct kb_cpu *c)
+{
+	uint32_t size;
+
+	if (c->sb == SIZE_MAX)
+		return;
+	size = s32(b, (uint32_t)(c->data.len - c->sb));
+	memcpy(c->data.p + c->sb + offsetof(struct kmt_subbuf_header, size),
+	       &size, sizeof(size));
+	c->sb = SIZE_MAX;
+}
+
+/* fields: already the unsigned values the varints carry */
+static void record(struct kb *b, unsigned int cpu, uint64_t ts, uint8_t type,
+		   int ctx, uint32_t pid, const uint64_t *v, unsigned int n,
+		   const char *str)
+{
+	struct kb_cpu *c = &b->cpu[cpu];
+	uint8_t rec[256];
+	size_t len = 0, slen = str ? strlen(str) : 0;
+	uint64_t tval;
+	bool absolute = false;
+	unsigned int i;
+
+	if (c->sb != SIZE_MAX) {
+		if (ts - c->prev_ts >= (1ULL << 31)) {
+			absolute = true;
+			tval = ts;
+		} else {
+			tval = ts - c->prev_ts;
+		}
+	} else {
+		tval = 0;
+	}
+	for (;;) {
+		len = 0;
+		rec[len++] = type | (uint8_t)(ctx << KMT_HDR_CTX_SHIFT) |
+			     (absolute ? KMT_HDR_ABS_TIME : 0);
+		len += kmt_put_uvar(rec + len, tval);
+		if (ctx == KMT_CTX_TASK)
+			len += kmt_put_uvar(rec + len, pid);
+		for (i = 0; i < n; i++)
+			len += kmt_put_uvar(rec + len, v[i]);
+		if (str) {
+			len += kmt_put_uvar(rec + len, slen);
+			memcpy(rec + len, str, slen);
+			len += slen;
+		}
+		if (c->sb != SIZE_MAX &&
+		    c->data.len - c->sb + len <= b->subbuf_size)
+			break;
+		if (c->sb == SIZE_MAX && tval == 0 && !absolute) {
+			struct kmt_subbuf_header h = {
+				.magic = s32(b, KMT_SUBBUF_MAGIC),
+				.cpu = s32(b, cpu),
+				.seq = s32(b, c->seq++),
+				.base_ts = s64(b, ts),
+				.lost = s64(b, c->lost),
+			};
+
+			c->sb = c->data.len;
+			buf_put(&c->data, &h, sizeof(h));
+			break;
+		}
+		close_subbuf(b, c);
+		absolute = false;
+		tval = 0;
+	}
+	buf_put(&c->data, rec, len);
+	c->prev_ts = ts;
+	c->events++;
+}
+
+void kb_kmalloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		uint32_t pid, uint64_t call_site, uint64_t ptr, uint64_t req,
+		uint64_t alloc, uint64_t gfp, int node)
+{
+	uint64_t v[6] = {
+		kmt_zigzag((int64_t)(call_site - KB_TEXT_BASE)),
+		kmt_zigzag((int64_t)(ptr - KB_DMAP_BASE)),
+		req, alloc - req, gfp, kmt_zigzag(node),
+	};
+
+	record(b, cpu, ts, KMT_EV_KMALLOC, ctx, pid, v, 6, NULL);
+}
+
+void kb_cache_alloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		    uint32_t pid, uint64_t call_site, uint64_t ptr,
+		    uint32_t cache, uint64_t gfp, int node)
+{
+	uint64_t v[5] = {
+		kmt_zigzag((int64_t)(call_site - KB_TEXT_BASE)),
+		kmt_zigzag((int64_t)(ptr - KB_DMAP_BASE)),
+		cache, gfp, kmt_zigzag(node),
+	};
+
+	record(b, cpu, ts, KMT_EV_CACHE_ALLOC, ctx, pid, v, 5, NULL);
+}
+
+void kb_kfree(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+	      uint32_t pid, uint64_t call_site, uint64_t ptr)
+{
+	uint64_t v[2] = {
+		kmt_zigzag((int64_t)(call_site - KB_TEXT_BASE)),
+		kmt_zigzag((int64_t)(ptr - KB_DMAP_BASE)),
+	};
+
+	record(b, cpu, ts, KMT_EV_KFREE, ctx, pid, v, 2, NULL);
+}
+
+void kb_cache_free(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		   uint32_t pid, uint64_t call_site, uint64_t ptr,
+		   uint32_t cache)
+{
+	uint64_t v[3] = {
+		kmt_zigzag((int64_t)(call_site - KB_TEXT_BASE)),
+		kmt_zigzag((int64_t)(ptr - KB_DMAP_BASE)),
+		cache,
+	};
+
+	record(b, cpu, ts, KMT_EV_CACHE_FREE, ctx, pid, v, 3, NULL);
+}
+
+void kb_page_alloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		   uint32_t pid, uint64_t pfn1, uint32_t order, uint64_t gfp,
+		   int migratetype)
+{
+	uint64_t v[4] = { pfn1, order, gfp, kmt_zigzag(migratetype) };
+
+	record(b, cpu, ts, KMT_EV_PAGE_ALLOC, ctx, pid, v, 4, NULL);
+}
+
+void kb_page_free(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		  uint32_t pid, uint64_t pfn1, uint32_t order)
+{
+	uint64_t v[2] = { pfn1, order };
+
+	record(b, cpu, ts, KMT_EV_PAGE_FREE, ctx, pid, v, 2, NULL);
+}
+
+void kb_cache_def(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t id,
+		  uint32_t object_size, uint32_t size, uint32_t align,
+		  const char *name)
+{
+	uint64_t v[5] = { id, object_size, size, align, 0 };
+	char line[256];
+
+	record(b, cpu, ts, KMT_EV_CACHE_DEF, KMT_CTX_TASK, 1, v, 5, name);
+	snprintf(line, sizeof(line), "%u %u %u %u 0 %s\n", id, object_size,
+		 size, align, name);
+	buf_put(&b->caches, line, strlen(line));
+}
+
+static void section(struct kb *b, struct kb_buf *out, uint32_t type,
+		    const void *head, size_t hlen, const void *data, size_t len)
+{
+	static const uint8_t zero[8];
+	struct kmt_section s = {
+		.type = s32(b, type),
+		.size = s64(b, hlen + len),
+	};
+
+	buf_put(out, &s, sizeof(s));
+	buf_put(out, head, hlen);
+	buf_put(out, data, len);
+	buf_put(out, zero, (8 - ((hlen + len) & 7)) & 7);
+}
+
+int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
+{
+	static const struct kmt_layout layouts[] = { KMT_LAYOUTS_INIT };
+	struct kmt_format f = { 0 };
+	struct kmt_file_header h = { 0 };
+	struct kb_buf out = { 0 }, fmt = { 0 };
+	const char *meta = "release=6.12.0-test\ncmdline=kmemtrace.enable=1\nbuild_id=00112233\n";
+	const char *topo = b->topology ? b->topology :
+		"cpu 0 node 0\ncpu 1 node 0\nnode 0 start_pfn 0 end_pfn 262144\n";
+	unsigned int i, nsec = 0;
+
+	f.magic = s32(b, KMT_FORMAT_MAGIC);
+	f.abi_version = s16(b, KMT_ABI_VERSION);
+	f.header_size = s16(b, sizeof(f));
+	f.word_size = 8;
+	f.page_shift = 12;
+	f.nr_layouts = s16(b, KMT_NR_LAYOUTS);
+	f.layout_size = s16(b, sizeof(struct kmt_layout));
+	f.subbuf_header_size = s16(b, sizeof(struct kmt_subbuf_header));
+	f.subbuf_size = s32(b, b->subbuf_size);
+	f.nr_subbufs = s32(b, 64);
+	f.nr_cpu_ids = s32(b, b->nr_cpus);
+	strcpy(f.clock, "local_clock");
+	f.text_base = s64(b, KB_TEXT_BASE);
+	f.direct_map_base = s64(b, KB_DMAP_BASE);
+	buf_put(&fmt, &f, sizeof(f));
+	buf_put(&fmt, layouts, sizeof(layouts));
+
+	memcpy(h.magic, KMT_FILE_MAGIC, sizeof(KMT_FILE_MAGIC));
+	h.byte_order = s32(b, KMT_FORMAT_MAGIC);
+	h.version = s16(b, KMT_FILE_VERSION);
+	h.header_size = s16(b, sizeof(h));
+	buf_put(&out, &h, sizeof(h));
+	section(b, &out, KMT_SEC_FORMAT, NULL, 0, fmt.p, fmt.len), nsec++;
+	section(b, &out, KMT_SEC_META, NULL, 0, meta, strlen(meta)), nsec++;
+	section(b, &out, KMT_SEC_TOPOLOGY, NULL, 0, topo, strlen(topo)), nsec++;
+	section(b, &out, KMT_SEC_CACHES, NULL, 0, b->caches.p, b->caches.len), nsec++;
+	if (b->kallsyms)
+		section(b, &out, KMT_SEC_KALLSYMS, NULL, 0, b->kallsyms,
+			strlen(b->kallsyms)), nsec++;
+	for (i = 0; i < b->nr_cpus; i++) {
+		struct kb_cpu *c = &b->cpu[i];
+		struct kmt_cpu_section cs = {
+			.cpu = s32(b, i),
+			.nr_subbufs = s32(b, c->seq),
+			.events = s64(b, c->events_set ? c->kernel_events : c->events),
+			.lost = s64(b, c->lost),
+		};
+
+		close_subbuf(b, c);
+		section(b, &out, KMT_SEC_CPU, &cs, sizeof(cs), c->data.p,
+			c->data.len), nsec++;
+	}
+	((struct kmt_file_header *)out.p)->nr_sections = s32(b, nsec);
+	((struct kmt_file_header *)out.p)->file_size = s64(b, out.len);
+	free(fmt.p);
+	*outp = out.p;
+	*lenp = out.len;
+	return 0;
+}
+
+int kb_write(struct kb *b, const char *path)
+{
+	uint8_t *p;
+	size_t len;
+	int fd, ret = 0;
+
+	kb_finish(b, &p, &len);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(p);
+		return -errno;
+	}
+	if (write(fd, p, len) != (ssize_t)len)
+		ret = -EIO;
+	close(fd);
+	free(p);
+	return ret;
+}

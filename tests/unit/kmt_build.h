@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Build .kmt files with exactly known events, for tests and benchmarks.
+ * It encodes records the way the kernel recorder does (same varints,
+ * same sub-buffer framing, same time deltas), from the layouts in the
+ * shared uapi header.
+ */
+#ifndef KMT_BUILD_H
+#define KMT_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KB_TEXT_BASE	0xffffffff81000000ULL
+#define KB_DMAP_BASE	0xffff888000000000ULL
+
+struct kb;
+
+struct kb *kb_new(unsigned int nr_cpus, uint32_t subbuf_size);
+void kb_free(struct kb *b);
+
+/* Write header integers in the other byte order, as a foreign host would. */
+void kb_set_swap(struct kb *b, bool swap);
+void kb_set_lost(struct kb *b, unsigned int cpu, uint64_t lost);
+/* Override the kernel's event counter for a CPU (default: events added). */
+void kb_set_kernel_events(struct kb *b, unsigned int cpu, uint64_t n);
+void kb_set_kallsyms(struct kb *b, const char *text);
+void kb_set_topology(struct kb *b, const char *text);
+
+/* ctx is enum kmt_ctx; pid is written for KMT_CTX_TASK only. */
+void kb_kmalloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		uint32_t pid, uint64_t call_site, uint64_t ptr, uint64_t req,
+		uint64_t alloc, uint64_t gfp, int node);
+void kb_cache_alloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		    uint32_t pid, uint64_t call_site, uint64_t ptr,
+		    uint32_t cache, uint64_t gfp, int node);
+void kb_kfree(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+	      uint32_t pid, uint64_t call_site, uint64_t ptr);
+void kb_cache_free(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		   uint32_t pid, uint64_t call_site, uint64_t ptr,
+		   uint32_t cache);
+void kb_page_alloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		   uint32_t pid, uint64_t pfn1, uint32_t order, uint64_t gfp,
+		   int migratetype);
+void kb_page_free(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		  uint32_t pid, uint64_t pfn1, uint32_t order);
+void kb_cache_def(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t id,
+		  uint32_t object_size, uint32_t size, uint32_t align,
+		  const char *name);
+
+/* The whole file in memory (malloc'd), or written to path. */
+int kb_finish(struct kb *b, uint8_t **out, size_t *len);
+int kb_write(struct kb *b, const char *path);
+
+#endif
