@@ -67,7 +67,7 @@
 #define KMT_SEQ_BITS		12
 #define KMT_SEQ_MASK		((1U << KMT_SEQ_BITS) - 1)
 /* Beyond this gap a record carries an absolute timestamp. */
-#define KMT_ABS_GAP		(1ULL << 31)
+#define KMT_ABS_GAP		BIT_ULL(31)
 
 struct kmt_slot {
 	local_t		commit;		/* bytes written and committed */
@@ -84,7 +84,7 @@ struct kmt_cpu {
 	int		cpu;
 	void		**subbuf;
 	struct kmt_slot	*slot;
-	struct mutex	read_mutex;
+	struct mutex	read_mutex;	/* one reader at a time */
 	wait_queue_head_t wait;
 	struct irq_work	wakeup;
 };
@@ -105,7 +105,7 @@ static u64 kmt_boot_ts;
 static struct task_struct *kmt_quiet_task;
 static DEFINE_MUTEX(kmt_mutex);
 
-static const struct kmt_layout kmt_layouts[] = { KMT_LAYOUTS_INIT };
+KMT_DEFINE_LAYOUTS(kmt_layouts);
 
 static int __init kmt_parse_enable(char *str)
 {
@@ -220,9 +220,10 @@ static void kmt_close_slot(struct kmt_cpu *cb, unsigned int seq, unsigned int po
 	struct kmt_subbuf_header *h = cb->subbuf[idx];
 
 	h->size = pos;
-	/* Readers test slot->size, then the commit count, then read data. */
+	/* Pairs with the first smp_rmb() in kmt_slot_ready(). */
 	smp_wmb();
 	WRITE_ONCE(cb->slot[idx].size, pos);
+	/* Order the size store before the waiting load; pairs with readers. */
 	smp_mb();
 	if (READ_ONCE(cb->waiting))
 		irq_work_queue(&cb->wakeup);
@@ -269,6 +270,7 @@ static __always_inline bool kmt_reserve(struct kmt_cpu *cb, unsigned int plen,
 		absolute = false;
 		tval = 0;
 		len = 1 + 1 + plen;
+		/* Pairs with the release in kmt_copy_ready(). */
 		consumed = smp_load_acquire(&cb->consumed);
 		used = sign_extend32((seq - consumed) & KMT_SEQ_MASK,
 				     KMT_SEQ_BITS - 1);
@@ -324,6 +326,7 @@ drop:
 
 static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
 {
+	/* Record bytes before the count; pairs with kmt_slot_ready(). */
 	smp_wmb();
 	local_add(r->len, &r->slot->commit);
 	local_inc(&cb->events);
@@ -706,9 +709,11 @@ static bool kmt_slot_ready(struct kmt_cpu *cb, unsigned int *size)
 
 	if (!sz || WARN_ON_ONCE(sz > kmt_subbuf_size))
 		return false;
+	/* Size before commit count; pairs with kmt_close_slot(). */
 	smp_rmb();
 	if (local_read(&slot->commit) != sz)
 		return false;
+	/* Commit count before data; pairs with kmt_commit(). */
 	smp_rmb();
 	*size = sz;
 	return true;
@@ -753,6 +758,7 @@ static ssize_t kmt_data_read(struct file *file, char __user *ubuf,
 			break;
 		}
 		WRITE_ONCE(cb->waiting, true);
+		/* Pairs with the smp_mb() in kmt_close_slot(). */
 		smp_mb();
 		ret = wait_event_interruptible(cb->wait,
 					       kmt_slot_ready(cb, &size));
@@ -771,6 +777,7 @@ static __poll_t kmt_data_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &cb->wait, wait);
 	WRITE_ONCE(cb->waiting, true);
+	/* Pairs with the smp_mb() in kmt_close_slot(). */
 	smp_mb();
 	return kmt_slot_ready(cb, &size) ? EPOLLIN | EPOLLRDNORM : 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kmt.h"
@@ -277,16 +278,10 @@ static void section(struct kb *b, struct kb_buf *out, uint32_t type,
 	buf_put(out, zero, (8 - ((hlen + len) & 7)) & 7);
 }
 
-int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
+static void format_blob(struct kb *b, struct kb_buf *fmt)
 {
-	static const struct kmt_layout layouts[] = { KMT_LAYOUTS_INIT };
+	KMT_DEFINE_LAYOUTS(layouts);
 	struct kmt_format f = { 0 };
-	struct kmt_file_header h = { 0 };
-	struct kb_buf out = { 0 }, fmt = { 0 };
-	const char *meta = "release=6.12.0-test\ncmdline=kmemtrace.enable=1\nbuild_id=00112233\n";
-	const char *topo = b->topology ? b->topology :
-		"cpu 0 node 0\ncpu 1 node 0\nnode 0 start_pfn 0 end_pfn 262144\n";
-	unsigned int i, nsec = 0;
 
 	f.magic = s32(b, KMT_FORMAT_MAGIC);
 	f.abi_version = s16(b, KMT_ABI_VERSION);
@@ -302,8 +297,25 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 	strcpy(f.clock, "local_clock");
 	f.text_base = s64(b, KB_TEXT_BASE);
 	f.direct_map_base = s64(b, KB_DMAP_BASE);
-	buf_put(&fmt, &f, sizeof(f));
-	buf_put(&fmt, layouts, sizeof(layouts));
+	buf_put(fmt, &f, sizeof(f));
+	buf_put(fmt, layouts, sizeof(layouts));
+}
+
+static const char *topology(struct kb *b)
+{
+	return b->topology ? b->topology :
+		"cpu 0 node 0\ncpu 1 node 0\nnode 0 start_pfn 0 end_pfn 262144\n";
+}
+
+int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
+{
+	struct kmt_file_header h = { 0 };
+	struct kb_buf out = { 0 }, fmt = { 0 };
+	const char *meta = "release=6.12.0-test\ncmdline=kmemtrace.enable=1\nbuild_id=00112233\n";
+	const char *topo = topology(b);
+	unsigned int i, nsec = 0;
+
+	format_blob(b, &fmt);
 
 	memcpy(h.magic, KMT_FILE_MAGIC, sizeof(KMT_FILE_MAGIC));
 	h.byte_order = s32(b, KMT_FORMAT_MAGIC);
@@ -354,5 +366,64 @@ int kb_write(struct kb *b, const char *path)
 		ret = -EIO;
 	close(fd);
 	free(p);
+	return ret;
+}
+
+static int put_file(const char *dir, const char *name, const void *p,
+		    size_t len)
+{
+	char path[8192];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (len && write(fd, p, len) != (ssize_t)len)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+int kb_write_debugfs(struct kb *b, const char *dir)
+{
+	struct kb_buf fmt = { 0 }, stats = { 0 };
+	char path[4096], line[128];
+	unsigned int i;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/kmemtrace/per_cpu", dir);
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/kmemtrace", dir);
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/kmemtrace/per_cpu", dir);
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	format_blob(b, &fmt);
+	snprintf(path, sizeof(path), "%s/kmemtrace", dir);
+	ret = put_file(path, "header", fmt.p, fmt.len);
+	ret = ret ?: put_file(path, "enable", "1\n", 2);
+	ret = ret ?: put_file(path, "flush", "", 0);
+	ret = ret ?: put_file(path, "topology", topology(b), strlen(topology(b)));
+	buf_put(&stats, "# cpu events lost subbufs_read\n", 31);
+	for (i = 0; i < b->nr_cpus && !ret; i++) {
+		struct kb_cpu *c = &b->cpu[i];
+
+		close_subbuf(b, c);
+		snprintf(line, sizeof(line), "%u %llu %llu 0\n", i,
+			 (unsigned long long)(c->events_set ? c->kernel_events : c->events),
+			 (unsigned long long)c->lost);
+		buf_put(&stats, line, strlen(line));
+		snprintf(path, sizeof(path), "%s/kmemtrace/per_cpu/cpu%u", dir, i);
+		if (mkdir(path, 0700) && errno != EEXIST)
+			ret = -errno;
+		ret = ret ?: put_file(path, "data", c->data.p, c->data.len);
+	}
+	snprintf(path, sizeof(path), "%s/kmemtrace", dir);
+	ret = ret ?: put_file(path, "stats", stats.p, stats.len);
+	free(fmt.p);
+	free(stats.p);
 	return ret;
 }

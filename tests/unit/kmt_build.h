@@ -52,5 +52,7 @@ void kb_cache_def(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t id,
 /* The whole file in memory (malloc'd), or written to path. */
 int kb_finish(struct kb *b, uint8_t **out, size_t *len);
 int kb_write(struct kb *b, const char *path);
+/* A fake debugfs tree DIR/kmemtrace/ as the kernel recorder shows it. */
+int kb_write_debugfs(struct kb *b, const char *dir);
 
 #endif

@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms FILE\n");
+		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|debugfs FILE|DIR\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "many")) {
@@ -81,11 +81,17 @@ int main(int argc, char **argv)
 		basic(b);
 		if (!strcmp(argv[1], "nosyms"))
 			kb_set_kallsyms(b, "");
-		else if (strcmp(argv[1], "basic") && strcmp(argv[1], "swapped")) {
+		else if (strcmp(argv[1], "basic") && strcmp(argv[1], "swapped") &&
+			 strcmp(argv[1], "debugfs")) {
 			fprintf(stderr, "mktrace: unknown scenario %s\n", argv[1]);
 			kb_free(b);
 			return 2;
 		}
+	}
+	if (!strcmp(argv[1], "debugfs")) {
+		ret = kb_write_debugfs(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
 	}
 	ret = kb_write(b, argv[2]);
 	kb_free(b);

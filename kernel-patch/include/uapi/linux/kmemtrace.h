@@ -178,12 +178,14 @@ struct kmt_format {
 };
 
 /*
- * The layouts the recorder writes, in field order.  The kernel copies them
+ * KMT_DEFINE_LAYOUTS(name) defines the array of layouts the recorder
+ * writes, in field order.  The kernel copies them
  * into its self-description; readers decode with the copy in the trace,
  * never with this table, so a newer kernel stays readable.
  */
 #define KMT_FLD(id, enc, name)	{ KMT_F_##id, KMT_ENC_##enc, name }
-#define KMT_LAYOUTS_INIT						\
+#define KMT_DEFINE_LAYOUTS(name)					\
+static const struct kmt_layout name[] = {				\
 	{ KMT_EV_KMALLOC, 6, {0}, "kmalloc", {				\
 		KMT_FLD(CALL_SITE, TEXT, "call_site"),			\
 		KMT_FLD(PTR, DMAP, "ptr"),				\
@@ -224,7 +226,9 @@ struct kmt_format {
 	{ KMT_EV_CACHE_DESTROY, 1, {0}, "cache_destroy", {		\
 		KMT_FLD(CACHE, UVAR, "cache") } },			\
 	{ KMT_EV_MARK, 1, {0}, "mark", {				\
-		KMT_FLD(MARK, UVAR, "mark") } }
+		KMT_FLD(MARK, UVAR, "mark") } }				\
+}
+
 #define KMT_NR_LAYOUTS		10
 
 /* ---- Layer 2: sub-buffers --------------------------------------------- */

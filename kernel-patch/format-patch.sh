@@ -1,0 +1,104 @@
+#!/bin/sh
+# Emit the kmemtrace patch as a `git format-patch` series for Linux 6.12.
+#
+#   kernel-patch/format-patch.sh PRISTINE_GIT_TREE OUTDIR
+#
+# PRISTINE_GIT_TREE is a git repository whose HEAD is the unmodified 6.12
+# source (qemu-tests/build-kernel.sh keeps one in ~/.cache/kmemflight).
+# The series is built in a scratch repository holding only the files the
+# patch touches, so it applies with `git am` to any 6.12 tree.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+[ $# -eq 2 ] || { echo "usage: $0 PRISTINE_GIT_TREE OUTDIR" >&2; exit 2; }
+tree=$1
+out=$2
+git -C "$tree" rev-parse -q --verify HEAD >/dev/null || {
+	echo "$0: $tree is not a git repository with a commit" >&2
+	exit 1
+}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+git init -q "$work"
+git() { command git -C "$work" -c user.name="kmemflight" \
+	-c user.email="kmemflight@localhost" "$@"; }
+
+files=$("$here/apply.sh" --files)
+for f in $files; do
+	if command git -C "$tree" cat-file -e "HEAD:$f" 2>/dev/null; then
+		mkdir -p "$work/$(dirname "$f")"
+		command git -C "$tree" show "HEAD:$f" > "$work/$f"
+	fi
+done
+git add -f -A .
+git commit -q -m "Linux 6.12: files touched by kmemtrace"
+base=$(git rev-parse HEAD)
+
+# Apply everything in a copy, then commit it in reviewable steps.
+full=$(mktemp -d)
+cp -a "$work/." "$full/"
+rm -rf "$full/.git"
+"$here/apply.sh" "$full"
+
+step() {
+	subject=$1
+	body=$2
+	shift 2
+	for f in "$@"; do
+		mkdir -p "$work/$(dirname "$f")"
+		cp "$full/$f" "$work/$f"
+		git add -f "$f"
+	done
+	git commit -q -s -m "$subject" -m "$body"
+}
+
+step "kmemtrace: add the trace format" \
+"Define the kmemtrace record, sub-buffer and file format in one uapi
+header shared by the kernel recorder and user space, and specify it.
+Records are a one-byte header, a LEB128 time delta and LEB128 fields,
+so they are compact and read the same on every architecture; the
+recorder describes its own record layouts so that readers need no
+compiled-in knowledge of them." \
+	include/uapi/linux/kmemtrace.h Documentation/trace/kmemtrace-format.rst
+
+step "mm: add kmemtrace, a boot-time kernel memory flight recorder" \
+"Record the kmem tracepoints from right after kmem_cache_init(), long
+before trace_init(), into per-CPU buffers preallocated for every
+possible CPU.  The kernel owns the recording until user space reads it
+through debugfs, so no process context is needed.
+
+Writers reserve space with a single local64 cmpxchg, so an IRQ or NMI
+that nests inside a write simply retries; records are encoded straight
+into the buffer.  When the buffers are full the earliest events are
+kept and every drop is counted per CPU.  kmem_cache events carry a
+small cache id; the name and sizes reach the trace once per cache.
+
+Off unless booted with kmemtrace.enable=1: the tracepoints stay
+disabled and the only cost is an id assigned at cache creation." \
+	include/linux/kmemtrace.h mm/kmemtrace.c mm/Kconfig.debug mm/Makefile \
+	mm/mm_init.c mm/slab.h mm/slab_common.c MAINTAINERS
+
+step "Documentation: kmemtrace: document the recorder and its ABI" \
+"Describe the boot parameters, the debugfs interface and its ABI, and
+how to save and read a boot-time trace." \
+	Documentation/trace/kmemtrace.rst Documentation/trace/index.rst \
+	Documentation/ABI/testing/debugfs-kmemtrace \
+	Documentation/admin-guide/kernel-parameters.txt
+
+if [ -n "$(git status --porcelain --ignored)" ]; then
+	echo "$0: files not in any patch of the series:" >&2
+	git status --porcelain --ignored >&2
+	exit 1
+fi
+mkdir -p "$out"
+rm -f "$out"/*.patch
+git format-patch -q --cover-letter -o "$(cd "$out" && pwd)" "$base..HEAD" \
+	--subject-prefix="RFC PATCH"
+cover=$(ls "$out"/0000-*.patch)
+sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/kmemtrace: boot-time kernel memory flight recorder/' \
+	-e '/\*\*\* BLURB HERE \*\*\*/{
+r '"$here"'/cover-letter.txt
+d
+}' "$cover"
+ls "$out"/*.patch

@@ -1,0 +1,52 @@
+# Minimal git-style test library for the kmemflight CLI tests.
+#
+#   test_expect_success 'title' 'commands'
+#   test_must_fail [--code=N] command...   (default: exit status 1)
+#   test_cmp expect actual
+#
+# Each test runs in a fresh scratch directory ($TRASH).  Sourced by
+# tests/cli/tNNNN-*.sh; counts go to $KMF_RESULTS (one line per test).
+
+: "${KMF:?KMF must point at the kmemflight binary}"
+: "${MKTRACE:?MKTRACE must point at build-asan/tests/mktrace}"
+TEST_DIR=$(cd "$(dirname "$0")" && pwd)
+KMF_RESULTS=${KMF_RESULTS:-/dev/null}
+test_count=0
+test_failed=0
+
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
+test_must_fail() {
+	want=1
+	case $1 in
+	--code=*) want=${1#--code=}; shift ;;
+	esac
+	"$@"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "test_must_fail: '$*' exited $got, expected $want" >&2
+		return 1
+	fi
+	return 0
+}
+
+test_expect_success() {
+	test_count=$((test_count + 1))
+	TRASH=$(mktemp -d)
+	if (cd "$TRASH" && set -e && eval "$2") > "$TRASH.log" 2>&1; then
+		echo "ok $test_count - $(basename "$0" .sh): $1"
+		echo pass >> "$KMF_RESULTS"
+	else
+		echo "not ok $test_count - $(basename "$0" .sh): $1"
+		sed 's/^/#   /' "$TRASH.log"
+		echo fail >> "$KMF_RESULTS"
+		test_failed=$((test_failed + 1))
+	fi
+	rm -rf "$TRASH" "$TRASH.log"
+}
+
+test_done() {
+	[ "$test_failed" -eq 0 ]
+}

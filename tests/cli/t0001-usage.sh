@@ -1,0 +1,45 @@
+#!/bin/sh
+# The command line: summary, help, usage errors and their exit codes.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'bare kmemflight prints the subcommand summary' '
+	"$KMF" > out &&
+	grep -q "^   save     stop the kernel recorder" out &&
+	grep -q "^   report   perf-kmem style tables" out &&
+	grep -q "^   info " out && grep -q "^   dump " out
+'
+
+test_expect_success 'unknown subcommand is a usage error (exit 2)' '
+	test_must_fail --code=2 "$KMF" frobnicate 2> err &&
+	grep -q "'"'"'frobnicate'"'"' is not a kmemflight command" err
+'
+
+for cmd in save report info dump; do
+	test_expect_success "$cmd --help prints usage and exits 0" '
+		"$KMF" '"$cmd"' --help > out &&
+		grep -q "^usage: kmemflight '"$cmd"'" out
+	'
+	test_expect_success "$cmd with an unknown option exits 2" '
+		test_must_fail --code=2 "$KMF" '"$cmd"' --bogus x 2> err &&
+		grep -q "unknown option .--bogus." err &&
+		grep -q "Try .kmemflight '"$cmd"' --help." err
+	'
+	test_expect_success "$cmd without a file exits 2" '
+		test_must_fail --code=2 "$KMF" '"$cmd"' 2> err &&
+		grep -q "missing <file>" err
+	'
+done
+
+test_expect_success 'report with an unknown sort key lists the valid ones' '
+	"$MKTRACE" basic t.kmt &&
+	test_must_fail --code=2 "$KMF" report -s frag,size t.kmt 2> err &&
+	grep -q "unknown sort key .size. (valid: frag, hit, bytes, callsite, pingpong)" err
+'
+
+test_expect_success 'report --line wants a number' '
+	"$MKTRACE" basic t.kmt &&
+	test_must_fail --code=2 "$KMF" report -l many t.kmt 2> err &&
+	grep -q -- "--line wants a number" err
+'
+
+test_done

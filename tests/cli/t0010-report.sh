@@ -1,0 +1,76 @@
+#!/bin/sh
+# report --caller on hand-built traces: every column and SUMMARY line.
+# The expected numbers are worked out by hand in expect/basic.report.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'report --caller on the basic trace' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report --caller t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/basic.report" out
+'
+
+test_expect_success 'report defaults to --caller' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/basic.report" out
+'
+
+test_expect_success 'a trace written in the other byte order reads the same' '
+	"$MKTRACE" swapped t.kmt &&
+	"$KMF" report t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/basic.report" out &&
+	"$KMF" info t.kmt > info &&
+	grep -q "foreign byte order" info
+'
+
+test_expect_success '--sort hit,callsite and --line 2' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report -s hit,callsite -l 2 t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/basic-hit-l2.report" out
+'
+
+test_expect_success '--raw-ip prints addresses' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report --raw-ip t.kmt > out &&
+	grep -q "^ 0xffffffff81001010  *|       224/74    |" out
+'
+
+test_expect_success 'no kallsyms: raw callsites and a warning' '
+	"$MKTRACE" nosyms t.kmt &&
+	"$KMF" report t.kmt > out 2> err &&
+	grep -q "has no kallsyms: callsites are printed as addresses" err &&
+	grep -q "^ 0xffffffff81001010 " out
+'
+
+test_expect_success 'lost events: counted per CPU, warned about' '
+	"$MKTRACE" many t.kmt &&
+	"$KMF" report t.kmt > out 2> err &&
+	grep -q "^Events lost: 7 (cpu0 7)$" out &&
+	grep -q "7 events were lost while recording: totals are short" err &&
+	grep -q "^Events: 1000 (kmalloc 1000," out
+'
+
+test_expect_success 'info: per-CPU kernel counts equal the events in the file' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" info t.kmt > out &&
+	grep -q "^0  *0  *1  *9  *9  *0$" out &&
+	grep -q "^1  *0  *1  *5  *5  *0$" out &&
+	grep -q "^total  *14  *14  *0$" out
+'
+
+test_expect_success 'dump: one line per event, in time order, exact' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" dump t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/basic.dump" out
+'
+
+test_expect_success 'dump: absolute timestamps across a 3 s gap and 67 sub-buffers' '
+	"$MKTRACE" many t.kmt &&
+	"$KMF" dump t.kmt > out &&
+	test $(wc -l < out) -eq 1000 &&
+	sed -n 500p out | grep -q "^749500 0 task:1 kmalloc " &&
+	sed -n 501p out | grep -q "^3000751000 0 task:1 kmalloc " &&
+	"$KMF" info t.kmt | grep -q "^0  *0  *67  *1000  *1000  *7$"
+'
+
+test_done

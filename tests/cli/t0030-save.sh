@@ -1,0 +1,103 @@
+#!/bin/sh
+# kmemflight save against a fake debugfs tree laid out like the kernel's
+# (KMEMFLIGHT_DEBUGFS points the tool at it): what it writes, how it
+# fails, and that a failed save never replaces a good file.
+. "$(dirname "$0")/lib.sh"
+
+mkks() {
+	printf '%s\n' "ffffffff81000000 T _stext" "ffffffff81001000 T alloc_thing" \
+		"ffffffff81002000 t helper_init" "ffffffff81003000 T free_thing" \
+		"ffffffff82000000 D some_data" > ks
+}
+
+save() {
+	KMEMFLIGHT_DEBUGFS=$PWD/dbg KMEMFLIGHT_KALLSYMS=$PWD/ks "$KMF" save "$@"
+}
+
+test_expect_success 'save writes a 0600 file that reports like the source' '
+	"$MKTRACE" debugfs dbg && "$MKTRACE" basic ref.kmt && mkks &&
+	save boot.kmt > out &&
+	grep -q "^\[ kmemflight: saved 14 events from 2 CPUs (0 lost) to boot.kmt" out &&
+	test "$(stat -c %a boot.kmt)" = 600 &&
+	"$KMF" report boot.kmt > got &&
+	test_cmp "$TEST_DIR/expect/basic.report" got
+'
+
+test_expect_success 'save stops the recorder and flushes it' '
+	"$MKTRACE" debugfs dbg && mkks &&
+	save -q boot.kmt &&
+	test "$(cat dbg/kmemtrace/enable)" = 0 &&
+	test "$(cat dbg/kmemtrace/flush)" = 1
+'
+
+test_expect_success 'save --keep-recording leaves it running' '
+	"$MKTRACE" debugfs dbg && mkks &&
+	save -q --keep-recording boot.kmt &&
+	test "$(cat dbg/kmemtrace/enable)" = 1
+'
+
+test_expect_success 'the file keeps only text symbols, and the cache table' '
+	"$MKTRACE" debugfs dbg && mkks &&
+	save -q boot.kmt &&
+	"$KMF" info boot.kmt > info &&
+	grep -q "^caches:      2$" info &&
+	! grep -q some_data boot.kmt &&
+	grep -q "^1 192 192 8 0 dentry$" boot.kmt
+'
+
+test_expect_success 'no recorder in the kernel: names CONFIG_KMEMTRACE' '
+	mkdir dbg &&
+	test_must_fail save boot.kmt 2> err &&
+	grep -q "kmemtrace not found: this kernel has no kmemtrace recorder (build it with CONFIG_KMEMTRACE=y" err &&
+	test ! -e boot.kmt
+'
+
+test_expect_success 'a flush that fails is reported, no file written' '
+	"$MKTRACE" debugfs dbg && mkks &&
+	rm dbg/kmemtrace/flush && mkdir dbg/kmemtrace/flush &&
+	test_must_fail save boot.kmt 2> err &&
+	grep -q "cannot flush the recorder" err &&
+	test ! -e boot.kmt
+'
+
+test_expect_success 'an empty recorder is an error, not an empty file' '
+	"$MKTRACE" debugfs dbg && mkks &&
+	: > dbg/kmemtrace/per_cpu/cpu0/data && : > dbg/kmemtrace/per_cpu/cpu1/data &&
+	test_must_fail save boot.kmt 2> err &&
+	grep -q "the recorder holds no events" err &&
+	test ! -e boot.kmt
+'
+
+test_expect_success 'corrupt kernel data: error, and the good file stays' '
+	"$MKTRACE" debugfs dbg && mkks &&
+	save -q boot.kmt && cp boot.kmt good.kmt &&
+	printf XXXX | dd of=dbg/kmemtrace/per_cpu/cpu1/data conv=notrunc status=none &&
+	test_must_fail save boot.kmt 2> err &&
+	grep -q "inconsistent: cpu 1: sub-buffer 0 has a bad magic" err &&
+	cmp boot.kmt good.kmt &&
+	test -z "$(ls -A | grep "^\.boot")"
+'
+
+test_expect_success 'unwritable directory: error, nothing left behind' '
+	"$MKTRACE" debugfs dbg && mkks &&
+	test_must_fail save nodir/boot.kmt 2> err &&
+	grep -q "cannot create a file next to nodir/boot.kmt" err
+'
+
+test_expect_success 'a symlink at the target is replaced, not followed' '
+	"$MKTRACE" debugfs dbg && mkks &&
+	echo precious > victim && ln -s victim boot.kmt &&
+	save -q boot.kmt &&
+	test "$(cat victim)" = precious &&
+	test -f boot.kmt && ! test -L boot.kmt
+'
+
+test_expect_success 'not root: the recorder is root-only' '
+	command -v setpriv >/dev/null || exit 0
+	"$MKTRACE" debugfs dbg && mkks && chmod 0700 dbg/kmemtrace && chmod 0755 . &&
+	test_must_fail setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env KMEMFLIGHT_DEBUGFS=$PWD/dbg "$KMF" save /tmp/x.kmt 2> err &&
+	grep -q "permission denied: the recorder is root-only (run as root)" err
+'
+
+test_done
