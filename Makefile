@@ -24,7 +24,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab
 FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms
 
-.PHONY: all asan check unit cli fuzz install clean
+.PHONY: all asan check unit unit-build cli fuzz install clean
 
 all: build/kmemflight
 
@@ -42,8 +42,11 @@ build-asan/tests/%: tests/unit/%.c tests/unit/kmt_build.c tests/unit/kmt_build.h
 	@mkdir -p build-asan/tests
 	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) analyze/slab.c -lcmocka
 
-unit: $(patsubst tests/unit/%,build-asan/tests/%,$(UNIT))
-	@for t in $^; do echo "== $$t"; $$t || exit 1; done
+unit-build: $(patsubst tests/unit/%,build-asan/tests/%,$(UNIT))
+
+unit: unit-build
+	@for t in $(patsubst tests/unit/%,build-asan/tests/%,$(UNIT)); do \
+		echo "== $$t"; $$t || exit 1; done
 
 cli: build-asan/kmemflight build-asan/tests/mktrace
 	KMF=$(CURDIR)/build-asan/kmemflight MKTRACE=$(CURDIR)/build-asan/tests/mktrace \

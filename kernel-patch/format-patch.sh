@@ -20,20 +20,20 @@ git -C "$tree" rev-parse -q --verify HEAD >/dev/null || {
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-git init -q "$work"
-git() { command git -C "$work" -c user.name="kmemflight" \
+g() { git -C "$work" -c user.name="kmemflight" \
 	-c user.email="kmemflight@localhost" "$@"; }
+g init -q
 
 files=$("$here/apply.sh" --files)
 for f in $files; do
-	if command git -C "$tree" cat-file -e "HEAD:$f" 2>/dev/null; then
+	if git -C "$tree" cat-file -e "HEAD:$f" 2>/dev/null; then
 		mkdir -p "$work/$(dirname "$f")"
-		command git -C "$tree" show "HEAD:$f" > "$work/$f"
+		git -C "$tree" show "HEAD:$f" > "$work/$f"
 	fi
 done
-git add -f -A .
-git commit -q -m "Linux 6.12: files touched by kmemtrace"
-base=$(git rev-parse HEAD)
+g add -f -A .
+g commit -q -m "Linux 6.12: files touched by kmemtrace"
+base=$(g rev-parse HEAD)
 
 # Apply everything in a copy, then commit it in reviewable steps.
 full=$(mktemp -d)
@@ -48,9 +48,9 @@ step() {
 	for f in "$@"; do
 		mkdir -p "$work/$(dirname "$f")"
 		cp "$full/$f" "$work/$f"
-		git add -f "$f"
+		g add -f "$f"
 	done
-	git commit -q -s -m "$subject" -m "$body"
+	g commit -q -s -m "$subject" -m "$body"
 }
 
 step "kmemtrace: add the trace format" \
@@ -86,14 +86,14 @@ how to save and read a boot-time trace." \
 	Documentation/ABI/testing/debugfs-kmemtrace \
 	Documentation/admin-guide/kernel-parameters.txt
 
-if [ -n "$(git status --porcelain --ignored)" ]; then
+if [ -n "$(g status --porcelain --ignored)" ]; then
 	echo "$0: files not in any patch of the series:" >&2
-	git status --porcelain --ignored >&2
+	g status --porcelain --ignored >&2
 	exit 1
 fi
 mkdir -p "$out"
 rm -f "$out"/*.patch
-git format-patch -q --cover-letter -o "$(cd "$out" && pwd)" "$base..HEAD" \
+g format-patch -q --cover-letter -o "$(cd "$out" && pwd)" "$base..HEAD" \
 	--subject-prefix="RFC PATCH"
 cover=$(ls "$out"/0000-*.patch)
 sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/kmemtrace: boot-time kernel memory flight recorder/' \

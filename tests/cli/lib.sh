@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Minimal git-style test library for the kmemflight CLI tests.
 #
 #   test_expect_success 'title' 'commands'
@@ -9,6 +10,7 @@
 
 : "${KMF:?KMF must point at the kmemflight binary}"
 : "${MKTRACE:?MKTRACE must point at build-asan/tests/mktrace}"
+# shellcheck disable=SC2034 # used by the test scripts
 TEST_DIR=$(cd "$(dirname "$0")" && pwd)
 KMF_RESULTS=${KMF_RESULTS:-/dev/null}
 test_count=0

@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2016,SC1091
 # The command line: summary, help, usage errors and their exit codes.
 . "$(dirname "$0")/lib.sh"
 

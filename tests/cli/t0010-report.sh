@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2016,SC1091
 # report --caller on hand-built traces: every column and SUMMARY line.
 # The expected numbers are worked out by hand in expect/basic.report.
 . "$(dirname "$0")/lib.sh"

@@ -1,10 +1,12 @@
 #!/bin/sh
+# shellcheck disable=SC2016,SC1091
 # Corrupt, truncated, foreign and missing files: a specific error, exit 1,
 # never a crash and never an empty report.
 . "$(dirname "$0")/lib.sh"
 
 # poke FILE OFFSET BYTES(octal escapes): overwrite bytes in place
 poke() {
+	# shellcheck disable=SC2059 # the bytes come as printf escapes
 	printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 

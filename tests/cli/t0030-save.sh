@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2016,SC1091
 # kmemflight save against a fake debugfs tree laid out like the kernel's
 # (KMEMFLIGHT_DEBUGFS points the tool at it): what it writes, how it
 # fails, and that a failed save never replaces a good file.

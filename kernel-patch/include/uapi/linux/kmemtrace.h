@@ -153,6 +153,7 @@ struct kmt_layout {
  * @subbuf_size:      bytes per sub-buffer, header included
  * @nr_subbufs:       sub-buffers per CPU
  * @nr_cpu_ids:       highest possible CPU number + 1
+ * @reserved:         zero
  * @clock:            NUL-terminated name of the clock ("local_clock")
  * @text_base:        base address for KMT_ENC_TEXT (_stext)
  * @direct_map_base:  base address for KMT_ENC_DMAP (PAGE_OFFSET)

@@ -1,0 +1,94 @@
+#!/bin/sh
+# The test command (README, .ci/run): installs what is missing, then runs
+# unit tests and CLI tests under ASan+UBSan, a fuzz smoke run of every
+# parser, shellcheck, the kernel style gates and the QEMU boot tests.
+# Ends with "N passed, N failed".
+set -u
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo" || exit 1
+log=$repo/build/ci
+mkdir -p "$log"
+total_pass=0
+total_fail=0
+
+tally() {	# SUITE-OUTPUT-FILE: add its "N passed, N failed" line
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+	if [ -z "$line" ]; then
+		echo "ci: $(basename "$1" .log) printed no result; counting it as one failure"
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	p=$(echo "$line" | sed -E 's/.*[^0-9]?([0-9]+) passed.*/\1/')
+	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+}
+
+suite() {	# NAME COMMAND...: run, show output, tally
+	name=$1
+	shift
+	echo "=== $name"
+	"$@" > "$log/$name.log" 2>&1
+	cat "$log/$name.log"
+	tally "$log/$name.log"
+}
+
+unit_tests() {
+	make -s asan unit-build || { echo "unit: 0 passed, 1 failed"; return 1; }
+	p=0
+	f=0
+	for t in build-asan/tests/test_*; do
+		out=$("$t" 2>&1)
+		echo "$out"
+		np=$(echo "$out" | sed -n 's/.*\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+		nf=$(echo "$out" | sed -n 's/.*\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+		p=$((p + ${np:-0}))
+		f=$((f + ${nf:-0}))
+		[ -n "$np" ] || f=$((f + 1))
+	done
+	echo "unit: $p passed, $f failed"
+}
+
+fuzz_smoke() {	# every fuzz target, a fixed number of runs from the seed corpus
+	make -s fuzz build-asan/tests/mktrace || { echo "fuzz: 0 passed, 1 failed"; return 1; }
+	sh tests/fuzz/mkcorpus.sh > /dev/null
+	p=0
+	f=0
+	for t in build-fuzz/fuzz_*; do
+		name=$(basename "$t")
+		if "$t" -runs="${KMF_FUZZ_RUNS:-100000}" -seed=1 \
+			"tests/fuzz/corpus/$name" > "$log/$name.log" 2>&1; then
+			echo "ok - fuzz: $name, $(grep -o 'Done [0-9]* runs' "$log/$name.log")"
+			p=$((p + 1))
+		else
+			echo "not ok - fuzz: $name"
+			tail -30 "$log/$name.log"
+			f=$((f + 1))
+		fi
+	done
+	echo "fuzz: $p passed, $f failed"
+}
+
+shell_lint() {
+	if shellcheck qemu-tests/*.sh kernel-patch/*.sh tests/cli/*.sh tests/fuzz/*.sh .ci/run; then
+		echo "ok - shellcheck: every shell script is clean"
+		echo "shellcheck: 1 passed, 0 failed"
+	else
+		echo "shellcheck: 0 passed, 1 failed"
+	fi
+}
+
+echo "=== setup"
+qemu-tests/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+make -s all || { echo "0 passed, 1 failed"; exit 1; }
+
+suite unit unit_tests
+suite cli make -s cli
+suite fuzz fuzz_smoke
+suite shellcheck shell_lint
+suite kernel-style qemu-tests/kernel-style.sh
+suite qemu qemu-tests/run.sh
+
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

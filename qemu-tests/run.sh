@@ -1,0 +1,130 @@
+#!/bin/sh
+# The QEMU tests: build the patched kernel, boot it under TCG with
+# different recorder settings, save in the guest, check on the host.
+# Prints "ok/not ok" per check and "qemu: N passed, N failed".
+set -u
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+out=${KMF_QEMU_OUT:-$repo/build/qemu-tests}
+kmf=$repo/build/kmemflight
+pass=0
+fail=0
+n=0
+
+check() {
+	n=$((n + 1))
+	title=$1
+	shift
+	if "$@" > "$out/check.log" 2>&1; then
+		echo "ok $n - qemu: $title"
+		pass=$((pass + 1))
+	else
+		echo "not ok $n - qemu: $title"
+		sed 's/^/#   /' "$out/check.log" | tail -20
+		fail=$((fail + 1))
+	fi
+}
+
+mkdir -p "$out"
+kernel=$("$repo/qemu-tests/build-kernel.sh" qemu) || {
+	echo "not ok 1 - qemu: build the patched kernel"
+	echo "qemu: 0 passed, 1 failed"
+	exit 1
+}
+make -s -C "$repo" build/kmemflight || exit 1
+
+boot() {	# boot NAME CPUS CMDLINE
+	"$repo/qemu-tests/boot.sh" -k "$kernel" -c "$2" -a "$3" "$out/$1"
+}
+
+# info's per-CPU table: cpu node subbufs kernel in_file lost
+cpu_rows() { "$kmf" info "$1" | awk '$1 ~ /^[0-9]+$/'; }
+total_row() { "$kmf" info "$1" | awk '$1 == "total"'; }
+
+saved_ok() { [ "$(cat "$out/$1/save.rc")" = 0 ] || { cat "$out/$1/save.err"; return 1; }; }
+
+every_cpu_recorded() {	# NAME CPUS: each CPU has events in the file
+	cpu_rows "$out/$1/boot.kmt" |
+		awk -v want="$2" '{ print; n++; if ($5 == 0) bad = 1 }
+			END { exit bad || n != want }'
+}
+
+boot_saved() {	# NAME CPUS CMDLINE: boot, and save must have succeeded
+	boot "$1" "$2" "$3" && saved_ok "$1"
+}
+
+nothing_lost() {
+	cpu_rows "$out/$1/boot.kmt" | awk '{ print; if ($6 != 0) bad = 1 } END { exit bad }'
+}
+
+kernel_equals_file() {	# the kernel's counters equal the events decoded
+	cpu_rows "$out/$1/boot.kmt" | awk '{ print; if ($4 != $5) bad = 1 } END { exit bad }'
+}
+
+report_totals_match() {	# report's Events total == kernel counters in the file
+	"$kmf" report "$out/$1/boot.kmt" > "$out/$1/report.txt" 2> "$out/$1/report.err" || return 1
+	got=$(sed -n 's/^Events: \([0-9]*\) .*/\1/p' "$out/$1/report.txt")
+	want=$(total_row "$out/$1/boot.kmt" | awk '{ print $2 }')
+	echo "report Events: $got, kernel counted: $want"
+	[ -n "$got" ] && [ "$got" = "$want" ] && [ "$got" -gt 0 ]
+}
+
+before_trace_init() {	# callsites that only run before trace_init()
+	grep -E '^ (sched_init|rcu_init|workqueue_init_early|mm_core_init|kmem_cache_init)[a-z_]*\+0x' \
+		"$out/$1/report.txt" | head -5 | tee /dev/stderr | grep -q .
+}
+
+for cpus in 1 2; do
+	name=default-${cpus}cpu
+	check "boot $cpus vCPU with kmemtrace.enable=1 and save in the guest" \
+		boot_saved "$name" "$cpus" "kmemtrace.enable=1"
+	[ -f "$out/$name/boot.kmt" ] || continue
+	check "$name: events recorded on each of the $cpus CPUs" every_cpu_recorded "$name" "$cpus"
+	check "$name: default buffers lose nothing" nothing_lost "$name"
+	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
+	check "$name: report totals equal the file's counts" report_totals_match "$name"
+	check "$name: events from before trace_init() (sched_init, rcu_init, ...)" before_trace_init "$name"
+	check "$name: saved file is mode 0600" sh -c "[ \$(stat -c %a '$out/$name/boot.kmt') = 600 ]"
+	check "$name: dmesg shows the recorder started at kmem_cache_init" \
+		grep -q "kmemtrace: recording from kmem_cache_init" "$out/$name/dmesg"
+done
+
+name=small-2cpu
+check "boot 2 vCPU with a too-small buffer (2 x 4 KiB)" \
+	boot_saved "$name" 2 "kmemtrace.enable=1 kmemtrace.subbufs=2 kmemtrace.subbuf_size=4096"
+if [ -f "$out/$name/boot.kmt" ]; then
+	check "$name: lost events counted on the boot CPU" \
+		sh -c "'$kmf' info '$out/$name/boot.kmt' | awk '\$1 == 0 { print; exit !(\$6 > 0) }'"
+	check "$name: save warns about the loss" grep -q "events were lost: the buffers filled up" "$out/$name/save.err"
+	check "$name: report still works and prints the per-CPU loss" \
+		sh -c "'$kmf' report '$out/$name/boot.kmt' > '$out/$name/report.txt' 2>/dev/null &&
+			lost=\$('$kmf' info '$out/$name/boot.kmt' | awk '\$1 == \"total\" { print \$4 }') &&
+			grep \"^Events lost: \$lost (cpu0 \" '$out/$name/report.txt'"
+	check "$name: the earliest events are kept (recording starts with the ON mark)" \
+		sh -c "'$kmf' dump '$out/$name/boot.kmt' | head -1 | grep -q ' mark mark=1$'"
+	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
+fi
+
+name=off
+check "boot with kmemtrace.enable=0: save explains how to turn it on" \
+	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 1 -a 'kmemtrace.enable=0' '$out/$name' &&
+		[ \"\$(cat '$out/$name/save.rc')\" = 1 ] &&
+		grep 'the recorder was never started: boot with kmemtrace.enable=1' '$out/$name/save.err' &&
+		[ ! -e '$out/$name/boot.kmt' ]"
+
+name=invalid
+check "invalid boot parameters: clear warnings, recorder off, boot continues" \
+	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 1 \
+		-a 'kmemtrace.enable=yes kmemtrace.subbufs=5000 kmemtrace.subbuf_size=1000' '$out/$name' &&
+		grep 'kmemtrace.enable=yes is invalid: use 0 or 1; recorder stays off' '$out/$name/dmesg' &&
+		grep 'kmemtrace.subbufs=5000 is invalid: use 2..1024; recorder stays off' '$out/$name/dmesg' &&
+		grep 'kmemtrace.subbuf_size=1000 is invalid: use a power of two' '$out/$name/dmesg' &&
+		[ \"\$(cat '$out/$name/save.rc')\" = 1 ]"
+
+for name in default-1cpu default-2cpu; do
+	[ -f "$out/$name/boot.kmt" ] || continue
+	"$kmf" info "$out/$name/boot.kmt" | awk -v n="$name" '
+		$1 == "total" { ev = $3 } /^bytes\/event/ { print "# " n ": " ev " events, " $2 " bytes/event in sub-buffers, " $4 " in the file" }'
+done
+echo "qemu: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
