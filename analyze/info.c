@@ -196,6 +196,10 @@ int cmd_dump(int argc, char **argv)
 			printf(" object_size=%u", ev.obj_size);
 		if (ev.has & KMT_HAS(KMT_F_SIZE))
 			printf(" size=%u", ev.size);
+		if (ev.has & KMT_HAS(KMT_F_ALIGN))
+			printf(" align=%u", ev.align);
+		if (ev.has & KMT_HAS(KMT_F_FLAGS))
+			printf(" flags=0x%" PRIx64, ev.flags);
 		if (ev.has & KMT_HAS(KMT_F_NAME))
 			printf(" name=%.*s", (int)ev.name_len, ev.name);
 		if (ev.has & KMT_HAS(KMT_F_MARK))

@@ -359,17 +359,22 @@ int cmd_save(int argc, char **argv)
 		bytes += cpus[i].size;
 	}
 	if (!events) {
-		kmf_error("the recorder holds no events (was it drained already, or started with kmemtrace.enable=0?)");
+		kmf_error("the recorder holds no events (were they saved or read already?)");
 		goto out;
 	}
-	ret = dedup_caches(&caches, &caches_len);
-	if (!ret)
-		ret = read_kallsyms(&ksyms, &ksyms_len, &hidden);
-	if (ret) {
-		kmf_error("cannot read /proc/kallsyms: %s", strerror(-ret));
+	if (dedup_caches(&caches, &caches_len)) {
+		kmf_error("out of memory");
 		goto out;
 	}
-	if (hidden)
+	ret = read_kallsyms(&ksyms, &ksyms_len, &hidden);
+	if (ret == -ENOMEM) {
+		kmf_error("out of memory");
+		goto out;
+	}
+	if (ret)
+		kmf_warn("cannot read /proc/kallsyms (%s): the file will have no symbols; callsites will stay raw",
+			 strerror(-ret));
+	else if (hidden)
 		kmf_warn("/proc/kallsyms shows no addresses (kptr_restrict?): callsites will stay raw");
 	snprintf(path, sizeof(path), "%s/topology", r.dir);
 	ret = kmt_read_file(path, &topo, &topo_len);
@@ -421,7 +426,7 @@ int cmd_save(int argc, char **argv)
 				 cpus[i].decoded);
 	}
 	if (lost)
-		kmf_warn("%" PRIu64 " events were lost: the buffers filled up (boot with a larger kmemtrace.subbufs, or run 'kmemflight attach')",
+		kmf_warn("%" PRIu64 " events were lost: the buffers filled up (boot with a larger kmemtrace.subbufs)",
 			 lost);
 	if (!o.quiet)
 		printf("[ kmemflight: saved %" PRIu64 " events from %u CPUs (%" PRIu64

@@ -6,7 +6,9 @@
 #
 # OUTDIR receives boot.kmt, save.rc (exit status of kmemflight save),
 # save.out/save.err, stats (debugfs kmemtrace/stats after the save),
-# dmesg and console.log.
+# dmesg and console.log, and the exit status and errors of a save tried
+# before debugfs is mounted (nodebugfs.*) and as an unprivileged user
+# (notroot.*).
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,8 +48,14 @@ cat > "$root/init" <<'INIT'
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
 mount -t 9p -o trans=virtio,version=9p2000.L kmfout /out
+# the errors a user meets first: no debugfs, then not root
+kmemflight save /tmp/x.kmt > /dev/null 2> /out/nodebugfs.err
+echo $? > /out/nodebugfs.rc
+mount -t debugfs debugfs /sys/kernel/debug
+setpriv --reuid=65534 --regid=65534 --clear-groups kmemflight save /tmp/x.kmt \
+	> /dev/null 2> /out/notroot.err
+echo $? > /out/notroot.rc
 kmemflight save /out/boot.kmt > /out/save.out 2> /out/save.err
 echo $? > /out/save.rc
 cat /sys/kernel/debug/kmemtrace/stats > /out/stats 2>/dev/null

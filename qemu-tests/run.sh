@@ -84,10 +84,20 @@ for cpus in 1 2; do
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
 	check "$name: report totals equal the file's counts" report_totals_match "$name"
 	check "$name: events from before trace_init() (sched_init, rcu_init, ...)" before_trace_init "$name"
+	check "$name: the recorder does not trace its own allocations" \
+		sh -c "! grep -E '^ (kmt_|kmemtrace)' '$out/$name/report.txt'"
 	check "$name: saved file is mode 0600" sh -c "[ \$(stat -c %a '$out/$name/boot.kmt') = 600 ]"
 	check "$name: dmesg shows the recorder started at kmem_cache_init" \
 		grep -q "kmemtrace: recording from kmem_cache_init" "$out/$name/dmesg"
 done
+
+name=default-1cpu
+check "save without debugfs mounted says how to mount it (exit 1)" \
+	sh -c "[ \$(cat '$out/$name/nodebugfs.rc') = 1 ] &&
+		grep 'debugfs is not mounted at /sys/kernel/debug: mount -t debugfs none /sys/kernel/debug' '$out/$name/nodebugfs.err'"
+check "save as an unprivileged user says the recorder is root-only (exit 1)" \
+	sh -c "[ \$(cat '$out/$name/notroot.rc') = 1 ] &&
+		grep 'permission denied: the recorder is root-only (run as root)' '$out/$name/notroot.err'"
 
 name=small-2cpu
 check "boot 2 vCPU with a too-small buffer (2 x 4 KiB)" \

@@ -655,9 +655,14 @@ static int kmt_start(void)
 	WRITE_ONCE(kmt_recording, true);
 	kmt_emit_mark(KMT_MARK_RECORDING_ON);
 	kmt_define_all_caches();
+	/* The tracepoint core allocates probe arrays: do not record them. */
+	WRITE_ONCE(kmt_quiet_task, current);
 	ret = kmt_register_probes();
-	if (ret)
+	WRITE_ONCE(kmt_quiet_task, NULL);
+	if (ret) {
+		kmt_emit_mark(KMT_MARK_RECORDING_OFF);
 		WRITE_ONCE(kmt_recording, false);
+	}
 	return ret;
 }
 

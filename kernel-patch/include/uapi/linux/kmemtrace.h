@@ -30,7 +30,7 @@
 #define KMT_ABI_VERSION		1
 
 /* Bytes "KMTF" on little endian, "FTMK" on big endian. */
-#define KMT_FORMAT_MAGIC	0x464d544bU
+#define KMT_FORMAT_MAGIC	0x46544d4bU
 /* Bytes "KMSB" on little endian: tags every sub-buffer header. */
 #define KMT_SUBBUF_MAGIC	0x42534d4bU
 
@@ -103,8 +103,6 @@ enum kmt_mark {
 	KMT_MARK_RECORDING_OFF	= 2,	/* recording stopped */
 };
 
-/* Longest record the kernel writes: header, time, pid, 6 fields. */
-#define KMT_MAX_RECORD		(1 + 10 + 5 + 6 * 10)
 /* Longest cache name written in a KMT_EV_CACHE_DEF record. */
 #define KMT_MAX_NAME		64
 
@@ -157,7 +155,8 @@ struct kmt_layout {
  * @clock:            NUL-terminated name of the clock ("local_clock")
  * @text_base:        base address for KMT_ENC_TEXT (_stext)
  * @direct_map_base:  base address for KMT_ENC_DMAP (PAGE_OFFSET)
- * @boot_ts:          clock value when kmemtrace_init() ran
+ * @boot_ts:          clock value when kmemtrace_init() ran, 0 if the
+ *                    recorder was first started through debugfs
  */
 struct kmt_format {
 	__u32	magic;
