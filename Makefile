@@ -61,6 +61,7 @@ check: unit cli
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(HDRS)
 	@mkdir -p build-fuzz
 	clang -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all \
 		-o $@ $< $(LIB_SRC)
 
 fuzz: $(addprefix build-fuzz/,$(FUZZ))

@@ -35,6 +35,9 @@ static inline unsigned int kmt_get_uvar(const uint8_t *p, const uint8_t *end,
 	unsigned int i, shift = 0;
 
 	for (i = 0; p + i < end && i < 10; i++) {
+		/* the 10th byte holds bit 63 only */
+		if (i == 9 && p[i] > 1)
+			return 0;
 		r |= (uint64_t)(p[i] & 0x7f) << shift;
 		if (!(p[i] & 0x80)) {
 			*v = r;

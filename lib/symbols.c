@@ -11,6 +11,12 @@
 
 #include "kmt.h"
 
+static bool sym_global(const struct kmt_sym *s)
+{
+	/* names point into "addr T name": the type is two bytes before */
+	return s->name[-2] >= 'A' && s->name[-2] <= 'Z';
+}
+
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct kmt_sym *x = a, *y = b;
@@ -18,6 +24,9 @@ static int cmp_sym(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	/* Prefer the global name when two symbols share an address. */
+	if (sym_global(x) != sym_global(y))
+		return sym_global(x) ? -1 : 1;
+	/* then the first in the file */
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
@@ -39,13 +48,16 @@ static int hexval(char c)
  */
 int kmt_symtab_load(struct kmt_symtab *st, const char *text, size_t len)
 {
-	const char *s = text, *end = text + len, *nl, *q, *name;
+	const char *s = text, *end, *nl, *q, *name;
 	size_t cap = 0;
 	uint64_t addr;
 	int d;
 
 	memset(st, 0, sizeof(*st));
-	for (; s && s < end; s = nl + 1) {
+	if (!text)
+		return 0;	/* no KALLSYMS section (and NULL + 0 is undefined) */
+	end = text + len;
+	for (; s < end; s = nl + 1) {
 		nl = memchr(s, '\n', end - s);
 		if (!nl)
 			nl = end;
@@ -54,7 +66,7 @@ int kmt_symtab_load(struct kmt_symtab *st, const char *text, size_t len)
 			addr = addr << 4 | (uint64_t)d;
 		if (q == s || q + 3 >= nl || q[0] != ' ' || q[2] != ' ')
 			continue;
-		if (!strchr("tTwW", q[1]))
+		if (!q[1] || !strchr("tTwW", q[1]))
 			continue;
 		name = q + 3;
 		for (q = name; q < nl && *q != '\t' && *q != ' '; q++)

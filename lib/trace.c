@@ -95,6 +95,10 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 	if (f.word_size != 4 && f.word_size != 8)
 		return kmt_errf(err, EBADMSG, "word size %u is invalid",
 				f.word_size);
+	/* readers shift addresses by it */
+	if (f.page_shift < 10 || f.page_shift > 30)
+		return kmt_errf(err, EBADMSG, "page shift %u is invalid",
+				f.page_shift);
 
 	memset(layout, 0, sizeof(*layout) * (KMT_EV_MAX + 1));
 	for (i = 0; i < f.nr_layouts; i++) {
@@ -225,7 +229,7 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 	struct kmt_file_header h;
 	const uint8_t *p = t->base, *end = t->base + t->len;
 	const uint8_t *fmt = NULL, *topo = NULL, *caches = NULL;
-	size_t fmt_len = 0, topo_len = 0, caches_len = 0;
+	size_t fmt_len = 0, topo_len = 0, caches_len = 0, off;
 	uint32_t i;
 	int ret;
 
@@ -262,7 +266,9 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 				" (truncated or incomplete save)",
 				t->len, (uint64_t)h.file_size);
 
-	p += (h.header_size + 7) & ~7u;
+	/* sections start 8-byte aligned: that may be past a short file */
+	off = ((size_t)h.header_size + 7) & ~(size_t)7;
+	p += off < t->len ? off : t->len;
 	for (i = 0; i < h.nr_sections; i++) {
 		struct kmt_section s;
 		const uint8_t *data;
@@ -426,10 +432,13 @@ void kmt_trace_close(struct kmt_trace *t)
 bool kmt_trace_meta(const struct kmt_trace *t, const char *key, char *buf,
 		    size_t size)
 {
-	const char *s = t->meta, *end = t->meta + t->meta_len, *nl;
+	const char *s = t->meta, *end, *nl;
 	size_t klen = strlen(key), n;
 
-	for (; s && s < end; s = nl + 1) {
+	if (!s)
+		return false;	/* no META section (and NULL + 0 is undefined) */
+	end = s + t->meta_len;
+	for (; s < end; s = nl + 1) {
 		nl = memchr(s, '\n', end - s);
 		if (!nl)
 			nl = end;

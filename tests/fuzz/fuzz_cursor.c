@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the input is one CPU's raw sub-buffers, decoded with
+ * a fixed, valid format description (the recorder's own layouts) in both
+ * byte orders.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/kmt.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(cond)							\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "%s:%d: check failed: %s\n",	\
+				__FILE__, __LINE__, #cond);		\
+			abort();					\
+		}							\
+	} while (0)
+
+#ifdef KMT_DEFINE_LAYOUTS
+KMT_DEFINE_LAYOUTS(layouts);
+#else
+static const struct kmt_layout layouts[] = { KMT_LAYOUTS_INIT };
+#endif
+
+static struct kmt_format fmt;
+static struct kmt_layout_info layout[KMT_EV_MAX + 1];
+
+/* The format blob a kernel with 4 KiB sub-buffers would describe. */
+static void init(void)
+{
+	static uint8_t blob[sizeof(struct kmt_format) + sizeof(layouts)];
+	struct kmt_format f;
+	struct kmt_err err;
+
+	memset(&f, 0, sizeof(f));
+	f.magic = KMT_FORMAT_MAGIC;
+	f.abi_version = KMT_ABI_VERSION;
+	f.header_size = sizeof(f);
+	f.word_size = 8;
+	f.page_shift = 12;
+	f.nr_layouts = sizeof(layouts) / sizeof(layouts[0]);
+	f.layout_size = sizeof(struct kmt_layout);
+	f.subbuf_header_size = sizeof(struct kmt_subbuf_header);
+	f.subbuf_size = 4096;
+	f.nr_subbufs = 64;
+	f.nr_cpu_ids = 2;
+	strcpy(f.clock, "local_clock");
+	f.text_base = 0xffffffff81000000ULL;
+	f.direct_map_base = 0xffff888000000000ULL;
+	memcpy(blob, &f, sizeof(f));
+	memcpy(blob + sizeof(f), layouts, sizeof(layouts));
+	if (kmt_format_parse(blob, sizeof(blob), false, &fmt, layout, &err)) {
+		fprintf(stderr, "fuzz_cursor: format: %s\n", err.msg);
+		abort();
+	}
+}
+
+static void walk(const uint8_t *data, size_t size, bool swap)
+{
+	struct kmt_cursor c;
+	struct kmt_event ev;
+	struct kmt_err err;
+	uint32_t cpu = 0;
+	uint64_t n = 0;
+	int ret;
+
+	/* decode as the CPU the first header claims, to get past that check */
+	if (size >= 8) {
+		memcpy(&cpu, data + 4, 4);
+		if (swap)
+			cpu = __builtin_bswap32(cpu);
+	}
+	kmt_cursor_init(&c, &fmt, layout, swap, cpu, data, size);
+	while ((ret = kmt_cursor_next(&c, &ev, &err)) > 0) {
+		n++;
+		CHECK(ev.cpu == cpu);
+		CHECK(ev.type <= KMT_EV_MAX && layout[ev.type].present);
+		CHECK(ev.ctx <= KMT_CTX_NMI);
+		CHECK(c.rp >= c.sb && c.rp <= c.rend);
+		CHECK(c.rend <= data + size);
+		if (ev.has & KMT_HAS(KMT_F_NAME))
+			CHECK(ev.name >= (const char *)data &&
+			      ev.name_len <= (size_t)((const char *)data + size - ev.name));
+		if (ev.has & KMT_HAS(KMT_F_BYTES_SLACK))
+			CHECK(ev.has & KMT_HAS(KMT_F_BYTES_REQ));
+	}
+	CHECK(ret == 0 || ret == -EBADMSG);
+	/* every record is at least a header and a time byte */
+	CHECK(n <= size / 2);
+	/* at the end, the cursor stays at the end */
+	if (ret == 0)
+		CHECK(kmt_cursor_next(&c, &ev, &err) == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static bool done;
+
+	if (!done) {
+		init();
+		done = true;
+	}
+	walk(data, size, false);
+	walk(data, size, true);
+	return 0;
+}

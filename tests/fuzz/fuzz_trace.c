@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the input is a whole .kmt file.  Open it; if the
+ * headers pass, validate every record, walk the time-ordered merge, look
+ * things up and load its kallsyms.  Beyond the sanitizers, it checks that
+ * the validating count and the merge agree on every trace.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/kmt.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(cond)							\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "%s:%d: check failed: %s\n",	\
+				__FILE__, __LINE__, #cond);		\
+			abort();					\
+		}							\
+	} while (0)
+
+static bool inside(const void *p, size_t n, const uint8_t *data, size_t size)
+{
+	const uint8_t *q = p;
+
+	return q >= data && q <= data + size && n <= (size_t)(data + size - q);
+}
+
+static void symbols(const struct kmt_trace *t, const uint64_t *sites,
+		    unsigned int nr_sites)
+{
+	struct kmt_symtab st;
+	char buf[64], tiny[4];
+	unsigned int i;
+
+	if (kmt_symtab_load(&st, t->kallsyms, t->kallsyms_len))
+		return;
+	for (i = 0; i < st.nr; i++) {
+		CHECK(st.syms[i].name_len > 0);
+		CHECK(inside(st.syms[i].name, st.syms[i].name_len,
+			     (const uint8_t *)t->kallsyms, t->kallsyms_len));
+		if (i)
+			CHECK(st.syms[i - 1].addr <= st.syms[i].addr);
+	}
+	for (i = 0; i < nr_sites; i++) {
+		kmt_symtab_format(&st, sites[i], false, buf, sizeof(buf));
+		kmt_symtab_format(&st, sites[i], true, tiny, sizeof(tiny));
+	}
+	kmt_symtab_free(&st);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+	struct kmt_merge m;
+	struct kmt_event ev;
+	uint64_t *per_cpu, total = 0, seen = 0, sites[32];
+	unsigned int i, nr_sites = 0;
+	char buf[32];
+	int count_ret, ret;
+
+	if (kmt_trace_open_mem(data, size, &t, &err))
+		return 0;
+	CHECK(t.nr_cpus > 0);
+	CHECK(t.fmt.magic == KMT_FORMAT_MAGIC);
+	for (i = 0; i < t.nr_cpus; i++)
+		CHECK(inside(t.cpus[i].data, t.cpus[i].size, data, size));
+	for (i = 1; i < t.nr_caches; i++)
+		CHECK(t.caches[i - 1].id <= t.caches[i].id);
+	for (i = 0; i < t.nr_caches; i++)
+		CHECK(kmt_trace_cache(&t, t.caches[i].id) != NULL);
+
+	per_cpu = calloc(t.nr_cpus, sizeof(*per_cpu));
+	if (!per_cpu) {
+		kmt_trace_close(&t);
+		return 0;
+	}
+	count_ret = kmt_trace_count(&t, per_cpu, &err);
+	CHECK(count_ret == 0 || count_ret == -EBADMSG);
+	for (i = 0; i < t.nr_cpus; i++)
+		total += per_cpu[i];
+
+	ret = kmt_merge_init(&m, &t, &err);
+	if (!ret) {
+		while ((ret = kmt_merge_next(&m, &ev, &err)) > 0) {
+			seen++;
+			CHECK(ev.type <= KMT_EV_MAX && t.layout[ev.type].present);
+			CHECK(ev.ctx <= KMT_CTX_NMI);
+			if (ev.has & KMT_HAS(KMT_F_NAME))
+				CHECK(inside(ev.name, ev.name_len, data, size));
+			if ((ev.has & KMT_HAS(KMT_F_CALL_SITE)) && nr_sites < 32)
+				sites[nr_sites++] = ev.call_site;
+			kmt_trace_pfn_node(&t, ev.pfn1);
+			kmt_trace_cache(&t, ev.cache);
+		}
+		kmt_merge_free(&m);
+	}
+	/* the count and the merge read the same records */
+	if (count_ret == 0) {
+		CHECK(ret == 0);
+		CHECK(seen == total);
+	} else {
+		CHECK(ret == -EBADMSG);
+	}
+	free(per_cpu);
+
+	kmt_trace_meta(&t, "release", buf, sizeof(buf));
+	kmt_trace_meta(&t, "", buf, 1);
+	symbols(&t, sites, nr_sites);
+	kmt_trace_close(&t);
+	return 0;
+}

@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkcorpus.sh [OUTDIR]: write seed corpora for the libFuzzer targets,
+# one directory per target (default tests/fuzz/corpus/<target>/):
+#
+#   fuzz_trace     whole .kmt files: mktrace basic, swapped, many, nosyms
+#   fuzz_cursor    the raw sub-buffers of every CPU section of those files
+#   fuzz_kallsyms  their KALLSYMS sections, and a hand-written sample
+#
+# The corpus is generated, never committed.  MKTRACE overrides the trace
+# builder (default build-asan/tests/mktrace, built with make if missing).
+#
+# Then, e.g.:
+#   make fuzz
+#   build-fuzz/fuzz_trace -runs=200000 tests/fuzz/corpus/fuzz_trace
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$root/tests/fuzz/corpus}
+mktrace=${MKTRACE:-$root/build-asan/tests/mktrace}
+
+if [ -z "${MKTRACE:-}" ]; then
+	# rebuilt only when its sources changed
+	make -s -C "$root" build-asan/tests/mktrace >&2
+fi
+
+mkdir -p "$out/fuzz_trace" "$out/fuzz_cursor" "$out/fuzz_kallsyms"
+
+# uint FILE OFFSET BYTES BIGENDIAN: an unsigned integer from the file
+uint() {
+	local b v=0 i
+	# shellcheck disable=SC2207
+	b=($(od -An -v -t u1 -j "$2" -N "$3" "$1"))
+	[ "${#b[@]}" -eq "$3" ] || { echo "mkcorpus: $1: short read at $2" >&2; exit 1; }
+	if [ "$4" = 1 ]; then
+		for ((i = 0; i < $3; i++)); do v=$(( (v << 8) | b[i] )); done
+	else
+		for ((i = $3 - 1; i >= 0; i--)); do v=$(( (v << 8) | b[i] )); done
+	fi
+	echo "$v"
+}
+
+# extract FILE OFFSET LENGTH > OUT
+extract() {
+	tail -c +"$(($2 + 1))" "$1" | head -c "$3"
+}
+
+# split NAME FILE: one seed per CPU section and kallsyms section
+split_sections() {
+	local name=$1 f=$2 be off nr i type size hsz
+
+	# the header size (32) tells the byte order without the magic
+	be=0
+	[ "$(uint "$f" 14 2 0)" = 32 ] || be=1
+	hsz=$(uint "$f" 14 2 "$be")
+	off=$(( (hsz + 7) & ~7 ))
+	nr=$(uint "$f" 16 4 "$be")
+	for ((i = 0; i < nr; i++)); do
+		type=$(uint "$f" "$off" 4 "$be")
+		size=$(uint "$f" $((off + 8)) 8 "$be")
+		case $type in
+		3)	# KMT_SEC_KALLSYMS
+			[ "$size" -gt 0 ] &&
+				extract "$f" $((off + 16)) "$size" \
+					> "$out/fuzz_kallsyms/$name.txt"
+			;;
+		5)	# KMT_SEC_CPU: skip struct kmt_cpu_section (24 bytes)
+			extract "$f" $((off + 16 + 24)) $((size - 24)) \
+				> "$out/fuzz_cursor/$name-sec$i"
+			;;
+		esac
+		off=$(( off + 16 + ((size + 7) & ~7) ))
+	done
+}
+
+for s in basic swapped many nosyms; do
+	"$mktrace" "$s" "$out/fuzz_trace/$s.kmt"
+	split_sections "$s" "$out/fuzz_trace/$s.kmt"
+done
+
+# A bare file header claiming one section, so that small inputs reach the
+# header checks: basic.kmt's header (this build's magic), its counts
+# patched little-endian, as basic.kmt is on the x86 hosts this runs on.
+# putle FILE OFFSET BYTES VALUE: store a little-endian integer
+putle() {
+	local i v=$4 s=""
+
+	for ((i = 0; i < $3; i++)); do
+		s+=$(printf '\\x%02x' $((v & 255)))
+		v=$((v >> 8))
+	done
+	# shellcheck disable=SC2059
+	printf "$s" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+head -c 32 "$out/fuzz_trace/basic.kmt" > "$out/fuzz_trace/header-only"
+putle "$out/fuzz_trace/header-only" 16 4 1
+putle "$out/fuzz_trace/header-only" 24 8 32
+
+# What real kallsyms has that the traces do not: modules, weak and data
+# symbols, aliases at one address, odd lines.
+cat > "$out/fuzz_kallsyms/sample.txt" <<'KALLSYMS'
+ffffffff81000000 T _stext
+ffffffff81000000 T startup_64
+ffffffff81001000 t local_alias
+ffffffff81001000 T global_name
+ffffffff81002000 W weak_fn
+ffffffff81003000 D some_data
+ffffffff81004000 b bss_thing
+ffffffff81005000 r rodata_thing
+ffffffffc0000000 t mod_fn	[mymod]
+ffffffffc0001000 T mod_global	[mymod]
+0000000000000000 A fixed_percpu_data
+ffffffff81006000 T
+not a line
+ffffffff81007000 t last_without_newline
+KALLSYMS
+printf 'ffffffff81000000 T a\nffffffff81000000 \0 nul\n' \
+	> "$out/fuzz_kallsyms/nul.txt"
+
+for d in fuzz_trace fuzz_cursor fuzz_kallsyms; do
+	echo "$out/$d: $(find "$out/$d" -type f | wc -l) seeds"
+done

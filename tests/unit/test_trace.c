@@ -1,0 +1,1655 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The file container, the cursor and the symbol table, on traces built in
+ * memory by kmt_build (the kernel's encoding), in both byte orders, and on
+ * every way such a file can be corrupt.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kmt.h"
+#include "kmt_build.h"
+
+#define D(off)	(KB_DMAP_BASE + (off))
+#define T(off)	(KB_TEXT_BASE + (off))
+
+#define HDR_SZ	sizeof(struct kmt_file_header)
+#define SEC_SZ	sizeof(struct kmt_section)
+#define CS_SZ	sizeof(struct kmt_cpu_section)
+#define SB_SZ	sizeof(struct kmt_subbuf_header)
+
+/* ---- helpers ------------------------------------------------------- */
+
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+static void finish(struct kb *b, uint8_t **p, size_t *len)
+{
+	assert_int_equal(kb_finish(b, p, len), 0);
+	kb_free(b);
+}
+
+/*
+ * Offset of the section header of the nth section of a type, in a
+ * native-order file; the payload starts SEC_SZ later.
+ */
+static size_t find_sec(const uint8_t *p, size_t len, uint32_t type,
+		       unsigned int nth)
+{
+	size_t off = round8(get16(p + offsetof(struct kmt_file_header, header_size)));
+	uint32_t i, nr = get32(p + offsetof(struct kmt_file_header, nr_sections));
+
+	for (i = 0; i < nr; i++) {
+		uint32_t ty = get32(p + off + offsetof(struct kmt_section, type));
+		uint64_t sz = get64(p + off + offsetof(struct kmt_section, size));
+
+		assert_true(off + SEC_SZ + sz <= len);
+		if (ty == type && nth-- == 0)
+			return off;
+		off += SEC_SZ + round8(sz);
+	}
+	fail_msg("no section of type %u", type);
+	return 0;
+}
+
+static uint64_t sec_size(const uint8_t *p, size_t sec)
+{
+	return get64(p + sec + offsetof(struct kmt_section, size));
+}
+
+/* Offset of the nth sub-buffer of a CPU section (native order). */
+static size_t find_subbuf(const uint8_t *p, size_t sec, unsigned int nth)
+{
+	size_t off = sec + SEC_SZ + CS_SZ;
+
+	while (nth--)
+		off += get32(p + off + offsetof(struct kmt_subbuf_header, size));
+	assert_int_equal(get32(p + off), KMT_SUBBUF_MAGIC);
+	return off;
+}
+
+/*
+ * Replace del bytes at payload offset pos of the section at sec with ins,
+ * fixing that section's size, its padding and the file size (native).
+ */
+static uint8_t *splice(const uint8_t *p, size_t len, size_t sec, size_t pos,
+		       size_t del, const void *ins, size_t ins_len,
+		       size_t *new_len)
+{
+	uint64_t sz = sec_size(p, sec), nsz = sz - del + ins_len;
+	size_t pay = sec + SEC_SZ, old_end = pay + round8(sz);
+	size_t n = pay + round8(nsz) + (len - old_end), o = 0;
+	uint8_t *q = calloc(1, n);
+
+	assert_non_null(q);
+	assert_true(pos + del <= sz);
+	memcpy(q, p, pay + pos);
+	o = pay + pos;
+	if (ins_len)
+		memcpy(q + o, ins, ins_len);
+	o += ins_len;
+	memcpy(q + o, p + pay + pos + del, sz - pos - del);
+	o += sz - pos - del;
+	o = pay + round8(nsz);		/* zero padding from calloc */
+	memcpy(q + o, p + old_end, len - old_end);
+	put64(q + sec + offsetof(struct kmt_section, size), nsz);
+	put64(q + offsetof(struct kmt_file_header, file_size), n);
+	*new_len = n;
+	return q;
+}
+
+#define assert_msg(err, substr)						\
+	do {								\
+		if (!strstr((err)->msg, (substr)))			\
+			fail_msg("error message \"%s\" lacks \"%s\"",	\
+				 (err)->msg, (substr));			\
+	} while (0)
+
+static void expect_open_err(const uint8_t *p, size_t len, int want,
+			    const char *substr)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+	int ret;
+
+	memset(&err, 0, sizeof(err));
+	ret = kmt_trace_open_mem(p, len, &t, &err);
+	if (ret != want)
+		fail_msg("open returned %d, expected %d (msg \"%s\")", ret,
+			 want, err.msg);
+	assert_msg(&err, substr);
+	/* a failed open leaves nothing allocated and nothing dangling */
+	assert_null(t.cpus);
+	assert_null(t.caches);
+	assert_null(t.nodes);
+	assert_int_equal(t.nr_cpus, 0);
+}
+
+/* Opens, then validating the records fails. */
+static void expect_count_err(const uint8_t *p, size_t len, const char *substr)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+	struct kmt_merge m;
+	struct kmt_event ev;
+	int ret;
+
+	memset(&err, 0, sizeof(err));
+	ret = kmt_trace_open_mem(p, len, &t, &err);
+	if (ret)
+		fail_msg("open failed: %s", err.msg);
+	assert_int_equal(kmt_trace_count(&t, NULL, &err), -EBADMSG);
+	assert_msg(&err, substr);
+
+	/* the merge walk hits the same error */
+	memset(&err, 0, sizeof(err));
+	ret = kmt_merge_init(&m, &t, &err);
+	if (!ret) {
+		while ((ret = kmt_merge_next(&m, &ev, &err)) > 0)
+			;
+		kmt_merge_free(&m);
+	}
+	assert_int_equal(ret, -EBADMSG);
+	assert_msg(&err, substr);
+	kmt_trace_close(&t);
+}
+
+/* ---- the small trace ------------------------------------------------ */
+
+static const char small_kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 T alloc_thing\n";
+
+/*
+ * cpu 0: 2 cache defs, kmalloc, page alloc, cache free, failed kmalloc
+ *        below text_base (kernel counter overridden to 10)
+ * cpu 1: cache alloc, kfree, page free; 5 events lost before it started
+ */
+static void build_small(bool swap, uint8_t **p, size_t *len)
+{
+	struct kb *b = kb_new(2, 4096);
+
+	kb_set_swap(b, swap);
+	kb_set_kallsyms(b, small_kallsyms);
+	kb_set_lost(b, 1, 5);
+	kb_cache_def(b, 0, 100, 2, 3000, 3072, 64, "task_struct");
+	kb_cache_def(b, 0, 110, 1, 192, 192, 8, "dentry");
+	kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 42, T(0x1010), D(0x1000),
+		   100, 128, 0xcc0, -1);
+	kb_cache_alloc(b, 1, 1500, KMT_CTX_SOFTIRQ, 0, T(0x1040), D(0x4000),
+		       1, 0x820, 3);
+	kb_kfree(b, 1, 2000, KMT_CTX_HARDIRQ, 0, T(0x3008), D(0x1000));
+	kb_page_alloc(b, 0, 2500, KMT_CTX_TASK, 42, 0x1001, 2, 0xcc0, -1);
+	kb_page_free(b, 1, 3000, KMT_CTX_NMI, 0, 0x1001, 2);
+	kb_cache_free(b, 0, 3500, KMT_CTX_TASK, 7, T(0x3020), D(0x4000), 1);
+	kb_kmalloc(b, 0, 4000, KMT_CTX_TASK, 1000000, T(0) - 0x10, 0,
+		   64, 64, 0xcc0, 0);
+	kb_set_kernel_events(b, 0, 10);
+	finish(b, p, len);
+}
+
+#define H_KMALLOC	(KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR) |	\
+			 KMT_HAS(KMT_F_BYTES_REQ) | KMT_HAS(KMT_F_BYTES_SLACK) | \
+			 KMT_HAS(KMT_F_GFP) | KMT_HAS(KMT_F_NODE))
+#define H_CALLOC	(KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR) |	\
+			 KMT_HAS(KMT_F_CACHE) | KMT_HAS(KMT_F_GFP) |	\
+			 KMT_HAS(KMT_F_NODE))
+#define H_KFREE		(KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR))
+#define H_CFREE		(H_KFREE | KMT_HAS(KMT_F_CACHE))
+#define H_PALLOC	(KMT_HAS(KMT_F_PFN1) | KMT_HAS(KMT_F_ORDER) |	\
+			 KMT_HAS(KMT_F_GFP) | KMT_HAS(KMT_F_MIGRATETYPE))
+#define H_PFREE		(KMT_HAS(KMT_F_PFN1) | KMT_HAS(KMT_F_ORDER))
+#define H_CDEF		(KMT_HAS(KMT_F_CACHE) | KMT_HAS(KMT_F_OBJ_SIZE) |	\
+			 KMT_HAS(KMT_F_SIZE) | KMT_HAS(KMT_F_ALIGN) |	\
+			 KMT_HAS(KMT_F_FLAGS) | KMT_HAS(KMT_F_NAME))
+
+/* The small trace's events in merged (time) order. */
+static const struct kmt_event small_events[] = {
+	{ .ts = 100, .cpu = 0, .type = KMT_EV_CACHE_DEF, .ctx = KMT_CTX_TASK,
+	  .pid = 1, .has = H_CDEF, .cache = 2, .obj_size = 3000, .size = 3072,
+	  .align = 64, .flags = 0, .name = "task_struct", .name_len = 11 },
+	{ .ts = 110, .cpu = 0, .type = KMT_EV_CACHE_DEF, .ctx = KMT_CTX_TASK,
+	  .pid = 1, .has = H_CDEF, .cache = 1, .obj_size = 192, .size = 192,
+	  .align = 8, .flags = 0, .name = "dentry", .name_len = 6 },
+	{ .ts = 1000, .cpu = 0, .type = KMT_EV_KMALLOC, .ctx = KMT_CTX_TASK,
+	  .pid = 42, .has = H_KMALLOC, .call_site = T(0x1010),
+	  .ptr = D(0x1000), .bytes_req = 100, .bytes_alloc = 128,
+	  .gfp = 0xcc0, .node = -1 },
+	{ .ts = 1500, .cpu = 1, .type = KMT_EV_CACHE_ALLOC,
+	  .ctx = KMT_CTX_SOFTIRQ, .pid = 0, .has = H_CALLOC,
+	  .call_site = T(0x1040), .ptr = D(0x4000), .cache = 1, .gfp = 0x820,
+	  .node = 3 },
+	{ .ts = 2000, .cpu = 1, .type = KMT_EV_KFREE, .ctx = KMT_CTX_HARDIRQ,
+	  .pid = 0, .has = H_KFREE, .call_site = T(0x3008), .ptr = D(0x1000) },
+	{ .ts = 2500, .cpu = 0, .type = KMT_EV_PAGE_ALLOC, .ctx = KMT_CTX_TASK,
+	  .pid = 42, .has = H_PALLOC, .pfn1 = 0x1001, .order = 2, .gfp = 0xcc0,
+	  .migratetype = -1 },
+	{ .ts = 3000, .cpu = 1, .type = KMT_EV_PAGE_FREE, .ctx = KMT_CTX_NMI,
+	  .pid = 0, .has = H_PFREE, .pfn1 = 0x1001, .order = 2 },
+	{ .ts = 3500, .cpu = 0, .type = KMT_EV_CACHE_FREE, .ctx = KMT_CTX_TASK,
+	  .pid = 7, .has = H_CFREE, .call_site = T(0x3020), .ptr = D(0x4000),
+	  .cache = 1 },
+	{ .ts = 4000, .cpu = 0, .type = KMT_EV_KMALLOC, .ctx = KMT_CTX_TASK,
+	  .pid = 1000000, .has = H_KMALLOC, .call_site = 0xffffffff80fffff0ULL,
+	  .ptr = 0, .bytes_req = 64, .bytes_alloc = 64, .gfp = 0xcc0, .node = 0 },
+};
+#define NR_SMALL	(sizeof(small_events) / sizeof(small_events[0]))
+
+static void check_event(const struct kmt_event *got, const struct kmt_event *w)
+{
+	assert_true(got->ts == w->ts);
+	assert_int_equal(got->cpu, w->cpu);
+	assert_int_equal(got->type, w->type);
+	assert_int_equal(got->ctx, w->ctx);
+	assert_int_equal(got->pid, w->pid);
+	assert_int_equal(got->has, w->has);
+#define F(f, field)							\
+	if (w->has & KMT_HAS(KMT_F_##f))				\
+		assert_true(got->field == w->field)
+	F(CALL_SITE, call_site);
+	F(PTR, ptr);
+	F(BYTES_REQ, bytes_req);
+	F(BYTES_SLACK, bytes_alloc);
+	F(GFP, gfp);
+	F(NODE, node);
+	F(CACHE, cache);
+	F(PFN1, pfn1);
+	F(ORDER, order);
+	F(MIGRATETYPE, migratetype);
+	F(OBJ_SIZE, obj_size);
+	F(SIZE, size);
+	F(ALIGN, align);
+	F(FLAGS, flags);
+#undef F
+	if (w->has & KMT_HAS(KMT_F_NAME)) {
+		assert_int_equal(got->name_len, w->name_len);
+		assert_memory_equal(got->name, w->name, w->name_len);
+	}
+}
+
+static void check_small(const struct kmt_trace *t, bool swap)
+{
+	const struct kmt_cache *c;
+	char buf[64];
+	uint64_t per_cpu[2] = { 99, 99 };
+	struct kmt_err err;
+
+	assert_int_equal(t->swap, swap);
+	assert_false(t->mapped);
+
+	/* format */
+	assert_int_equal(t->fmt.magic, KMT_FORMAT_MAGIC);
+	assert_int_equal(t->fmt.abi_version, KMT_ABI_VERSION);
+	assert_int_equal(t->fmt.header_size, sizeof(struct kmt_format));
+	assert_int_equal(t->fmt.word_size, 8);
+	assert_int_equal(t->fmt.page_shift, 12);
+	assert_int_equal(t->fmt.nr_layouts, KMT_NR_LAYOUTS);
+	assert_int_equal(t->fmt.layout_size, sizeof(struct kmt_layout));
+	assert_int_equal(t->fmt.subbuf_header_size, SB_SZ);
+	assert_int_equal(t->fmt.subbuf_size, 4096);
+	assert_int_equal(t->fmt.nr_subbufs, 64);
+	assert_int_equal(t->fmt.nr_cpu_ids, 2);
+	assert_string_equal(t->fmt.clock, "local_clock");
+	assert_true(t->fmt.text_base == KB_TEXT_BASE);
+	assert_true(t->fmt.direct_map_base == KB_DMAP_BASE);
+	assert_true(t->fmt.boot_ts == 0);
+
+	/* layouts: exactly the ten described types */
+	for (unsigned int i = 0; i <= KMT_EV_MAX; i++)
+		assert_int_equal(t->layout[i].present,
+				 i >= KMT_EV_KMALLOC && i <= KMT_EV_MARK);
+	assert_int_equal(t->layout[KMT_EV_KMALLOC].nr_fields, 6);
+	assert_string_equal(t->layout[KMT_EV_KMALLOC].name, "kmalloc");
+	assert_int_equal(t->layout[KMT_EV_KMALLOC].fields[0].id, KMT_F_CALL_SITE);
+	assert_int_equal(t->layout[KMT_EV_KMALLOC].fields[0].enc, KMT_ENC_TEXT);
+	assert_string_equal(t->layout[KMT_EV_KMALLOC].fields[0].name, "call_site");
+	assert_int_equal(t->layout[KMT_EV_KMALLOC].fields[5].id, KMT_F_NODE);
+	assert_int_equal(t->layout[KMT_EV_KMALLOC].fields[5].enc, KMT_ENC_SVAR);
+	assert_int_equal(t->layout[KMT_EV_CACHE_DEF].nr_fields, 6);
+	assert_int_equal(t->layout[KMT_EV_CACHE_DEF].fields[5].enc, KMT_ENC_STR);
+	assert_string_equal(t->layout[KMT_EV_PAGE_FREE_BATCHED].name,
+			    "mm_page_free_batched");
+	assert_int_equal(t->layout[KMT_EV_MARK].nr_fields, 1);
+
+	/* CPUs */
+	assert_int_equal(t->nr_cpus, 2);
+	assert_int_equal(t->cpus[0].cpu, 0);
+	assert_int_equal(t->cpus[0].nr_subbufs, 1);
+	assert_true(t->cpus[0].events == 10);
+	assert_true(t->cpus[0].lost == 0);
+	assert_int_equal(t->cpus[0].node, 0);
+	assert_int_equal(t->cpus[1].cpu, 1);
+	assert_int_equal(t->cpus[1].nr_subbufs, 1);
+	assert_true(t->cpus[1].events == 3);
+	assert_true(t->cpus[1].lost == 5);
+	assert_int_equal(t->cpus[1].node, 0);
+	assert_int_equal(kmt_trace_count(t, per_cpu, &err), 0);
+	assert_true(per_cpu[0] == 6);
+	assert_true(per_cpu[1] == 3);
+	assert_int_equal(kmt_trace_count(t, NULL, &err), 0);
+
+	/* caches, sorted by id though defined 2 then 1 */
+	assert_int_equal(t->nr_caches, 2);
+	assert_int_equal(t->caches[0].id, 1);
+	assert_int_equal(t->caches[1].id, 2);
+	c = kmt_trace_cache(t, 1);
+	assert_non_null(c);
+	assert_int_equal(c->object_size, 192);
+	assert_int_equal(c->size, 192);
+	assert_int_equal(c->align, 8);
+	assert_true(c->flags == 0);
+	assert_string_equal(c->name, "dentry");
+	c = kmt_trace_cache(t, 2);
+	assert_non_null(c);
+	assert_int_equal(c->object_size, 3000);
+	assert_int_equal(c->size, 3072);
+	assert_int_equal(c->align, 64);
+	assert_string_equal(c->name, "task_struct");
+	assert_null(kmt_trace_cache(t, 0));
+	assert_null(kmt_trace_cache(t, 3));
+
+	/* nodes */
+	assert_int_equal(t->nr_nodes, 1);
+	assert_int_equal(t->nodes[0].node, 0);
+	assert_true(t->nodes[0].start_pfn == 0);
+	assert_true(t->nodes[0].end_pfn == 262144);
+	assert_int_equal(kmt_trace_pfn_node(t, 0), 0);
+	assert_int_equal(kmt_trace_pfn_node(t, 262143), 0);
+	assert_int_equal(kmt_trace_pfn_node(t, 262144), -1);
+
+	/* meta */
+	assert_true(kmt_trace_meta(t, "release", buf, sizeof(buf)));
+	assert_string_equal(buf, "6.12.0-test");
+	assert_true(kmt_trace_meta(t, "cmdline", buf, sizeof(buf)));
+	assert_string_equal(buf, "kmemtrace.enable=1");
+	assert_true(kmt_trace_meta(t, "build_id", buf, sizeof(buf)));
+	assert_string_equal(buf, "00112233");
+	assert_false(kmt_trace_meta(t, "rel", buf, sizeof(buf)));
+	assert_false(kmt_trace_meta(t, "releasex", buf, sizeof(buf)));
+	assert_false(kmt_trace_meta(t, "kmemtrace.enable", buf, sizeof(buf)));
+	assert_true(kmt_trace_meta(t, "release", buf, 4));
+	assert_string_equal(buf, "6.1");
+
+	/* kallsyms carried unchanged */
+	assert_int_equal(t->kallsyms_len, strlen(small_kallsyms));
+	assert_memory_equal(t->kallsyms, small_kallsyms, t->kallsyms_len);
+}
+
+/* Every event of the trace through the merge, in order. */
+static void check_small_events(const struct kmt_trace *t)
+{
+	struct kmt_merge m;
+	struct kmt_event ev;
+	struct kmt_err err;
+	unsigned int n = 0;
+	int ret;
+
+	assert_int_equal(kmt_merge_init(&m, t, &err), 0);
+	while ((ret = kmt_merge_next(&m, &ev, &err)) > 0) {
+		assert_in_range(n, 0, NR_SMALL - 1);
+		check_event(&ev, &small_events[n]);
+		n++;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(n, NR_SMALL);
+	assert_int_equal(kmt_merge_next(&m, &ev, &err), 0);
+	kmt_merge_free(&m);
+}
+
+static void test_open_small(void **state)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	build_small(false, &p, &len);
+	if (kmt_trace_open_mem(p, len, &t, &err))
+		fail_msg("open: %s", err.msg);
+	check_small(&t, false);
+	check_small_events(&t);
+	kmt_trace_close(&t);
+	assert_null(t.cpus);
+	free(p);
+}
+
+static void test_open_swapped(void **state)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p, *q;
+	size_t len, qlen;
+
+	(void)state;
+	build_small(true, &p, &len);
+	build_small(false, &q, &qlen);
+	/* same size, different bytes: headers really are swapped */
+	assert_int_equal(len, qlen);
+	assert_memory_not_equal(p, q, len);
+	if (kmt_trace_open_mem(p, len, &t, &err))
+		fail_msg("open: %s", err.msg);
+	check_small(&t, true);
+	check_small_events(&t);
+	kmt_trace_close(&t);
+	free(p);
+	free(q);
+}
+
+/* Per-CPU cursors in both byte orders produce identical events. */
+static void test_cursor_swapped_same(void **state)
+{
+	struct kmt_trace a, b;
+	struct kmt_err err;
+	struct kmt_cursor ca, cb;
+	struct kmt_event ea, eb;
+	uint8_t *pa, *pb;
+	size_t la, lb;
+	unsigned int i, n;
+	int ra, rb;
+
+	(void)state;
+	build_small(false, &pa, &la);
+	build_small(true, &pb, &lb);
+	assert_int_equal(kmt_trace_open_mem(pa, la, &a, &err), 0);
+	assert_int_equal(kmt_trace_open_mem(pb, lb, &b, &err), 0);
+	for (i = 0; i < 2; i++) {
+		kmt_cursor_init(&ca, &a.fmt, a.layout, a.swap, i,
+				a.cpus[i].data, a.cpus[i].size);
+		kmt_cursor_init(&cb, &b.fmt, b.layout, b.swap, i,
+				b.cpus[i].data, b.cpus[i].size);
+		n = 0;
+		for (;;) {
+			ra = kmt_cursor_next(&ca, &ea, &err);
+			rb = kmt_cursor_next(&cb, &eb, &err);
+			assert_int_equal(ra, rb);
+			if (ra <= 0)
+				break;
+			check_event(&eb, &ea);
+			n++;
+		}
+		assert_int_equal(ra, 0);
+		assert_int_equal(n, i == 0 ? 6 : 3);
+		assert_true(ca.lost_before == (i == 0 ? 0 : 5));
+		assert_true(cb.lost_before == ca.lost_before);
+	}
+	kmt_trace_close(&a);
+	kmt_trace_close(&b);
+	free(pa);
+	free(pb);
+}
+
+/* ---- container errors ----------------------------------------------- */
+
+static void test_err_short(void **state)
+{
+	uint8_t *p;
+	size_t len;
+	static const uint8_t zero[1];
+
+	(void)state;
+	build_small(false, &p, &len);
+	expect_open_err(zero, 0, -EBADMSG, "file is 0 bytes, too short");
+	expect_open_err(p, 1, -EBADMSG, "too short for a kmemflight header");
+	expect_open_err(p, HDR_SZ - 1, -EBADMSG, "file is 31 bytes, too short");
+	free(p);
+}
+
+static void test_err_file_magic(void **state)
+{
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	build_small(false, &p, &len);
+	p[0] = 'X';
+	expect_open_err(p, len, -EBADMSG, "no KMTRACE magic");
+	p[0] = 'K';
+	p[7] = ' ';	/* the NUL is part of the magic */
+	expect_open_err(p, len, -EBADMSG, "not a kmemflight trace");
+	free(p);
+}
+
+static void test_err_byte_order(void **state)
+{
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	build_small(false, &p, &len);
+	put32(p + offsetof(struct kmt_file_header, byte_order), 0x12345678);
+	expect_open_err(p, len, -EBADMSG, "byte-order mark 0x12345678 is invalid");
+	free(p);
+}
+
+static void test_err_file_version(void **state)
+{
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	build_small(false, &p, &len);
+	put16(p + offsetof(struct kmt_file_header, version), 2);
+	expect_open_err(p, len, -EPROTONOSUPPORT,
+			"file version 2; this kmemflight reads version 1");
+	free(p);
+
+	/* the version is read in the file's byte order */
+	build_small(true, &p, &len);
+	put16(p + offsetof(struct kmt_file_header, version), 2);
+	expect_open_err(p, len, -EPROTONOSUPPORT, "file version 512;");
+	free(p);
+}
+
+static void test_err_header_size(void **state)
+{
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	build_small(false, &p, &len);
+	put16(p + offsetof(struct kmt_file_header, header_size), 31);
+	expect_open_err(p, len, -EBADMSG, "header size 31 is invalid");
+	put16(p + offsetof(struct kmt_file_header, header_size), 0xffff);
+	expect_open_err(p, len, -EBADMSG, "header size 65535 is invalid");
+	free(p);
+}
+
+static void test_err_file_size(void **state)
+{
+	char want[128];
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	build_small(false, &p, &len);
+	snprintf(want, sizeof(want), "file is %zu bytes but its header says %zu",
+		 len - 1, len);
+	expect_open_err(p, len - 1, -EBADMSG, want);
+	expect_open_err(p, len - 1, -EBADMSG, "truncated or incomplete save");
+	/* a header that claims less than there is fails the same way */
+	put64(p + offsetof(struct kmt_file_header, file_size), len - 8);
+	expect_open_err(p, len, -EBADMSG, "(truncated or incomplete save)");
+	free(p);
+}
+
+/*
+ * A header size that is not a multiple of 8 and ends within 7 bytes of
+ * the end of the file puts the first section past the end: it must be
+ * reported, not read.
+ */
+static void test_err_header_rounds_past_end(void **state)
+{
+	struct kmt_file_header h = { 0 };
+	const size_t len = HDR_SZ + 1;
+	uint8_t *p = calloc(1, len);
+
+	(void)state;
+	assert_non_null(p);
+	memcpy(h.magic, KMT_FILE_MAGIC, sizeof(KMT_FILE_MAGIC));
+	h.byte_order = KMT_FORMAT_MAGIC;
+	h.version = KMT_FILE_VERSION;
+	h.header_size = (uint16_t)len;
+	h.nr_sections = 1;
+	h.file_size = len;
+	memcpy(p, &h, sizeof(h));
+	expect_open_err(p, len, -EBADMSG, "section 0 of 1 starts past the end");
+	free(p);
+}
+
+static void test_err_section_past_end(void **state)
+{
+	uint8_t *p;
+	size_t len, sec;
+
+	(void)state;
+	build_small(false, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_META, 0);
+	put64(p + sec + offsetof(struct kmt_section, size), len);
+	expect_open_err(p, len, -EBADMSG, "section 1 (type 2) has");
+	expect_open_err(p, len, -EBADMSG, "more than the file holds");
+	/* just one byte too many */
+	put64(p + sec + offsetof(struct kmt_section, size), len - sec - SEC_SZ + 1);
+	expect_open_err(p, len, -EBADMSG, "more than the file holds");
+	/* exactly to the end is fine size-wise (the rest is then skipped) */
+	put64(p + sec + offsetof(struct kmt_section, size), len - sec - SEC_SZ);
+	expect_open_err(p, len, -EBADMSG, "section 2 of 7 starts past the end");
+	free(p);
+}
+
+static void test_err_too_many_sections(void **state)
+{
+	uint8_t *p;
+	size_t len;
+	uint32_t nr;
+
+	(void)state;
+	build_small(false, &p, &len);
+	nr = get32(p + offsetof(struct kmt_file_header, nr_sections));
+	assert_int_equal(nr, 7);	/* format meta topo caches kallsyms 2 cpus */
+	put32(p + offsetof(struct kmt_file_header, nr_sections), nr + 1);
+	expect_open_err(p, len, -EBADMSG, "section 7 of 8 starts past the end");
+	free(p);
+}
+
+static void test_err_no_format(void **state)
+{
+	uint8_t *p;
+	size_t len, sec;
+
+	(void)state;
+	build_small(false, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_FORMAT, 0);
+	put32(p + sec + offsetof(struct kmt_section, type), 99);
+	expect_open_err(p, len, -EBADMSG, "no format section");
+	free(p);
+}
+
+static void test_err_no_cpus(void **state)
+{
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	build_small(false, &p, &len);
+	put32(p + find_sec(p, len, KMT_SEC_CPU, 1), 100);
+	put32(p + find_sec(p, len, KMT_SEC_CPU, 0), 100);
+	expect_open_err(p, len, -EBADMSG, "no CPU sections: no events");
+	free(p);
+}
+
+static void test_err_cpu_section_short(void **state)
+{
+	uint8_t *p, *q;
+	size_t len, qlen, sec;
+
+	(void)state;
+	build_small(false, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_CPU, 1);
+	/* keep 23 bytes of the 24-byte CPU header */
+	q = splice(p, len, sec, CS_SZ - 1, sec_size(p, sec) - CS_SZ + 1,
+		   NULL, 0, &qlen);
+	expect_open_err(q, qlen, -EBADMSG, "CPU section 6 is too short");
+	free(q);
+	free(p);
+}
+
+static void test_err_format_magic(void **state)
+{
+	char want[96];
+	uint8_t *p;
+	size_t len, fmt;
+
+	(void)state;
+	build_small(false, &p, &len);
+	fmt = find_sec(p, len, KMT_SEC_FORMAT, 0) + SEC_SZ;
+	put32(p + fmt + offsetof(struct kmt_format, magic), 0xdeadbeef);
+	snprintf(want, sizeof(want), "format magic is 0xdeadbeef, expected 0x%08x",
+		 KMT_FORMAT_MAGIC);
+	expect_open_err(p, len, -EBADMSG, want);
+	/* the file's byte order applies: a swapped magic is wrong too */
+	put32(p + fmt + offsetof(struct kmt_format, magic),
+	      __builtin_bswap32(KMT_FORMAT_MAGIC));
+	expect_open_err(p, len, -EBADMSG, "format magic is 0x");
+	free(p);
+}
+
+static void test_err_abi_version(void **state)
+{
+	uint8_t *p;
+	size_t len, fmt;
+
+	(void)state;
+	build_small(false, &p, &len);
+	fmt = find_sec(p, len, KMT_SEC_FORMAT, 0) + SEC_SZ;
+	put16(p + fmt + offsetof(struct kmt_format, abi_version), 2);
+	expect_open_err(p, len, -EPROTONOSUPPORT,
+			"recorder ABI version 2; this kmemflight reads version 1");
+	free(p);
+}
+
+static void test_err_format_sizes(void **state)
+{
+	uint8_t *p, *q;
+	size_t len, qlen, sec, fmt;
+
+	(void)state;
+	build_small(false, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_FORMAT, 0);
+	fmt = sec + SEC_SZ;
+
+	/* the layouts cut off */
+	q = splice(p, len, sec, sizeof(struct kmt_format),
+		   sizeof(struct kmt_layout) * KMT_NR_LAYOUTS, NULL, 0, &qlen);
+	expect_open_err(q, qlen, -EBADMSG,
+			"format has 10 layouts of 160 bytes: more than its 72 bytes");
+	free(q);
+	/* the header itself cut off */
+	q = splice(p, len, sec, 8, sec_size(p, sec) - 8, NULL, 0, &qlen);
+	expect_open_err(q, qlen, -EBADMSG, "format description is 8 bytes, needs 72");
+	free(q);
+
+	put16(p + fmt + offsetof(struct kmt_format, header_size), 71);
+	expect_open_err(p, len, -EBADMSG, "format header size 71 is invalid");
+	put16(p + fmt + offsetof(struct kmt_format, header_size), 72);
+
+	put32(p + fmt + offsetof(struct kmt_format, subbuf_size), 32);
+	expect_open_err(p, len, -EBADMSG, "sub-buffer sizes 32/32 are invalid");
+	put32(p + fmt + offsetof(struct kmt_format, subbuf_size), 4096);
+
+	p[fmt + offsetof(struct kmt_format, word_size)] = 2;
+	expect_open_err(p, len, -EBADMSG, "word size 2 is invalid");
+	p[fmt + offsetof(struct kmt_format, word_size)] = 8;
+
+	p[fmt + offsetof(struct kmt_format, page_shift)] = 200;
+	expect_open_err(p, len, -EBADMSG, "page shift 200 is invalid");
+	p[fmt + offsetof(struct kmt_format, page_shift)] = 12;
+	free(p);
+}
+
+static void test_err_layouts(void **state)
+{
+	uint8_t *p;
+	size_t len, l0, l1;
+
+	(void)state;
+	build_small(false, &p, &len);
+	l0 = find_sec(p, len, KMT_SEC_FORMAT, 0) + SEC_SZ +
+	     sizeof(struct kmt_format);
+	l1 = l0 + sizeof(struct kmt_layout);
+
+	p[l1 + offsetof(struct kmt_layout, type)] = KMT_EV_KMALLOC;
+	expect_open_err(p, len, -EBADMSG, "event type 1 is described twice");
+	p[l1 + offsetof(struct kmt_layout, type)] = KMT_EV_CACHE_ALLOC;
+
+	p[l0 + offsetof(struct kmt_layout, type)] = 0;
+	expect_open_err(p, len, -EBADMSG, "layout 0 has invalid event type 0");
+	p[l0 + offsetof(struct kmt_layout, type)] = 32;
+	expect_open_err(p, len, -EBADMSG, "layout 0 has invalid event type 32");
+	p[l0 + offsetof(struct kmt_layout, type)] = KMT_EV_KMALLOC;
+
+	p[l0 + offsetof(struct kmt_layout, nr_fields)] = 9;
+	expect_open_err(p, len, -EBADMSG, "event type 1 has 9 fields (max 8)");
+	p[l0 + offsetof(struct kmt_layout, nr_fields)] = 6;
+
+	p[l0 + offsetof(struct kmt_layout, fields[2].enc)] = 6;
+	expect_open_err(p, len, -EBADMSG,
+			"event type 1 field 2 has unknown encoding 6");
+	free(p);
+}
+
+static void test_err_topology_caches(void **state)
+{
+	uint8_t *p;
+	size_t len, sec;
+
+	(void)state;
+	build_small(false, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_TOPOLOGY, 0) + SEC_SZ;
+	assert_memory_equal(p + sec, "cpu 0 node 0\n", 13);
+	p[sec + 2] = 'X';
+	expect_open_err(p, len, -EBADMSG,
+			"topology line \"cpX 0 node 0\" not understood");
+	p[sec + 2] = 'u';
+
+	sec = find_sec(p, len, KMT_SEC_CACHES, 0) + SEC_SZ;
+	assert_memory_equal(p + sec, "2 3000 3072 64 0 task_struct\n", 29);
+	p[sec + 2] = 'x';
+	expect_open_err(p, len, -EBADMSG,
+			"cache table line \"2 x000 3072 64 0 task_struct\" not understood");
+	free(p);
+}
+
+/* ---- sub-buffer and record errors ----------------------------------- */
+
+static void test_err_subbuf_magic(void **state)
+{
+	uint8_t *p;
+	size_t len, sb;
+
+	(void)state;
+	build_small(false, &p, &len);
+	sb = find_subbuf(p, find_sec(p, len, KMT_SEC_CPU, 1), 0);
+	put32(p + sb + offsetof(struct kmt_subbuf_header, magic), 0x11223344);
+	expect_count_err(p, len, "cpu 1: sub-buffer 0 has a bad magic 0x11223344");
+	free(p);
+}
+
+static void test_err_subbuf_cpu(void **state)
+{
+	uint8_t *p;
+	size_t len, sb;
+
+	(void)state;
+	build_small(false, &p, &len);
+	sb = find_subbuf(p, find_sec(p, len, KMT_SEC_CPU, 0), 0);
+	put32(p + sb + offsetof(struct kmt_subbuf_header, cpu), 7);
+	expect_count_err(p, len, "cpu 0: sub-buffer 0 says it is from cpu 7");
+	free(p);
+}
+
+static void test_err_subbuf_size(void **state)
+{
+	uint8_t *p;
+	size_t len, sb;
+	uint32_t sz;
+
+	(void)state;
+	build_small(false, &p, &len);
+	sb = find_subbuf(p, find_sec(p, len, KMT_SEC_CPU, 0), 0);
+	sz = get32(p + sb + offsetof(struct kmt_subbuf_header, size));
+	put32(p + sb + offsetof(struct kmt_subbuf_header, size), SB_SZ - 1);
+	expect_count_err(p, len, "cpu 0: sub-buffer 0 has invalid size 31");
+	put32(p + sb + offsetof(struct kmt_subbuf_header, size), 4097);
+	expect_count_err(p, len, "has invalid size 4097");
+	/* more than the section holds */
+	put32(p + sb + offsetof(struct kmt_subbuf_header, size), sz + 8);
+	expect_count_err(p, len, "has invalid size");
+	free(p);
+}
+
+static void walk_times(const struct kmt_trace *t, unsigned int idx,
+		       const uint64_t *ts, const int *abs_flag, unsigned int nr,
+		       uint64_t *nr_subbufs);
+
+/* One CPU, 20 kmallocs of 12 bytes, 4 per 80-byte sub-buffer. */
+static void build_multi_order(bool swap, uint8_t **p, size_t *len)
+{
+	struct kb *b = kb_new(1, 80);
+	unsigned int i;
+
+	kb_set_swap(b, swap);
+	for (i = 0; i < 20; i++)
+		kb_kmalloc(b, 0, 1000 + i * 100, KMT_CTX_TASK, 1, T(0x1010),
+			   D(0x1000 + i * 0x40), 40, 64, 0xcc0, -1);
+	finish(b, p, len);
+}
+
+static void build_multi(uint8_t **p, size_t *len)
+{
+	build_multi_order(false, p, len);
+}
+
+/* Several sub-buffers written in the other byte order: seq, size, base. */
+static void test_swapped_multi_subbuf(void **state)
+{
+	uint64_t ts[20];
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p;
+	size_t len;
+	uint64_t nsb;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 20; i++)
+		ts[i] = 1000 + i * 100;
+	build_multi_order(true, &p, &len);
+	if (kmt_trace_open_mem(p, len, &t, &err))
+		fail_msg("open: %s", err.msg);
+	assert_true(t.swap);
+	assert_int_equal(t.cpus[0].nr_subbufs, 5);
+	walk_times(&t, 0, ts, NULL, 20, &nsb);
+	assert_true(nsb == 5);
+	kmt_trace_close(&t);
+	free(p);
+}
+
+static void test_err_subbuf_seq(void **state)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p;
+	size_t len, sec, sb;
+	uint64_t n;
+	unsigned int i;
+
+	(void)state;
+	build_multi(&p, &len);
+	sec = find_sec(p, len, KMT_SEC_CPU, 0);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_true(t.cpus[0].nr_subbufs >= 4);
+	assert_int_equal(kmt_trace_count(&t, &n, &err), 0);
+	assert_true(n == 20);
+
+	/* the first sequence number is free: a ring may have wrapped */
+	for (i = 0; i < t.cpus[0].nr_subbufs; i++) {
+		sb = find_subbuf(p, sec, i);
+		put32(p + sb + offsetof(struct kmt_subbuf_header, seq), 100 + i);
+	}
+	assert_int_equal(kmt_trace_count(&t, &n, &err), 0);
+	assert_true(n == 20);
+	kmt_trace_close(&t);
+
+	/* then no gaps */
+	sb = find_subbuf(p, sec, 2);
+	put32(p + sb + offsetof(struct kmt_subbuf_header, seq), 107);
+	expect_count_err(p, len,
+			 "cpu 0: sub-buffer sequence jumps from 101 to 107 (sub-buffers missing)");
+	put32(p + sb + offsetof(struct kmt_subbuf_header, seq), 101);
+	expect_count_err(p, len, "jumps from 101 to 101");
+	free(p);
+}
+
+static void test_err_subbuf_deleted(void **state)
+{
+	uint8_t *p, *q;
+	size_t len, qlen, sec, sb1;
+	uint32_t sz;
+
+	(void)state;
+	build_multi(&p, &len);
+	sec = find_sec(p, len, KMT_SEC_CPU, 0);
+	sb1 = find_subbuf(p, sec, 1);
+	sz = get32(p + sb1 + offsetof(struct kmt_subbuf_header, size));
+	q = splice(p, len, sec, sb1 - sec - SEC_SZ, sz, NULL, 0, &qlen);
+	expect_count_err(q, qlen, "sequence jumps from 0 to 2 (sub-buffers missing)");
+	free(q);
+	free(p);
+}
+
+static void test_err_stray_bytes(void **state)
+{
+	static const uint8_t junk[5] = { 1, 2, 3, 4, 5 };
+	uint8_t *p, *q;
+	size_t len, qlen, sec;
+
+	(void)state;
+	build_small(false, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_CPU, 1);
+	q = splice(p, len, sec, sec_size(p, sec), 0, junk, sizeof(junk), &qlen);
+	expect_count_err(q, qlen, "cpu 1: 5 stray bytes after sub-buffer 1");
+	free(q);
+	free(p);
+}
+
+static void test_err_undescribed_type(void **state)
+{
+	static const uint8_t types[] = { 0, 11, KMT_EV_MAX };
+	uint8_t *p;
+	size_t len, rec;
+	unsigned int i;
+
+	(void)state;
+	build_small(false, &p, &len);
+	rec = find_subbuf(p, find_sec(p, len, KMT_SEC_CPU, 0), 0) + SB_SZ;
+	assert_int_equal(p[rec], KMT_EV_CACHE_DEF);
+	for (i = 0; i < sizeof(types); i++) {
+		p[rec] = types[i];
+		expect_count_err(p, len,
+				 "cpu 0: sub-buffer 0: record of an undescribed event type at offset 32");
+	}
+	free(p);
+
+	/* a type the recorder knows but this trace's format does not describe */
+	build_small(false, &p, &len);
+	rec = find_sec(p, len, KMT_SEC_FORMAT, 0) + SEC_SZ +
+	      sizeof(struct kmt_format) + (KMT_EV_KFREE - 1) * sizeof(struct kmt_layout);
+	assert_int_equal(p[rec], KMT_EV_KFREE);
+	p[rec] = 20;
+	expect_count_err(p, len, "cpu 1: sub-buffer 0: record of an undescribed event type");
+	free(p);
+}
+
+static void test_err_truncated_record(void **state)
+{
+	struct kb *b = kb_new(1, 4096);
+	uint8_t *p;
+	size_t len, sb;
+	uint32_t sz, cut;
+
+	(void)state;
+	kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 300, T(0x1010), D(0x1000),
+		   100, 128, 0xcc0, -1);
+	kb_kmalloc(b, 0, 1500, KMT_CTX_TASK, 300, T(0x1010), D(0x2000),
+		   100, 128, 0xcc0, -1);
+	finish(b, &p, &len);
+	sb = find_subbuf(p, find_sec(p, len, KMT_SEC_CPU, 0), 0);
+	sz = get32(p + sb + offsetof(struct kmt_subbuf_header, size));
+	/* first record 13 bytes (ptr 2 bytes, time 1); the second:
+	 * hdr, time 2, pid 2, site 2, ptr 3, req 1, slack 1, gfp 2, node 1 */
+	assert_int_equal(sz, SB_SZ + 13 + 15);
+	/* every cut of the last record is refused */
+	for (cut = 1; cut < 15; cut++) {
+		put32(p + sb + offsetof(struct kmt_subbuf_header, size), sz - cut);
+		expect_count_err(p, len, "cpu 0: sub-buffer 0: truncated");
+		expect_count_err(p, len, cut <= 10 ? "truncated field at offset 45" :
+				 cut <= 12 ? "truncated pid at offset 45" :
+				 "truncated time field at offset 45");
+	}
+	free(p);
+}
+
+static void test_err_string_past_end(void **state)
+{
+	struct kb *b = kb_new(1, 4096);
+	uint8_t *p;
+	size_t len, sb;
+	uint32_t sz;
+
+	(void)state;
+	kb_cache_def(b, 0, 100, 1, 192, 192, 8, "dentry");
+	finish(b, &p, &len);
+	sb = find_subbuf(p, find_sec(p, len, KMT_SEC_CPU, 0), 0);
+	sz = get32(p + sb + offsetof(struct kmt_subbuf_header, size));
+	/* hdr time pid 1 192(2) 192(2) 8 0, then the length 6 and "dentry" */
+	assert_int_equal(sz, SB_SZ + 10 + 1 + 6);
+	assert_int_equal(p[sb + SB_SZ + 10], 6);
+	p[sb + SB_SZ + 10] = 7;
+	expect_count_err(p, len, "string runs past the sub-buffer at offset 32");
+	free(p);
+}
+
+/* ---- kmt_trace_open on files ---------------------------------------- */
+
+static void test_open_file(void **state)
+{
+	char path[] = "/tmp/kmt-test-XXXXXX";
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p;
+	size_t len;
+	int fd;
+
+	(void)state;
+	build_small(false, &p, &len);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, p, len), (ssize_t)len);
+	close(fd);
+
+	if (kmt_trace_open(path, &t, &err))
+		fail_msg("open: %s", err.msg);
+	assert_true(t.mapped);
+	assert_int_equal(t.len, len);
+	assert_int_equal(t.nr_cpus, 2);
+	check_small_events(&t);
+	kmt_trace_close(&t);
+	assert_false(t.mapped);
+
+	/* truncated on disk: the message names the file and the check */
+	assert_int_equal(truncate(path, (off_t)len - 1), 0);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_trace_open(path, &t, &err), -EBADMSG);
+	assert_int_equal(strncmp(err.msg, path, strlen(path)), 0);
+	assert_msg(&err, ": file is ");
+	assert_msg(&err, "truncated or incomplete save");
+
+	assert_int_equal(truncate(path, 0), 0);
+	assert_int_equal(kmt_trace_open(path, &t, &err), -EBADMSG);
+	assert_msg(&err, ": empty file");
+	unlink(path);
+	free(p);
+}
+
+static void test_open_missing(void **state)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+
+	(void)state;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_trace_open("/nonexistent/dir/trace.kmt", &t, &err),
+			 -ENOENT);
+	assert_msg(&err, "/nonexistent/dir/trace.kmt: no such file");
+	assert_msg(&err, "kmemflight save");
+	assert_null(t.cpus);
+}
+
+static void test_open_directory(void **state)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+
+	(void)state;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_trace_open("/tmp", &t, &err), -EINVAL);
+	assert_msg(&err, "/tmp: not a regular file");
+	assert_false(t.mapped);
+}
+
+/* ---- cursor timestamps ---------------------------------------------- */
+
+/*
+ * Decode one CPU, checking each event's time and whether its record
+ * carried an absolute time (peeked before decoding).
+ */
+static void walk_times(const struct kmt_trace *t, unsigned int idx,
+		       const uint64_t *ts, const int *abs_flag, unsigned int nr,
+		       uint64_t *nr_subbufs)
+{
+	struct kmt_cursor c;
+	struct kmt_event ev;
+	struct kmt_err err;
+	unsigned int n = 0;
+	int ret;
+
+	kmt_cursor_init(&c, &t->fmt, t->layout, t->swap, t->cpus[idx].cpu,
+			t->cpus[idx].data, t->cpus[idx].size);
+	for (;;) {
+		int abs_bit = -1;
+
+		if (c.rp && c.rp < c.rend)
+			abs_bit = !!(*c.rp & KMT_HDR_ABS_TIME);
+		ret = kmt_cursor_next(&c, &ev, &err);
+		if (ret <= 0)
+			break;
+		assert_in_range(n, 0, nr - 1);
+		if (ev.ts != ts[n])
+			fail_msg("event %u: ts %llu, expected %llu", n,
+				 (unsigned long long)ev.ts,
+				 (unsigned long long)ts[n]);
+		if (abs_flag && abs_flag[n] >= 0)
+			assert_int_equal(abs_bit, abs_flag[n]);
+		n++;
+	}
+	if (ret < 0)
+		fail_msg("cursor: %s", err.msg);
+	assert_int_equal(n, nr);
+	if (nr_subbufs)
+		*nr_subbufs = c.nr_subbufs;
+}
+
+static void test_cursor_times(void **state)
+{
+	static const uint64_t ts[] = {
+		1000,				/* sub-buffer base */
+		1001,				/* delta 1 */
+		1001,				/* delta 0 */
+		1001 + (1ULL << 31) - 1,	/* largest delta */
+		1001 + (1ULL << 31) - 1 + (1ULL << 31),	/* absolute */
+		9000000000ULL + 123,		/* absolute, > 2^32 */
+		9000000000ULL + 124,		/* delta from the absolute */
+		4000,				/* backwards: absolute */
+		4001,
+	};
+	/* -1: the first record of a sub-buffer, whose bit the peek can't see */
+	static const int abs_flag[] = { -1, 0, 0, 0, 1, 1, 0, 1, 0 };
+	struct kb *b = kb_new(1, 4096);
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p;
+	size_t len;
+	uint64_t nsb;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ts) / sizeof(ts[0]); i++)
+		kb_kfree(b, 0, ts[i], KMT_CTX_SOFTIRQ, 0, T(0x10), D(0x40));
+	finish(b, &p, &len);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_int_equal(t.cpus[0].nr_subbufs, 1);
+	walk_times(&t, 0, ts, abs_flag, sizeof(ts) / sizeof(ts[0]), &nsb);
+	assert_true(nsb == 1);
+	kmt_trace_close(&t);
+	free(p);
+}
+
+/* Times carried across sub-buffer boundaries, with a 3 s gap. */
+static void test_cursor_subbufs(void **state)
+{
+	static uint64_t ts[1000];
+	struct kb *b = kb_new(1, 256);
+	struct kmt_trace t;
+	struct kmt_err err;
+	struct kmt_cursor c;
+	struct kmt_event ev;
+	uint8_t *p;
+	size_t len;
+	uint64_t nsb, now = 1000;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 1000; i++) {
+		if (i == 500)
+			now += 3000000000ULL;
+		if (i == 600)
+			kb_set_lost(b, 0, 3);
+		ts[i] = now;
+		kb_kmalloc(b, 0, now, KMT_CTX_TASK, 1, T(0x1010 + (i % 4) * 0x10),
+			   D(0x100000 + (uint64_t)i * 64), 40 + i % 4, 64,
+			   0xcc0, -1);
+		now += 1500;
+	}
+	finish(b, &p, &len);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_true(t.cpus[0].nr_subbufs > 60);
+	walk_times(&t, 0, ts, NULL, 1000, &nsb);
+	assert_true(nsb == t.cpus[0].nr_subbufs);
+	assert_true(t.cpus[0].lost == 3);
+
+	/* the lost counter of each sub-buffer header, and the fields */
+	kmt_cursor_init(&c, &t.fmt, t.layout, t.swap, 0, t.cpus[0].data,
+			t.cpus[0].size);
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(kmt_cursor_next(&c, &ev, &err), 1);
+		assert_true(ev.call_site == T(0x1010 + (i % 4) * 0x10));
+		assert_true(ev.ptr == D(0x100000 + (uint64_t)i * 64));
+		assert_true(ev.bytes_req == 40 + i % 4);
+		assert_true(ev.bytes_alloc == 64);
+		assert_true(ev.node == -1);
+		if (i < 600)
+			assert_true(c.lost_before == 0);
+		else if (i > 650)
+			assert_true(c.lost_before == 3);
+	}
+	assert_int_equal(kmt_cursor_next(&c, &ev, &err), 0);
+	kmt_trace_close(&t);
+	free(p);
+}
+
+/* Two records per sub-buffer: exact boundaries, gap on a boundary. */
+static void test_cursor_boundary(void **state)
+{
+	static const uint64_t ts[] = {
+		10, 20,				/* sub-buffer 0 */
+		30, 40,				/* sub-buffer 1 */
+		40 + 4000000000ULL, 50 + 4000000000ULL,	/* sub-buffer 2 */
+		60 + 4000000000ULL,		/* sub-buffer 3 */
+	};
+	struct kb *b = kb_new(1, SB_SZ + 2 * 6);
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p;
+	size_t len, sec;
+	uint64_t nsb;
+	unsigned int i;
+
+	(void)state;
+	/* kfree, pid 1, site 0x10, ptr 0x40, 1-byte deltas: 6 bytes each */
+	for (i = 0; i < sizeof(ts) / sizeof(ts[0]); i++)
+		kb_kfree(b, 0, ts[i], KMT_CTX_TASK, 1, T(0x10), D(0x40));
+	finish(b, &p, &len);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_int_equal(t.cpus[0].nr_subbufs, 4);
+	sec = find_sec(p, len, KMT_SEC_CPU, 0);
+	for (i = 0; i < 4; i++)
+		assert_true(get64(p + find_subbuf(p, sec, i) +
+				  offsetof(struct kmt_subbuf_header, base_ts)) ==
+			    ts[2 * i]);
+	walk_times(&t, 0, ts, NULL, sizeof(ts) / sizeof(ts[0]), &nsb);
+	assert_true(nsb == 4);
+	kmt_trace_close(&t);
+	free(p);
+}
+
+/* Empty sub-buffers (header only) are skipped. */
+static void test_cursor_empty_subbuf(void **state)
+{
+	static const uint64_t ts[] = { 1000, 1010 };
+	struct kmt_subbuf_header h = {
+		.magic = KMT_SUBBUF_MAGIC, .cpu = 0, .seq = 1, .size = SB_SZ,
+		.base_ts = 5,
+	};
+	struct kb *b = kb_new(1, 64);
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p, *q;
+	size_t len, qlen, sec, sb;
+	unsigned int i;
+
+	(void)state;
+	/* two kfrees in one sub-buffer, then an empty one appended as seq 1 */
+	kb_kfree(b, 0, 1000, KMT_CTX_TASK, 1, T(0x10), D(0x40));
+	kb_kfree(b, 0, 1010, KMT_CTX_TASK, 1, T(0x10), D(0x40));
+	finish(b, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_CPU, 0);
+	sb = find_subbuf(p, sec, 0);
+	put32(p + sb + offsetof(struct kmt_subbuf_header, seq), 0);
+	q = splice(p, len, sec, sec_size(p, sec), 0, &h, sizeof(h), &qlen);
+	free(p);
+	/* seq 0 with records, then the empty seq 1, then nothing */
+	assert_int_equal(kmt_trace_open_mem(q, qlen, &t, &err), 0);
+	walk_times(&t, 0, ts, NULL, 2, NULL);
+	kmt_trace_close(&t);
+
+	/* an empty one in the middle */
+	sec = find_sec(q, qlen, KMT_SEC_CPU, 0);
+	p = splice(q, qlen, sec, CS_SZ, 0, &h, sizeof(h), &len);
+	free(q);
+	for (i = 0; i < 3; i++) {
+		sb = find_subbuf(p, sec, i);
+		put32(p + sb + offsetof(struct kmt_subbuf_header, seq), i);
+	}
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	walk_times(&t, 0, ts, NULL, 2, NULL);
+	kmt_trace_close(&t);
+	free(p);
+}
+
+/* ---- merge ---------------------------------------------------------- */
+
+static void test_merge_order(void **state)
+{
+	static const struct { uint64_t ts; uint32_t cpu; } want[] = {
+		{ 5, 1 }, { 10, 0 }, { 20, 1 }, { 30, 0 }, { 30, 1 },
+		{ 40, 1 }, { 50, 0 }, { 50, 0 }, { 60, 1 }, { 70, 0 },
+		{ 80, 1 }, { 90, 0 }, { 5000000000ULL, 0 },
+		{ 5000000000ULL, 1 }, { 6000000000ULL, 1 },
+	};
+	struct kb *b = kb_new(2, SB_SZ + 2 * 11);
+	struct kmt_trace t;
+	struct kmt_err err;
+	struct kmt_merge m;
+	struct kmt_event ev;
+	uint8_t *p;
+	size_t len;
+	unsigned int i, n = 0;
+	int ret;
+
+	(void)state;
+	/* the builder wants each CPU's events in order; add by CPU */
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (want[i].cpu == 0)
+			kb_kfree(b, 0, want[i].ts, KMT_CTX_TASK, i, T(0x10), D(0x40));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (want[i].cpu == 1)
+			kb_kfree(b, 1, want[i].ts, KMT_CTX_TASK, i, T(0x10), D(0x40));
+	finish(b, &p, &len);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_true(t.cpus[0].nr_subbufs >= 3);
+	assert_true(t.cpus[1].nr_subbufs >= 3);
+	assert_int_equal(kmt_merge_init(&m, &t, &err), 0);
+	while ((ret = kmt_merge_next(&m, &ev, &err)) > 0) {
+		assert_in_range(n, 0, sizeof(want) / sizeof(want[0]) - 1);
+		if (ev.ts != want[n].ts || ev.cpu != want[n].cpu)
+			fail_msg("event %u: ts %llu cpu %u, expected ts %llu cpu %u",
+				 n, (unsigned long long)ev.ts, ev.cpu,
+				 (unsigned long long)want[n].ts, want[n].cpu);
+		/* the pid carries the index it was added with */
+		assert_int_equal(ev.pid, n);
+		n++;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	assert_int_equal(kmt_merge_next(&m, &ev, &err), 0);
+	kmt_merge_free(&m);
+	kmt_trace_close(&t);
+	free(p);
+}
+
+/* ---- symbols -------------------------------------------------------- */
+
+static const char syms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 T alloc_thing\n"
+	"ffffffff81001800 D data_in_text\n"
+	"ffffffff81002000 t helper_init\n"
+	"ffffffff81003000 T free_thing\n"
+	"ffffffff81004000 t local_alias\n"
+	"ffffffff81004000 T global_name\n"
+	"ffffffff81005000 W weak_fn\n"
+	"ffffffff81005000 T second_global\n"
+	"ffffffff81006000 t mod_fn\t[mymod]\n"
+	"ffffffff82000000 D some_data\n"
+	"ffffffff82000100 b bss_thing\n"
+	"not a symbol line\n"
+	"ffffffff81007000 T\n"
+	"ffffffff81008000 X unknown_type\n"
+	"zzzz T bad_addr\n"
+	"0000000000000000 T zero_addr\n"
+	"ffffffff81009000  T two_spaces\n"
+	"ffffffff8100a000 T last_no_newline";
+
+static void check_fmt(const struct kmt_symtab *st, uint64_t addr, bool raw,
+		      const char *want)
+{
+	char buf[128];
+
+	memset(buf, 'x', sizeof(buf));
+	kmt_symtab_format(st, addr, raw, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+}
+
+static void test_symtab(void **state)
+{
+	struct kmt_symtab st;
+	const struct kmt_sym *s;
+	char small[8];
+
+	(void)state;
+	assert_int_equal(kmt_symtab_load(&st, syms, strlen(syms)), 0);
+	/* _stext alloc_thing helper_init free_thing local_alias global_name
+	 * weak_fn second_global mod_fn last_no_newline */
+	assert_int_equal(st.nr, 10);
+	for (size_t i = 1; i < st.nr; i++)
+		assert_true(st.syms[i - 1].addr <= st.syms[i].addr);
+
+	check_fmt(&st, T(0x1010), false, "alloc_thing+0x10");
+	check_fmt(&st, T(0x1010), true, "0xffffffff81001010");
+	check_fmt(&st, T(0x1000), false, "alloc_thing+0x0");
+	check_fmt(&st, T(0), false, "_stext+0x0");
+	check_fmt(&st, T(0x2005), false, "helper_init+0x5");
+	check_fmt(&st, T(0x2fff), false, "helper_init+0xfff");
+	check_fmt(&st, T(0x3008), false, "free_thing+0x8");
+	/* before the first symbol */
+	check_fmt(&st, T(0) - 1, false, "0xffffffff80ffffff");
+	check_fmt(&st, 0, false, "0x0");
+	/* data symbols are not symbols: this is alloc_thing's */
+	check_fmt(&st, T(0x1810), false, "alloc_thing+0x810");
+	/* names end at a tab: the module suffix is not part of them */
+	check_fmt(&st, T(0x6004), false, "mod_fn+0x4");
+	check_fmt(&st, T(0xa001), false, "last_no_newline+0x1");
+	/* up to 1 MiB past the last symbol, then raw */
+	check_fmt(&st, T(0xa000) + 0xfffff, false, "last_no_newline+0xfffff");
+	check_fmt(&st, T(0xa000) + 0x100000, false, "0xffffffff8110a000");
+	check_fmt(&st, 0xffffffff82000010ULL, false, "0xffffffff82000010");
+	check_fmt(&st, UINT64_MAX, false, "0xffffffffffffffff");
+
+	/* duplicates: the global name wins over the local one before it */
+	check_fmt(&st, T(0x4000), false, "global_name+0x0");
+	check_fmt(&st, T(0x4020), false, "global_name+0x20");
+	/* two global names: the first in the file */
+	check_fmt(&st, T(0x5001), false, "weak_fn+0x1");
+	s = kmt_symtab_find(&st, T(0x4fff));
+	assert_non_null(s);
+	assert_int_equal(s->name_len, 11);
+	assert_memory_equal(s->name, "global_name", 11);
+	assert_true(s->addr == T(0x4000));
+	assert_null(kmt_symtab_find(&st, T(0) - 1));
+
+	/* output is cut to the buffer, NUL-terminated */
+	kmt_symtab_format(&st, T(0x1010), false, small, sizeof(small));
+	assert_string_equal(small, "alloc_t");
+	kmt_symtab_free(&st);
+	assert_null(st.syms);
+	assert_int_equal(st.nr, 0);
+}
+
+static void test_symtab_duplicates_order(void **state)
+{
+	static const char a[] =
+		"ffffffff81004000 T global_name\n"
+		"ffffffff81004000 t local_alias\n"
+		"ffffffff81004000 t local_two\n";
+	static const char b[] =
+		"ffffffff81004000 t local_alias\n"
+		"ffffffff81004000 t local_two\n"
+		"ffffffff81004000 T global_name\n";
+	static const char c[] =
+		"ffffffff81004000 t local_two\n"
+		"ffffffff81004000 t local_alias\n";
+	struct kmt_symtab st;
+
+	(void)state;
+	assert_int_equal(kmt_symtab_load(&st, a, strlen(a)), 0);
+	assert_int_equal(st.nr, 3);
+	check_fmt(&st, T(0x4004), false, "global_name+0x4");
+	kmt_symtab_free(&st);
+	assert_int_equal(kmt_symtab_load(&st, b, strlen(b)), 0);
+	check_fmt(&st, T(0x4004), false, "global_name+0x4");
+	kmt_symtab_free(&st);
+	/* among locals: the first in the file */
+	assert_int_equal(kmt_symtab_load(&st, c, strlen(c)), 0);
+	check_fmt(&st, T(0x4004), false, "local_two+0x4");
+	kmt_symtab_free(&st);
+}
+
+static void test_symtab_edge(void **state)
+{
+	static const char nul_type[] = "ffffffff81004000 \0 nul_type\n";
+	struct kmt_symtab st;
+	char *big;
+	size_t i, n = 10000, len = 0;
+
+	(void)state;
+	/* empty text: everything raw */
+	assert_int_equal(kmt_symtab_load(&st, "", 0), 0);
+	assert_int_equal(st.nr, 0);
+	check_fmt(&st, T(0x10), false, "0xffffffff81000010");
+	kmt_symtab_free(&st);
+	assert_int_equal(kmt_symtab_load(&st, NULL, 0), 0);
+	assert_int_equal(st.nr, 0);
+	kmt_symtab_free(&st);
+
+	/* a NUL is not a symbol type */
+	assert_int_equal(kmt_symtab_load(&st, nul_type, sizeof(nul_type) - 1), 0);
+	assert_int_equal(st.nr, 0);
+	kmt_symtab_free(&st);
+
+	/* the length bounds the text: no reading past it */
+	assert_int_equal(kmt_symtab_load(&st, syms, 27), 0);
+	assert_int_equal(st.nr, 1);
+	check_fmt(&st, T(0x1010), false, "_stext+0x1010");
+	kmt_symtab_free(&st);
+	assert_int_equal(kmt_symtab_load(&st, syms, 24), 0);
+	assert_int_equal(st.nr, 1);
+	check_fmt(&st, T(0x1), false, "_stex+0x1");
+	kmt_symtab_free(&st);
+
+	/* many symbols, given in reverse: sorted, all found */
+	big = malloc(n * 40);
+	assert_non_null(big);
+	for (i = n; i-- > 0;)
+		len += (size_t)sprintf(big + len, "%016llx T f%zu\n",
+				       (unsigned long long)T(i * 0x100), i);
+	assert_int_equal(kmt_symtab_load(&st, big, len), 0);
+	assert_int_equal(st.nr, n);
+	for (i = 0; i < n; i += 37) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "f%zu+0x%zx", i, i % 0x100);
+		check_fmt(&st, T(i * 0x100 + i % 0x100), false, want);
+	}
+	kmt_symtab_free(&st);
+	free(big);
+}
+
+/* Without META and KALLSYMS sections, lookups find nothing. */
+static void test_no_meta_no_kallsyms(void **state)
+{
+	struct kb *b = kb_new(1, 4096);
+	struct kmt_trace t;
+	struct kmt_err err;
+	struct kmt_symtab st;
+	char buf[16] = "unchanged";
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	kb_kfree(b, 0, 10, KMT_CTX_TASK, 1, T(0x10), D(0x40));
+	finish(b, &p, &len);
+	put32(p + find_sec(p, len, KMT_SEC_META, 0), 77);
+	if (kmt_trace_open_mem(p, len, &t, &err))
+		fail_msg("open: %s", err.msg);
+	assert_null(t.meta);
+	assert_null(t.kallsyms);
+	assert_false(kmt_trace_meta(&t, "release", buf, sizeof(buf)));
+	assert_string_equal(buf, "unchanged");
+	assert_int_equal(kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len), 0);
+	assert_int_equal(st.nr, 0);
+	check_fmt(&st, T(0x10), false, "0xffffffff81000010");
+	kmt_symtab_free(&st);
+	kmt_trace_close(&t);
+	free(p);
+}
+
+/* The symbols a built trace carries load from its KALLSYMS section. */
+static void test_symtab_from_trace(void **state)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+	struct kmt_symtab st;
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	build_small(true, &p, &len);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_int_equal(kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len), 0);
+	assert_int_equal(st.nr, 2);
+	check_fmt(&st, small_events[2].call_site, false, "alloc_thing+0x10");
+	check_fmt(&st, small_events[8].call_site, false, "0xffffffff80fffff0");
+	kmt_symtab_free(&st);
+	kmt_trace_close(&t);
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_small),
+		cmocka_unit_test(test_open_swapped),
+		cmocka_unit_test(test_cursor_swapped_same),
+		cmocka_unit_test(test_err_short),
+		cmocka_unit_test(test_err_file_magic),
+		cmocka_unit_test(test_err_byte_order),
+		cmocka_unit_test(test_err_file_version),
+		cmocka_unit_test(test_err_header_size),
+		cmocka_unit_test(test_err_file_size),
+		cmocka_unit_test(test_err_header_rounds_past_end),
+		cmocka_unit_test(test_err_section_past_end),
+		cmocka_unit_test(test_err_too_many_sections),
+		cmocka_unit_test(test_err_no_format),
+		cmocka_unit_test(test_err_no_cpus),
+		cmocka_unit_test(test_err_cpu_section_short),
+		cmocka_unit_test(test_err_format_magic),
+		cmocka_unit_test(test_err_abi_version),
+		cmocka_unit_test(test_err_format_sizes),
+		cmocka_unit_test(test_err_layouts),
+		cmocka_unit_test(test_err_topology_caches),
+		cmocka_unit_test(test_err_subbuf_magic),
+		cmocka_unit_test(test_err_subbuf_cpu),
+		cmocka_unit_test(test_err_subbuf_size),
+		cmocka_unit_test(test_swapped_multi_subbuf),
+		cmocka_unit_test(test_err_subbuf_seq),
+		cmocka_unit_test(test_err_subbuf_deleted),
+		cmocka_unit_test(test_err_stray_bytes),
+		cmocka_unit_test(test_err_undescribed_type),
+		cmocka_unit_test(test_err_truncated_record),
+		cmocka_unit_test(test_err_string_past_end),
+		cmocka_unit_test(test_open_file),
+		cmocka_unit_test(test_open_missing),
+		cmocka_unit_test(test_open_directory),
+		cmocka_unit_test(test_cursor_times),
+		cmocka_unit_test(test_cursor_subbufs),
+		cmocka_unit_test(test_cursor_boundary),
+		cmocka_unit_test(test_cursor_empty_subbuf),
+		cmocka_unit_test(test_merge_order),
+		cmocka_unit_test(test_symtab),
+		cmocka_unit_test(test_symtab_duplicates_order),
+		cmocka_unit_test(test_symtab_edge),
+		cmocka_unit_test(test_symtab_from_trace),
+		cmocka_unit_test(test_no_meta_no_kallsyms),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
