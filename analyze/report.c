@@ -126,6 +126,7 @@ static void print_callers(const struct kmt_slab *s, const struct kmt_symtab *st,
 
 static void print_summary(const struct kmt_trace *t, const struct kmt_slab *s)
 {
+	uint64_t pages_freed;
 	unsigned int i;
 
 	printf("\nSUMMARY (SLAB allocator)\n");
@@ -143,16 +144,21 @@ static void print_summary(const struct kmt_trace *t, const struct kmt_slab *s)
 	       s->nr_cross_cpu, s->nr_allocs);
 	printf("Cross node allocations: %" PRIu64 "/%" PRIu64 "\n",
 	       s->nr_cross_node, s->nr_node_known);
-	printf("Allocations: %" PRIu64 " (%" PRIu64 " failed), frees: %" PRIu64
-	       " (%" PRIu64 " of objects allocated before the trace)\n",
+	printf("Allocations: %" PRIu64 ", failed: %" PRIu64 ", frees: %" PRIu64
+	       " (%" PRIu64 " of objects not allocated in the trace)\n",
 	       s->nr_allocs, s->nr_failed, s->nr_frees, s->nr_unknown_frees);
+	pages_freed = s->by_type[KMT_EV_PAGE_FREE] +
+		      s->by_type[KMT_EV_PAGE_FREE_BATCHED];
 	printf("Events: %" PRIu64 " (kmalloc %" PRIu64 ", kmem_cache_alloc %" PRIu64
 	       ", kfree %" PRIu64 ", kmem_cache_free %" PRIu64 ", page alloc %" PRIu64
-	       ", page free %" PRIu64 ")\n", s->nr_events,
+	       ", page free %" PRIu64 ", other %" PRIu64 ")\n", s->nr_events,
 	       s->by_type[KMT_EV_KMALLOC], s->by_type[KMT_EV_CACHE_ALLOC],
 	       s->by_type[KMT_EV_KFREE], s->by_type[KMT_EV_CACHE_FREE],
-	       s->by_type[KMT_EV_PAGE_ALLOC],
-	       s->by_type[KMT_EV_PAGE_FREE] + s->by_type[KMT_EV_PAGE_FREE_BATCHED]);
+	       s->by_type[KMT_EV_PAGE_ALLOC], pages_freed,
+	       s->nr_events - s->by_type[KMT_EV_KMALLOC] -
+	       s->by_type[KMT_EV_CACHE_ALLOC] - s->by_type[KMT_EV_KFREE] -
+	       s->by_type[KMT_EV_CACHE_FREE] - s->by_type[KMT_EV_PAGE_ALLOC] -
+	       pages_freed);
 	printf("Events lost: %" PRIu64, s->lost);
 	if (s->lost) {
 		printf(" (");

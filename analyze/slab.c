@@ -89,6 +89,11 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 			alloc = c->size;
 		}
 	}
+	if (!ev->ptr) {
+		/* nothing was allocated: not a hit, no bytes */
+		s->nr_failed++;
+		return 0;
+	}
 	ret = caller_index(s, callers, ev->call_site, &idx);
 	if (ret)
 		return kmt_errf(err, -ret, ret == -E2BIG ?
@@ -99,10 +104,6 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	s->total_alloc += alloc;
 	s->total_req += req;
 	s->nr_allocs++;
-	if (!ev->ptr) {
-		s->nr_failed++;
-		return 0;
-	}
 	n1 = cpu_node(t, ev->cpu);
 	n2 = kmt_trace_pfn_node(t, (ev->ptr - t->fmt.direct_map_base) >>
 				   t->fmt.page_shift);

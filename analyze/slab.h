@@ -21,8 +21,8 @@ struct kmt_slab {
 	uint64_t total_req;
 	uint64_t total_alloc;
 	uint64_t total_freed;
-	uint64_t nr_allocs;
-	uint64_t nr_frees;
+	uint64_t nr_allocs;		/* successful allocations */
+	uint64_t nr_frees;		/* frees of non-NULL objects */
 	uint64_t nr_failed;		/* allocations that returned NULL */
 	uint64_t nr_unknown_frees;	/* frees of objects not seen allocated */
 	uint64_t nr_unknown_cache;	/* cache ids with no definition */

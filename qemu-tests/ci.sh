@@ -52,12 +52,12 @@ unit_tests() {
 
 fuzz_smoke() {	# every fuzz target, a fixed number of runs from the seed corpus
 	make -s fuzz build-asan/tests/mktrace || { echo "fuzz: 0 passed, 1 failed"; return 1; }
-	sh tests/fuzz/mkcorpus.sh > /dev/null
+	bash tests/fuzz/mkcorpus.sh > /dev/null
 	p=0
 	f=0
 	for t in build-fuzz/fuzz_*; do
 		name=$(basename "$t")
-		if "$t" -runs="${KMF_FUZZ_RUNS:-100000}" -seed=1 \
+		if "$t" -runs="${KMF_FUZZ_RUNS:-100000}" -seed=1 -use_value_profile=1 \
 			"tests/fuzz/corpus/$name" > "$log/$name.log" 2>&1; then
 			echo "ok - fuzz: $name, $(grep -o 'Done [0-9]* runs' "$log/$name.log")"
 			p=$((p + 1))

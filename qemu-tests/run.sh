@@ -131,6 +131,23 @@ check "invalid boot parameters: clear warnings, recorder off, boot continues" \
 		grep 'kmemtrace.subbuf_size=1000 is invalid: use a power of two' '$out/$name/dmesg' &&
 		[ \"\$(cat '$out/$name/save.rc')\" = 1 ]"
 
+# The debug kernel: lockdep, KASAN, PREEMPT, atomic-sleep checks.  The
+# recorder must run a whole boot under them without a single report.
+if [ "${KMF_DEBUG_KERNEL:-1}" != 0 ]; then
+	name=debug-2cpu
+	check "build the debug kernel (lockdep, KASAN)" \
+		sh -c "'$repo/qemu-tests/build-kernel.sh' debug > '$out/debug-kernel'"
+	if [ -s "$out/debug-kernel" ]; then
+		check "debug kernel: boot 2 vCPU with the recorder and save" \
+			sh -c "'$repo/qemu-tests/boot.sh' -k '$(cat "$out/debug-kernel")' -c 2 \
+				-a 'kmemtrace.enable=1' '$out/$name' && [ \$(cat '$out/$name/save.rc') = 0 ]"
+		check "debug kernel: no lockdep, KASAN or atomic-sleep report" \
+			sh -c "! grep -E 'BUG:|WARNING:|KASAN:|possible circular|inconsistent lock|possible recursive|sleeping function called' '$out/$name/dmesg'"
+		check "debug kernel: kernel event counters equal the events in the file" \
+			kernel_equals_file "$name"
+	fi
+fi
+
 for name in default-1cpu default-2cpu; do
 	[ -f "$out/$name/boot.kmt" ] || continue
 	"$kmf" info "$out/$name/boot.kmt" | awk -v n="$name" '

@@ -33,7 +33,7 @@ test_expect_success '--sort hit,callsite and --line 2' '
 test_expect_success '--raw-ip prints addresses' '
 	"$MKTRACE" basic t.kmt &&
 	"$KMF" report --raw-ip t.kmt > out &&
-	grep -q "^ 0xffffffff81001010  *|       224/74    |" out
+	grep -q "^ 0xffffffff81001010  *|       160/80    |" out
 '
 
 test_expect_success 'no kallsyms: raw callsites and a warning' '

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Slab statistics on hand-built traces with hand-computed numbers, the
+ * caller-table sort keys, and the hash map the analysis is built on.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmt.h"
+#include "kmt_build.h"
+#include "../../analyze/slab.h"
+
+#define D(off)	(KB_DMAP_BASE + (off))
+#define T(off)	(KB_TEXT_BASE + (off))
+
+#define assert_msg(err, substr)						\
+	do {								\
+		if (!strstr((err)->msg, (substr)))			\
+			fail_msg("error message \"%s\" lacks \"%s\"",	\
+				 (err)->msg, (substr));			\
+	} while (0)
+
+static const char kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 T alloc_thing\n"
+	"ffffffff81002000 t helper_init\n"
+	"ffffffff81003000 T free_thing\n"
+	"ffffffff82000000 D some_data\n";
+
+/* The events of tests/unit/mktrace.c basic(), copied. */
+static void basic(struct kb *b)
+{
+	kb_set_kallsyms(b, kallsyms);
+	kb_cache_def(b, 0, 100, 1, 192, 192, 8, "dentry");
+	kb_cache_def(b, 0, 110, 2, 3000, 3072, 64, "task_struct");
+	kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 100, 128, 0xcc0, -1);
+	kb_kmalloc(b, 0, 2000, KMT_CTX_TASK, 1, T(0x1010), D(0x2000), 30, 32, 0xcc0, -1);
+	kb_kmalloc(b, 1, 2500, KMT_CTX_TASK, 2, T(0x2005), D(0x3000), 4000, 4096, 0xcc0, -1);
+	kb_cache_alloc(b, 1, 3000, KMT_CTX_SOFTIRQ, 0, T(0x1040), D(0x4000), 1, 0x820, -1);
+	kb_cache_alloc(b, 0, 3500, KMT_CTX_TASK, 1, T(0x1040), D(0x5000), 2, 0xcc0, 0);
+	kb_kfree(b, 1, 4000, KMT_CTX_HARDIRQ, 0, T(0x3008), D(0x1000));
+	kb_cache_free(b, 1, 4500, KMT_CTX_TASK, 2, T(0x3020), D(0x4000), 1);
+	kb_kfree(b, 0, 5000, KMT_CTX_TASK, 1, T(0x3008), 0);
+	kb_kfree(b, 0, 5500, KMT_CTX_TASK, 1, T(0x3008), D(0x9000));
+	kb_kmalloc(b, 0, 6000, KMT_CTX_TASK, 1, T(0x1010), 0, 64, 64, 0xcc0, -1);
+	kb_page_alloc(b, 0, 6500, KMT_CTX_TASK, 1, 0x1001, 0, 0xcc0, 0);
+	kb_page_free(b, 1, 7000, KMT_CTX_TASK, 2, 0x1001, 0);
+}
+
+struct built {
+	uint8_t *p;
+	size_t len;
+	struct kmt_trace t;
+};
+
+static void open_built(struct kb *b, struct built *bt)
+{
+	struct kmt_err err;
+
+	assert_int_equal(kb_finish(b, &bt->p, &bt->len), 0);
+	kb_free(b);
+	if (kmt_trace_open_mem(bt->p, bt->len, &bt->t, &err))
+		fail_msg("open: %s", err.msg);
+}
+
+static void close_built(struct built *bt)
+{
+	kmt_trace_close(&bt->t);
+	free(bt->p);
+}
+
+static void analyze(const struct built *bt, struct kmt_slab *s)
+{
+	struct kmt_err err;
+	int ret;
+
+	memset(&err, 0, sizeof(err));
+	ret = kmt_slab_analyze(&bt->t, s, &err);
+	if (ret)
+		fail_msg("analyze: %d %s", ret, err.msg);
+}
+
+static void sort_by(struct kmt_slab *s, const char *spec)
+{
+	enum kmt_slab_key keys[KMT_SLAB_MAX_KEYS];
+	unsigned int nr;
+	struct kmt_err err;
+
+	if (kmt_slab_parse_sort(spec, keys, &nr, &err))
+		fail_msg("sort %s: %s", spec, err.msg);
+	kmt_slab_sort(s, keys, nr);
+}
+
+static void check_caller(const struct kmt_caller *c, uint64_t site,
+			 uint64_t alloc, uint64_t req, uint64_t hit,
+			 uint64_t pingpong)
+{
+	if (c->call_site != site)
+		fail_msg("call site 0x%llx, expected 0x%llx",
+			 (unsigned long long)c->call_site,
+			 (unsigned long long)site);
+	assert_true(c->bytes_alloc == alloc);
+	assert_true(c->bytes_req == req);
+	assert_true(c->hit == hit);
+	assert_true(c->pingpong == pingpong);
+}
+
+static void test_basic_totals(void **state)
+{
+	struct built bt;
+	struct kmt_slab s;
+	struct kb *b = kb_new(2, 4096);
+
+	(void)state;
+	basic(b);
+	open_built(b, &bt);
+	analyze(&bt, &s);
+
+	assert_int_equal(s.nr_callers, 3);
+	assert_true(s.total_req == 7322);
+	assert_true(s.total_alloc == 7520);
+	assert_true(s.total_freed == 320);
+	assert_true(s.nr_allocs == 5);
+	assert_true(s.nr_failed == 1);
+	assert_true(s.nr_frees == 3);
+	assert_true(s.nr_unknown_frees == 1);
+	assert_true(s.nr_unknown_cache == 0);
+	assert_true(s.nr_cross_cpu == 1);
+	assert_true(s.nr_cross_node == 0);
+	assert_true(s.nr_node_known == 5);
+	assert_true(s.nr_events == 14);
+	assert_true(s.lost == 0);
+	assert_true(s.by_type[KMT_EV_CACHE_DEF] == 2);
+	assert_true(s.by_type[KMT_EV_KMALLOC] == 4);
+	assert_true(s.by_type[KMT_EV_CACHE_ALLOC] == 2);
+	assert_true(s.by_type[KMT_EV_KFREE] == 3);
+	assert_true(s.by_type[KMT_EV_CACHE_FREE] == 1);
+	assert_true(s.by_type[KMT_EV_PAGE_ALLOC] == 1);
+	assert_true(s.by_type[KMT_EV_PAGE_FREE] == 1);
+	assert_true(s.by_type[KMT_EV_MARK] == 0);
+
+	/* default report order */
+	sort_by(&s, "frag,hit,bytes");
+	check_caller(&s.callers[0], T(0x1010), 160, 130, 2, 1);
+	check_caller(&s.callers[1], T(0x2005), 4096, 4000, 1, 0);
+	check_caller(&s.callers[2], T(0x1040), 3264, 3192, 2, 0);
+
+	kmt_slab_free(&s);
+	assert_null(s.callers);
+	assert_int_equal(s.nr_callers, 0);
+	close_built(&bt);
+}
+
+/* The same numbers from the trace written in the other byte order. */
+static void test_basic_swapped(void **state)
+{
+	struct built bt;
+	struct kmt_slab s;
+	struct kb *b = kb_new(2, 4096);
+
+	(void)state;
+	kb_set_swap(b, true);
+	basic(b);
+	kb_set_lost(b, 0, 4);
+	kb_set_lost(b, 1, 3);
+	open_built(b, &bt);
+	assert_true(bt.t.swap);
+	analyze(&bt, &s);
+	assert_true(s.total_req == 7322);
+	assert_true(s.total_alloc == 7520);
+	assert_true(s.total_freed == 320);
+	assert_true(s.nr_cross_cpu == 1);
+	assert_true(s.nr_node_known == 5);
+	assert_true(s.nr_events == 14);
+	assert_true(s.lost == 7);
+	sort_by(&s, "frag,hit,bytes");
+	check_caller(&s.callers[0], T(0x1010), 160, 130, 2, 1);
+	check_caller(&s.callers[1], T(0x2005), 4096, 4000, 1, 0);
+	check_caller(&s.callers[2], T(0x1040), 3264, 3192, 2, 0);
+	kmt_slab_free(&s);
+	close_built(&bt);
+}
+
+static void test_basic_sort_keys(void **state)
+{
+	struct built bt;
+	struct kmt_slab s;
+	struct kb *b = kb_new(2, 4096);
+
+	(void)state;
+	basic(b);
+	open_built(b, &bt);
+	analyze(&bt, &s);
+
+	sort_by(&s, "callsite");
+	assert_true(s.callers[0].call_site == T(0x1010));
+	assert_true(s.callers[1].call_site == T(0x1040));
+	assert_true(s.callers[2].call_site == T(0x2005));
+
+	sort_by(&s, "bytes");
+	assert_true(s.callers[0].call_site == T(0x2005));
+	assert_true(s.callers[1].call_site == T(0x1040));
+	assert_true(s.callers[2].call_site == T(0x1010));
+
+	sort_by(&s, "hit");
+	assert_true(s.callers[0].call_site == T(0x1010));
+	assert_true(s.callers[1].call_site == T(0x1040));
+	assert_true(s.callers[2].call_site == T(0x2005));
+
+	/* one caller ping-pongs; the tie of the others goes by address */
+	sort_by(&s, "pingpong");
+	assert_true(s.callers[0].call_site == T(0x1010));
+	assert_true(s.callers[1].call_site == T(0x1040));
+	assert_true(s.callers[2].call_site == T(0x2005));
+
+	sort_by(&s, "frag");
+	assert_true(s.callers[0].call_site == T(0x1010));
+	assert_true(s.callers[1].call_site == T(0x2005));
+	assert_true(s.callers[2].call_site == T(0x1040));
+
+	kmt_slab_free(&s);
+	close_built(&bt);
+}
+
+/* Each key on a hand-made table where every key orders differently. */
+static void test_sort_keys_table(void **state)
+{
+	static const struct kmt_caller table[] = {
+		/* site  alloc req  hit pingpong */
+		{ 0x30, 100, 50, 1, 9 },	/* frag 50 */
+		{ 0x10, 400, 300, 7, 0 },	/* frag 25 */
+		{ 0x40, 0, 0, 5, 2 },		/* frag 0 (nothing allocated) */
+		{ 0x20, 800, 790, 3, 5 },	/* frag 1.25 */
+		{ 0x50, 200, 150, 7, 1 },	/* frag 25 */
+	};
+	static const struct {
+		const char *spec;
+		uint64_t order[5];
+	} cases[] = {
+		{ "callsite", { 0x10, 0x20, 0x30, 0x40, 0x50 } },
+		{ "pingpong", { 0x30, 0x20, 0x40, 0x50, 0x10 } },
+		{ "hit", { 0x10, 0x50, 0x40, 0x20, 0x30 } },
+		{ "bytes", { 0x20, 0x10, 0x50, 0x30, 0x40 } },
+		{ "frag", { 0x30, 0x10, 0x50, 0x20, 0x40 } },
+		{ "frag,bytes", { 0x30, 0x10, 0x50, 0x20, 0x40 } },
+		{ "frag,pingpong", { 0x30, 0x50, 0x10, 0x20, 0x40 } },
+		{ "hit,bytes", { 0x10, 0x50, 0x40, 0x20, 0x30 } },
+		{ "hit,pingpong", { 0x50, 0x10, 0x40, 0x20, 0x30 } },
+		{ "hit,callsite", { 0x10, 0x50, 0x40, 0x20, 0x30 } },
+	};
+	struct kmt_slab s;
+	unsigned int i, j;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.callers = malloc(sizeof(table));
+	assert_non_null(s.callers);
+	s.nr_callers = 5;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* start from the same order each time */
+		memcpy(s.callers, table, sizeof(table));
+		sort_by(&s, cases[i].spec);
+		for (j = 0; j < 5; j++)
+			if (s.callers[j].call_site != cases[i].order[j])
+				fail_msg("sort \"%s\": position %u is 0x%llx, expected 0x%llx",
+					 cases[i].spec, j,
+					 (unsigned long long)s.callers[j].call_site,
+					 (unsigned long long)cases[i].order[j]);
+	}
+	kmt_slab_free(&s);
+}
+
+static void test_parse_sort(void **state)
+{
+	enum kmt_slab_key keys[KMT_SLAB_MAX_KEYS];
+	unsigned int nr = 99;
+	struct kmt_err err;
+
+	(void)state;
+	assert_int_equal(kmt_slab_parse_sort("frag,hit,bytes", keys, &nr, &err), 0);
+	assert_int_equal(nr, 3);
+	assert_int_equal(keys[0], KMT_SK_FRAG);
+	assert_int_equal(keys[1], KMT_SK_HIT);
+	assert_int_equal(keys[2], KMT_SK_BYTES);
+
+	assert_int_equal(kmt_slab_parse_sort("pingpong,callsite", keys, &nr, &err), 0);
+	assert_int_equal(nr, 2);
+	assert_int_equal(keys[0], KMT_SK_PINGPONG);
+	assert_int_equal(keys[1], KMT_SK_CALLSITE);
+
+	assert_int_equal(kmt_slab_parse_sort("bytes", keys, &nr, &err), 0);
+	assert_int_equal(nr, 1);
+	assert_int_equal(keys[0], KMT_SK_BYTES);
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_slab_parse_sort("bogus", keys, &nr, &err), -EINVAL);
+	assert_msg(&err, "unknown sort key 'bogus'");
+	assert_msg(&err, "valid: frag, hit, bytes, callsite, pingpong");
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_slab_parse_sort("frag,hitx", keys, &nr, &err), -EINVAL);
+	assert_msg(&err, "unknown sort key 'hitx'");
+	assert_int_equal(kmt_slab_parse_sort("hi", keys, &nr, &err), -EINVAL);
+	assert_msg(&err, "unknown sort key 'hi'");
+	assert_int_equal(kmt_slab_parse_sort("Frag", keys, &nr, &err), -EINVAL);
+	assert_msg(&err, "unknown sort key 'Frag'");
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_slab_parse_sort("", keys, &nr, &err), -EINVAL);
+	assert_msg(&err, "empty sort key list");
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_slab_parse_sort(
+		"hit,hit,hit,hit,hit,hit,hit,hit", keys, &nr, &err), 0);
+	assert_int_equal(nr, 8);
+	assert_int_equal(kmt_slab_parse_sort(
+		"hit,hit,hit,hit,hit,hit,hit,hit,hit", keys, &nr, &err), -EINVAL);
+	assert_msg(&err, "more than 8 sort keys");
+}
+
+static void test_frag(void **state)
+{
+	(void)state;
+	assert_true(kmt_frag(0, 0) == 0.0);
+	assert_true(kmt_frag(64, 64) == 0.0);
+	assert_true(kmt_frag(50, 100) == 50.0);
+	assert_true(kmt_frag(0, 128) == 100.0);
+	assert_true(kmt_frag(3000, 3072) > 2.34 && kmt_frag(3000, 3072) < 2.35);
+}
+
+/*
+ * Two nodes: cpu 0 on node 0 (pfns 0-4095), cpu 1 on node 1 (pfns
+ * 4096-8191); cpu 2 has no node in the topology.
+ */
+static void test_cross_node(void **state)
+{
+	struct built bt;
+	struct kmt_slab s;
+	struct kb *b = kb_new(3, 4096);
+
+	(void)state;
+	kb_set_topology(b, "cpu 0 node 0\ncpu 1 node 1\n"
+			"node 0 start_pfn 0 end_pfn 4096\n"
+			"node 1 start_pfn 4096 end_pfn 8192\n");
+	/* cpu 0: own node, other node, other node's last page */
+	kb_kmalloc(b, 0, 100, KMT_CTX_TASK, 1, T(0x100), D(0x1000), 8, 8, 0, -1);
+	kb_kmalloc(b, 0, 200, KMT_CTX_TASK, 1, T(0x100), D(0x1000000), 8, 8, 0, 1);
+	kb_kmalloc(b, 0, 250, KMT_CTX_TASK, 1, T(0x100), D(0x1fff000 + 0xff8), 8, 8, 0, 1);
+	/* cpu 1: node 0's last page, own node, no node, a failure */
+	kb_kmalloc(b, 1, 300, KMT_CTX_TASK, 2, T(0x200), D(0xfff000), 8, 8, 0, 0);
+	kb_kmalloc(b, 1, 400, KMT_CTX_TASK, 2, T(0x200), D(0x1001000), 8, 8, 0, -1);
+	kb_kmalloc(b, 1, 500, KMT_CTX_TASK, 2, T(0x200), D(0x2000000), 8, 8, 0, -1);
+	kb_kmalloc(b, 1, 600, KMT_CTX_TASK, 2, T(0x200), 0, 8, 8, 0, -1);
+	/* cpu 2: node unknown, whatever the object */
+	kb_kmalloc(b, 2, 700, KMT_CTX_TASK, 3, T(0x300), D(0x1000), 8, 8, 0, -1);
+	open_built(b, &bt);
+	assert_int_equal(bt.t.cpus[0].node, 0);
+	assert_int_equal(bt.t.cpus[1].node, 1);
+	assert_int_equal(bt.t.cpus[2].node, -1);
+	assert_int_equal(bt.t.nr_nodes, 2);
+	assert_int_equal(kmt_trace_pfn_node(&bt.t, 4095), 0);
+	assert_int_equal(kmt_trace_pfn_node(&bt.t, 4096), 1);
+	assert_int_equal(kmt_trace_pfn_node(&bt.t, 8192), -1);
+
+	analyze(&bt, &s);
+	assert_true(s.nr_allocs == 7);
+	assert_true(s.nr_failed == 1);
+	assert_true(s.nr_node_known == 5);
+	assert_true(s.nr_cross_node == 3);
+	assert_true(s.nr_cross_cpu == 0);
+	kmt_slab_free(&s);
+	close_built(&bt);
+}
+
+/* Frees: same CPU, other CPU, twice, unknown; cache ids without a def. */
+static void test_frees_and_unknown_cache(void **state)
+{
+	struct built bt;
+	struct kmt_slab s;
+	struct kb *b = kb_new(2, 4096);
+
+	(void)state;
+	kb_cache_def(b, 0, 10, 5, 100, 128, 8, "five");
+	kb_cache_alloc(b, 0, 100, KMT_CTX_TASK, 1, T(0x500), D(0x100), 5, 0, -1);
+	kb_cache_alloc(b, 0, 110, KMT_CTX_TASK, 1, T(0x500), D(0x200), 9, 0, -1);
+	kb_kmalloc(b, 1, 120, KMT_CTX_TASK, 2, T(0x600), D(0x300), 5000,
+		   8192, 0, -1);
+	kb_cache_free(b, 1, 200, KMT_CTX_TASK, 2, T(0x700), D(0x100), 5);
+	kb_cache_free(b, 0, 210, KMT_CTX_TASK, 1, T(0x700), D(0x200), 9);
+	kb_kfree(b, 1, 220, KMT_CTX_TASK, 2, T(0x700), D(0x300));
+	kb_kfree(b, 1, 230, KMT_CTX_TASK, 2, T(0x700), D(0x300));	/* again */
+	kb_kfree(b, 0, 240, KMT_CTX_TASK, 1, T(0x700), 0);
+	/* the address is reused: a new object */
+	kb_kmalloc(b, 0, 300, KMT_CTX_TASK, 1, T(0x600), D(0x300), 10, 16, 0, -1);
+	kb_kfree(b, 1, 310, KMT_CTX_TASK, 2, T(0x700), D(0x300));
+	open_built(b, &bt);
+	analyze(&bt, &s);
+
+	assert_true(s.nr_unknown_cache == 1);
+	assert_true(s.nr_allocs == 4);
+	assert_true(s.nr_failed == 0);
+	assert_true(s.nr_frees == 5);
+	assert_true(s.nr_unknown_frees == 1);
+	assert_true(s.nr_cross_cpu == 2);
+	assert_true(s.total_req == 100 + 0 + 5000 + 10);
+	assert_true(s.total_alloc == 128 + 0 + 8192 + 16);
+	assert_true(s.total_freed == 128 + 0 + 8192 + 16);
+	assert_true(s.nr_events == 11);
+
+	sort_by(&s, "callsite");
+	assert_int_equal(s.nr_callers, 2);
+	check_caller(&s.callers[0], T(0x500), 128, 100, 2, 1);
+	check_caller(&s.callers[1], T(0x600), 8208, 5010, 2, 1);
+	kmt_slab_free(&s);
+	close_built(&bt);
+}
+
+/* A corrupt record fails the analysis with the cursor's message. */
+static void test_analyze_error(void **state)
+{
+	struct built bt;
+	struct kmt_slab s;
+	struct kmt_err err;
+	struct kb *b = kb_new(1, 4096);
+	uint8_t *rec;
+
+	(void)state;
+	kb_kmalloc(b, 0, 100, KMT_CTX_TASK, 1, T(0x100), D(0x1000), 8, 8, 0, -1);
+	kb_kmalloc(b, 0, 200, KMT_CTX_TASK, 1, T(0x100), D(0x2000), 8, 8, 0, -1);
+	open_built(b, &bt);
+	/* the second record's header byte: 32-byte sub-buffer header, then
+	 * hdr, time, pid, site(2), ptr(2), 8, 0, gfp 0, node = 11 bytes */
+	rec = (uint8_t *)bt.t.cpus[0].data + sizeof(struct kmt_subbuf_header) + 11;
+	assert_int_equal(*rec, KMT_EV_KMALLOC);
+	*rec = 30;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_slab_analyze(&bt.t, &s, &err), -EBADMSG);
+	assert_msg(&err, "record of an undescribed event type at offset 43");
+	assert_null(s.callers);
+	close_built(&bt);
+}
+
+/* More callers than the initial tables hold, and many live objects. */
+static void test_many_callers(void **state)
+{
+	struct built bt;
+	struct kmt_slab s;
+	struct kb *b = kb_new(2, 4096);
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 5000; i++)
+		kb_kmalloc(b, i & 1, 1000 + i, KMT_CTX_TASK, 1,
+			   T(0x10000 + (i % 2500) * 8), D((uint64_t)i * 64),
+			   32, 64, 0, -1);
+	/* free the first half on the other CPU */
+	for (i = 0; i < 2500; i++)
+		kb_kfree(b, !(i & 1), 10000 + i, KMT_CTX_TASK, 1, T(0x10),
+			 D((uint64_t)i * 64));
+	open_built(b, &bt);
+	analyze(&bt, &s);
+	assert_true(s.nr_allocs == 5000);
+	assert_true(s.nr_failed == 0);
+	assert_int_equal(s.nr_callers, 2500);
+	assert_true(s.nr_frees == 2500);
+	assert_true(s.nr_cross_cpu == 2500);
+	assert_true(s.total_freed == 2500 * 64);
+	assert_true(s.total_alloc == 5000 * 64);
+	sort_by(&s, "callsite");
+	for (i = 0; i < 2500; i++) {
+		assert_true(s.callers[i].call_site == T(0x10000 + i * 8));
+		assert_true(s.callers[i].hit == 2);
+		assert_true(s.callers[i].pingpong == 1);
+	}
+	kmt_slab_free(&s);
+	close_built(&bt);
+}
+
+/* ---- hash map ------------------------------------------------------- */
+
+static uint64_t key_of(uint64_t i)
+{
+	/* distinct, non-zero, and clustered in the low bits */
+	return 0xffff888000000000ULL + i * 64;
+}
+
+static void test_hashmap_100k(void **state)
+{
+	const uint64_t n = 100000;
+	struct kmt_hm h;
+	struct kmt_hm_slot *sl;
+	uint64_t i;
+	int created;
+
+	(void)state;
+	assert_int_equal(kmt_hm_init(&h, 16), 0);
+	for (i = 0; i < n; i++) {
+		sl = kmt_hm_get(&h, key_of(i), &created);
+		assert_non_null(sl);
+		assert_int_equal(created, 1);
+		sl->val = i * 3;
+	}
+	assert_int_equal(h.nr, n);
+	/* a second get finds, does not create */
+	sl = kmt_hm_get(&h, key_of(77), &created);
+	assert_int_equal(created, 0);
+	assert_true(sl->val == 77 * 3);
+	assert_int_equal(h.nr, n);
+
+	for (i = 0; i < n; i += 2) {
+		sl = kmt_hm_find(&h, key_of(i));
+		assert_non_null(sl);
+		kmt_hm_remove(&h, sl);
+	}
+	assert_int_equal(h.nr, n / 2);
+	for (i = 0; i < n; i++) {
+		sl = kmt_hm_find(&h, key_of(i));
+		if (i & 1) {
+			if (!sl)
+				fail_msg("key %llu lost after removals",
+					 (unsigned long long)i);
+			assert_true(sl->key == key_of(i));
+			assert_true(sl->val == i * 3);
+		} else {
+			assert_null(sl);
+		}
+	}
+	/* no tombstones: every used slot holds a live key */
+	{
+		size_t used = 0, j;
+
+		for (j = 0; j <= h.mask; j++)
+			used += h.s[j].key != 0;
+		assert_int_equal(used, n / 2);
+	}
+	/* and removed keys come back as new */
+	sl = kmt_hm_get(&h, key_of(0), &created);
+	assert_int_equal(created, 1);
+	assert_true(sl->val == 0);
+	assert_int_equal(h.nr, n / 2 + 1);
+	kmt_hm_free(&h);
+	assert_null(h.s);
+}
+
+/*
+ * Random inserts and removals in a 16-slot table that never grows, so
+ * clusters wrap around the end; checked against a reference after every
+ * operation.
+ */
+static void test_hashmap_wrap(void **state)
+{
+	enum { UNIVERSE = 48, MAX_LIVE = 11 };
+	bool ref[UNIVERSE + 1] = { false };
+	struct kmt_hm h;
+	struct kmt_hm_slot *sl;
+	uint64_t x = 88172645463325252ULL;
+	unsigned int live = 0, op, k, wraps = 0;
+	int created;
+
+	(void)state;
+	assert_int_equal(kmt_hm_init(&h, 16), 0);
+	for (op = 0; op < 200000; op++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		k = 1 + (unsigned int)(x % UNIVERSE);
+		if (ref[k]) {
+			sl = kmt_hm_find(&h, k);
+			assert_non_null(sl);
+			assert_true(sl->val == k * 7);
+			kmt_hm_remove(&h, sl);
+			ref[k] = false;
+			live--;
+		} else if (live < MAX_LIVE) {
+			sl = kmt_hm_get(&h, k, &created);
+			assert_non_null(sl);
+			assert_int_equal(created, 1);
+			sl->val = k * 7;
+			ref[k] = true;
+			live++;
+		}
+		assert_int_equal(h.mask, 15);
+		assert_int_equal(h.nr, live);
+		wraps += h.s[15].key && h.s[0].key;
+		if (op % 7 == 0)
+			for (k = 1; k <= UNIVERSE; k++) {
+				sl = kmt_hm_find(&h, k);
+				if (ref[k] != (sl != NULL))
+					fail_msg("op %u: key %u %s", op, k,
+						 ref[k] ? "lost" : "present after removal");
+			}
+	}
+	/* the wrapped case really happened */
+	assert_true(wraps > 1000);
+	kmt_hm_free(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_basic_totals),
+		cmocka_unit_test(test_basic_swapped),
+		cmocka_unit_test(test_basic_sort_keys),
+		cmocka_unit_test(test_sort_keys_table),
+		cmocka_unit_test(test_parse_sort),
+		cmocka_unit_test(test_frag),
+		cmocka_unit_test(test_cross_node),
+		cmocka_unit_test(test_frees_and_unknown_cache),
+		cmocka_unit_test(test_analyze_error),
+		cmocka_unit_test(test_many_callers),
+		cmocka_unit_test(test_hashmap_100k),
+		cmocka_unit_test(test_hashmap_wrap),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
