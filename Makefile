@@ -4,7 +4,8 @@
 #   make asan       build-asan/kmemflight (ASan + UBSan)
 #   make check      unit tests and CLI tests, on the sanitizer build
 #   make fuzz       libFuzzer targets (clang) in build-fuzz/
-#   make install    kmemflight to $(DESTDIR)$(PREFIX)/bin
+#   make man        man pages from Documentation/man/*.rst into build/man/
+#   make install    kmemflight and its man pages under $(DESTDIR)$(PREFIX)
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -24,7 +25,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab
 FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms
 
-.PHONY: all asan check unit unit-build cli fuzz install clean
+.PHONY: all asan check unit unit-build cli fuzz man install clean
 
 all: build/kmemflight
 
@@ -66,8 +67,19 @@ build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(HDRS)
 
 fuzz: $(addprefix build-fuzz/,$(FUZZ))
 
-install: build/kmemflight
+MAN_SRC := $(wildcard Documentation/man/*.1.rst)
+MAN := $(patsubst Documentation/man/%.rst,build/man/%,$(MAN_SRC))
+
+build/man/%: Documentation/man/%.rst
+	@mkdir -p build/man
+	rst2man --halt=warning $< $@
+
+man: $(MAN)
+
+install: build/kmemflight $(MAN)
 	install -D -m 0755 build/kmemflight $(DESTDIR)$(PREFIX)/bin/kmemflight
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
 	rm -rf build build-asan build-fuzz
