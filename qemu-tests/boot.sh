@@ -35,7 +35,12 @@ tool=$repo/build/kmemflight
 # The initramfs: busybox, kmemflight and the libraries it links.
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/out" "$root/tmp"
+mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/out" "$root/tmp" "$root/etc"
+echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
+echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> "$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+chmod 1777 "$root/tmp"
+chmod 0755 "$root"
 cp /bin/busybox "$root/bin/busybox"
 cp "$tool" "$root/bin/kmemflight"
 for lib in $(ldd "$tool" | grep -o '/[^ ]*'); do
@@ -53,8 +58,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L kmfout /out
 kmemflight save /tmp/x.kmt > /dev/null 2> /out/nodebugfs.err
 echo $? > /out/nodebugfs.rc
 mount -t debugfs debugfs /sys/kernel/debug
-setpriv --reuid=65534 --regid=65534 --clear-groups kmemflight save /tmp/x.kmt \
-	> /dev/null 2> /out/notroot.err
+su -s /bin/sh -c "kmemflight save /tmp/x.kmt" nobody > /dev/null 2> /out/notroot.err
 echo $? > /out/notroot.rc
 kmemflight save /out/boot.kmt > /out/save.out 2> /out/save.err
 echo $? > /out/save.rc
