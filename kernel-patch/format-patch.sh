@@ -41,6 +41,18 @@ cp -a "$work/." "$full/"
 rm -rf "$full/.git"
 "$here/apply.sh" "$full"
 
+# MAINTAINERS grows with the series: each patch adds the F: lines of the
+# files it creates, so every patch is complete on its own.
+entry_start="KMEMTRACE BOOT-TIME KERNEL MEMORY FLIGHT RECORDER"
+maintainers_with() {	# PATTERN: F: lines of the final entry to keep
+	awk -v start="$entry_start" -v keep="$1" '
+		$0 == start { inentry = 1 }
+		inentry && /^$/ { inentry = 0 }
+		inentry && /^F:/ && $0 !~ keep { next }
+		{ print }' "$full/MAINTAINERS" > "$work/MAINTAINERS"
+	g add -f MAINTAINERS
+}
+
 step() {
 	subject=$1
 	body=$2
@@ -53,6 +65,7 @@ step() {
 	g commit -q -s -m "$subject" -m "$body"
 }
 
+maintainers_with "uapi/linux/kmemtrace.h|trace/kmemtrace"
 step "kmemtrace: add the trace format" \
 "Define the kmemtrace record, sub-buffer and file format in one uapi
 header shared by the kernel recorder and user space, and specify it.
@@ -62,6 +75,7 @@ recorder describes its own record layouts so that readers need no
 compiled-in knowledge of them." \
 	include/uapi/linux/kmemtrace.h Documentation/trace/kmemtrace-format.rst
 
+maintainers_with "kmemtrace[.]|trace/kmemtrace"
 step "mm: add kmemtrace, a boot-time kernel memory flight recorder" \
 "Record the kmem tracepoints from right after kmem_cache_init(), long
 before trace_init(), into per-CPU buffers preallocated for every
@@ -77,8 +91,9 @@ small cache id; the name and sizes reach the trace once per cache.
 Off unless booted with kmemtrace.enable=1: the tracepoints stay
 disabled and the only cost is an id assigned at cache creation." \
 	include/linux/kmemtrace.h mm/kmemtrace.c mm/Kconfig.debug mm/Makefile \
-	mm/mm_init.c mm/slab.h mm/slab_common.c MAINTAINERS
+	mm/mm_init.c mm/slab.h mm/slab_common.c
 
+maintainers_with "."
 step "Documentation: kmemtrace: document the recorder and its ABI" \
 "Describe the boot parameters, the debugfs interface and its ABI, and
 how to save and read a boot-time trace." \
@@ -93,7 +108,8 @@ if [ -n "$(g status --porcelain --ignored)" ]; then
 fi
 mkdir -p "$out"
 rm -f "$out"/*.patch
-g format-patch -q --cover-letter -o "$(cd "$out" && pwd)" "$base..HEAD" \
+printf 'MAINTAINERS\n*\n' > "$work/.orderfile"
+g format-patch -q -O"$work/.orderfile" --cover-letter -o "$(cd "$out" && pwd)" "$base..HEAD" \
 	--subject-prefix="RFC PATCH"
 cover=$(ls "$out"/0000-*.patch)
 sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/kmemtrace: boot-time kernel memory flight recorder/' \
