@@ -19,7 +19,7 @@ tally() {	# SUITE-OUTPUT-FILE: add its "N passed, N failed" line
 		total_fail=$((total_fail + 1))
 		return
 	fi
-	p=$(echo "$line" | sed -E 's/.*[^0-9]?([0-9]+) passed.*/\1/')
+	p=$(echo "$line" | sed -E 's/^(.*[^0-9])?([0-9]+) passed.*/\2/')
 	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
