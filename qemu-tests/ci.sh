@@ -56,14 +56,14 @@ fuzz_smoke() {	# every fuzz target, a fixed number of runs from the seed corpus
 	p=0
 	f=0
 	for t in build-fuzz/fuzz_*; do
-		name=$(basename "$t")
+		target=$(basename "$t")
 		if "$t" -runs="${KMF_FUZZ_RUNS:-100000}" -seed=1 -use_value_profile=1 \
-			"tests/fuzz/corpus/$name" > "$log/$name.log" 2>&1; then
-			echo "ok - fuzz: $name, $(grep -o 'Done [0-9]* runs' "$log/$name.log")"
+			"tests/fuzz/corpus/$target" > "$log/$target.log" 2>&1; then
+			echo "ok - fuzz: $target, $(grep -o 'Done [0-9]* runs' "$log/$target.log")"
 			p=$((p + 1))
 		else
-			echo "not ok - fuzz: $name"
-			tail -30 "$log/$name.log"
+			echo "not ok - fuzz: $target"
+			tail -30 "$log/$target.log"
 			f=$((f + 1))
 		fi
 	done

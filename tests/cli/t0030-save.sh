@@ -96,8 +96,9 @@ test_expect_success 'a symlink at the target is replaced, not followed' '
 test_expect_success 'not root: the recorder is root-only' '
 	command -v setpriv >/dev/null || exit 0
 	"$MKTRACE" debugfs dbg && mkks && chmod 0700 dbg/kmemtrace && chmod 0755 . &&
+	cp "$KMF" ./kmf && chmod 0755 ./kmf &&
 	test_must_fail setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env KMEMFLIGHT_DEBUGFS=$PWD/dbg "$KMF" save /tmp/x.kmt 2> err &&
+		env KMEMFLIGHT_DEBUGFS=$PWD/dbg ./kmf save /tmp/x.kmt 2> err &&
 	grep -q "permission denied: the recorder is root-only (run as root)" err
 '
 

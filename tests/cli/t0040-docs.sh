@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck disable=SC2016,SC1091
+# shellcheck disable=SC2016,SC1091,SC2034 # MAN is used inside the test strings
 # The help texts and the man pages' OPTIONS agree option for option, and every
 # subcommand has a man page listed in kmemflight(1).
 . "$(dirname "$0")/lib.sh"
