@@ -2,7 +2,7 @@
 # Boot the test kernel under QEMU with a minimal initramfs whose /init runs
 # "kmemflight save" and powers off; results land in OUTDIR through 9p.
 #
-#   qemu-tests/boot.sh [-c CPUS] [-a "EXTRA CMDLINE"] [-k BZIMAGE] OUTDIR
+#   qemu-tests/boot.sh [-c CPUS] [-a "EXTRA CMDLINE"] [-k BZIMAGE] [-t SECS] OUTDIR
 #
 # OUTDIR receives boot.kmt, save.rc (exit status of kmemflight save),
 # save.out/save.err, stats (debugfs kmemtrace/stats after the save),
@@ -15,11 +15,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cpus=2
 extra=
 kernel=
-while getopts c:a:k: o; do
+timeout=300
+while getopts c:a:k:t: o; do
 	case $o in
 	c) cpus=$OPTARG ;;
 	a) extra=$OPTARG ;;
 	k) kernel=$OPTARG ;;
+	t) timeout=$OPTARG ;;
 	*) echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] OUTDIR" >&2; exit 2 ;;
 	esac
 done
@@ -71,9 +73,9 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.gz"
 
 rm -f "$out/boot.kmt" "$out/save.rc"
-timeout 600 qemu-system-x86_64 -accel tcg -m 1G -smp "$cpus" -nographic -no-reboot \
+timeout "$timeout" qemu-system-x86_64 -accel tcg -m 1G -smp "$cpus" -nographic -no-reboot \
 	-kernel "$kernel" -initrd "$out/initramfs.gz" \
-	-append "console=ttyS0 panic=-1 quiet $extra" \
+	-append "console=ttyS0 panic=-1 loglevel=5 $extra" \
 	-virtfs "local,path=$out,mount_tag=kmfout,security_model=none,id=kmfout" \
 	> "$out/console.log" 2>&1 || {
 	echo "boot.sh: QEMU failed or timed out; see $out/console.log" >&2
