@@ -427,3 +427,38 @@ int kb_write_debugfs(struct kb *b, const char *dir)
 	free(stats.p);
 	return ret;
 }
+
+#define D(off)	(KB_DMAP_BASE + (off))
+#define T(off)	(KB_TEXT_BASE + (off))
+
+const char kb_kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 T alloc_thing\n"
+	"ffffffff81002000 t helper_init\n"
+	"ffffffff81003000 T free_thing\n"
+	"ffffffff82000000 D some_data\n";
+
+/*
+ * Two CPUs.  alloc_thing+0x10 kmallocs three times (one fails), one of
+ * its objects is freed on the other CPU; helper_init+0x5 kmallocs once;
+ * alloc_thing+0x40 allocates from two caches.  The numbers a report of
+ * it must print are worked out in tests/cli/expect/basic.report.
+ */
+void kb_scenario_basic(struct kb *b)
+{
+	kb_set_kallsyms(b, kb_kallsyms);
+	kb_cache_def(b, 0, 100, 1, 192, 192, 8, "dentry");
+	kb_cache_def(b, 0, 110, 2, 3000, 3072, 64, "task_struct");
+	kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 100, 128, 0xcc0, -1);
+	kb_kmalloc(b, 0, 2000, KMT_CTX_TASK, 1, T(0x1010), D(0x2000), 30, 32, 0xcc0, -1);
+	kb_kmalloc(b, 1, 2500, KMT_CTX_TASK, 2, T(0x2005), D(0x3000), 4000, 4096, 0xcc0, -1);
+	kb_cache_alloc(b, 1, 3000, KMT_CTX_SOFTIRQ, 0, T(0x1040), D(0x4000), 1, 0x820, -1);
+	kb_cache_alloc(b, 0, 3500, KMT_CTX_TASK, 1, T(0x1040), D(0x5000), 2, 0xcc0, 0);
+	kb_kfree(b, 1, 4000, KMT_CTX_HARDIRQ, 0, T(0x3008), D(0x1000));
+	kb_cache_free(b, 1, 4500, KMT_CTX_TASK, 2, T(0x3020), D(0x4000), 1);
+	kb_kfree(b, 0, 5000, KMT_CTX_TASK, 1, T(0x3008), 0);
+	kb_kfree(b, 0, 5500, KMT_CTX_TASK, 1, T(0x3008), D(0x9000));
+	kb_kmalloc(b, 0, 6000, KMT_CTX_TASK, 1, T(0x1010), 0, 64, 64, 0xcc0, -1);
+	kb_page_alloc(b, 0, 6500, KMT_CTX_TASK, 1, 0x1001, 0, 0xcc0, 0);
+	kb_page_free(b, 1, 7000, KMT_CTX_TASK, 2, 0x1001, 0);
+}

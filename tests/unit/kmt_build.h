@@ -49,6 +49,11 @@ void kb_cache_def(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t id,
 		  uint32_t object_size, uint32_t size, uint32_t align,
 		  const char *name);
 
+/* kallsyms text of the scenarios: _stext, alloc_thing, helper_init, ... */
+extern const char kb_kallsyms[];
+/* The hand-computed scenario of the report golden tests. */
+void kb_scenario_basic(struct kb *b);
+
 /* The whole file in memory (malloc'd), or written to path. */
 int kb_finish(struct kb *b, uint8_t **out, size_t *len);
 int kb_write(struct kb *b, const char *path);

@@ -27,33 +27,6 @@
 				 (err)->msg, (substr));			\
 	} while (0)
 
-static const char kallsyms[] =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81001000 T alloc_thing\n"
-	"ffffffff81002000 t helper_init\n"
-	"ffffffff81003000 T free_thing\n"
-	"ffffffff82000000 D some_data\n";
-
-/* The events of tests/unit/mktrace.c basic(), copied. */
-static void basic(struct kb *b)
-{
-	kb_set_kallsyms(b, kallsyms);
-	kb_cache_def(b, 0, 100, 1, 192, 192, 8, "dentry");
-	kb_cache_def(b, 0, 110, 2, 3000, 3072, 64, "task_struct");
-	kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 100, 128, 0xcc0, -1);
-	kb_kmalloc(b, 0, 2000, KMT_CTX_TASK, 1, T(0x1010), D(0x2000), 30, 32, 0xcc0, -1);
-	kb_kmalloc(b, 1, 2500, KMT_CTX_TASK, 2, T(0x2005), D(0x3000), 4000, 4096, 0xcc0, -1);
-	kb_cache_alloc(b, 1, 3000, KMT_CTX_SOFTIRQ, 0, T(0x1040), D(0x4000), 1, 0x820, -1);
-	kb_cache_alloc(b, 0, 3500, KMT_CTX_TASK, 1, T(0x1040), D(0x5000), 2, 0xcc0, 0);
-	kb_kfree(b, 1, 4000, KMT_CTX_HARDIRQ, 0, T(0x3008), D(0x1000));
-	kb_cache_free(b, 1, 4500, KMT_CTX_TASK, 2, T(0x3020), D(0x4000), 1);
-	kb_kfree(b, 0, 5000, KMT_CTX_TASK, 1, T(0x3008), 0);
-	kb_kfree(b, 0, 5500, KMT_CTX_TASK, 1, T(0x3008), D(0x9000));
-	kb_kmalloc(b, 0, 6000, KMT_CTX_TASK, 1, T(0x1010), 0, 64, 64, 0xcc0, -1);
-	kb_page_alloc(b, 0, 6500, KMT_CTX_TASK, 1, 0x1001, 0, 0xcc0, 0);
-	kb_page_free(b, 1, 7000, KMT_CTX_TASK, 2, 0x1001, 0);
-}
-
 struct built {
 	uint8_t *p;
 	size_t len;
@@ -119,7 +92,7 @@ static void test_basic_totals(void **state)
 	struct kb *b = kb_new(2, 4096);
 
 	(void)state;
-	basic(b);
+	kb_scenario_basic(b);
 	open_built(b, &bt);
 	analyze(&bt, &s);
 
@@ -167,7 +140,7 @@ static void test_basic_swapped(void **state)
 
 	(void)state;
 	kb_set_swap(b, true);
-	basic(b);
+	kb_scenario_basic(b);
 	kb_set_lost(b, 0, 4);
 	kb_set_lost(b, 1, 3);
 	open_built(b, &bt);
@@ -195,7 +168,7 @@ static void test_basic_sort_keys(void **state)
 	struct kb *b = kb_new(2, 4096);
 
 	(void)state;
-	basic(b);
+	kb_scenario_basic(b);
 	open_built(b, &bt);
 	analyze(&bt, &s);
 
