@@ -7,24 +7,10 @@ set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${KMF_CACHE:-$HOME/.cache/kmemflight}
 out=$repo/build/kernel-style
-pass=0
-fail=0
-n=0
 mkdir -p "$out"
-
-check() {
-	n=$((n + 1))
-	title=$1
-	shift
-	if "$@" > "$out/check.log" 2>&1; then
-		echo "ok $n - style: $title"
-		pass=$((pass + 1))
-	else
-		echo "not ok $n - style: $title"
-		sed 's/^/#   /' "$out/check.log" | tail -30
-		fail=$((fail + 1))
-	fi
-}
+suite=style
+# shellcheck source=qemu-tests/check.sh
+. "$repo/qemu-tests/check.sh"
 
 # build-kernel.sh prepares the patched tree and the pristine git history
 "$repo/qemu-tests/build-kernel.sh" qemu > /dev/null || exit 1
@@ -75,5 +61,4 @@ check "checkpatch.pl --strict is clean on every patch" checkpatch_series
 check "mm/kmemtrace.o builds clean with W=1" w1_build
 check "kernel-doc has no warnings" kernel_doc
 check "the series applies to pristine 6.12 with git am and matches the tree" git_am
-echo "style: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_done

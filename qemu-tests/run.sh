@@ -7,23 +7,9 @@ set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${KMF_QEMU_OUT:-$repo/build/qemu-tests}
 kmf=$repo/build/kmemflight
-pass=0
-fail=0
-n=0
-
-check() {
-	n=$((n + 1))
-	title=$1
-	shift
-	if "$@" > "$out/check.log" 2>&1; then
-		echo "ok $n - qemu: $title"
-		pass=$((pass + 1))
-	else
-		echo "not ok $n - qemu: $title"
-		sed 's/^/#   /' "$out/check.log" | tail -20
-		fail=$((fail + 1))
-	fi
-}
+suite=qemu
+# shellcheck source=qemu-tests/check.sh
+. "$repo/qemu-tests/check.sh"
 
 mkdir -p "$out"
 rm -f "$out/retries"
@@ -169,5 +155,4 @@ for name in default-1cpu default-2cpu; do
 		$1 == "total" { ev = $3 } /^bytes\/event/ { print "# " n ": " ev " events, " $2 " bytes/event in sub-buffers, " $4 " in the file" }'
 done
 [ -f "$out/retries" ] && sed 's/^/# /' "$out/retries"
-echo "qemu: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_done

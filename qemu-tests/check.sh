@@ -1,0 +1,26 @@
+# shellcheck shell=sh disable=SC2154 # $suite and $out come from the sourcing script
+# check TITLE COMMAND...: run one check of a suite, print "ok N - SUITE:
+# TITLE" or "not ok" with the tail of its output, and count it.  The
+# sourcing script sets $suite and $out; check_done prints the totals.
+pass=0
+fail=0
+n=0
+
+check() {
+	n=$((n + 1))
+	title=$1
+	shift
+	if "$@" > "$out/check.log" 2>&1; then
+		echo "ok $n - $suite: $title"
+		pass=$((pass + 1))
+	else
+		echo "not ok $n - $suite: $title"
+		sed 's/^/#   /' "$out/check.log" | tail -30
+		fail=$((fail + 1))
+	fi
+}
+
+check_done() {
+	echo "$suite: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
