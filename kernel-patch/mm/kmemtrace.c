@@ -232,11 +232,13 @@ static void kmt_close_slot(struct kmt_cpu *cb, unsigned int seq, unsigned int po
 /*
  * kmt_reserve - reserve @plen payload bytes plus header and time field
  *
+ * @ctx is interrupt_context_level() of the caller, for the header byte.
+ *
  * Return: true with @r filled in, or false when the event was dropped
  * (and counted) because every sub-buffer is full.
  */
 static __always_inline bool kmt_reserve(struct kmt_cpu *cb, unsigned int plen,
-					u8 type, struct kmt_rsv *r)
+					u8 type, u8 ctx, struct kmt_rsv *r)
 {
 	const unsigned int hsz = sizeof(struct kmt_subbuf_header);
 	unsigned int pos, seq, len, idx, next_seq = 0, consumed;
@@ -293,7 +295,7 @@ static __always_inline bool kmt_reserve(struct kmt_cpu *cb, unsigned int plen,
 	}
 
 	WRITE_ONCE(cb->last_ts, ts);
-	r->hdr = type | (interrupt_context_level() << KMT_HDR_CTX_SHIFT) |
+	r->hdr = type | (ctx << KMT_HDR_CTX_SHIFT) |
 		 (absolute ? KMT_HDR_ABS_TIME : 0);
 	if (open_new) {
 		struct kmt_subbuf_header *h;
@@ -332,40 +334,32 @@ static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
 	local_inc(&cb->events);
 }
 
-/* Task context records carry the pid; it is counted in the payload. */
-static __always_inline bool kmt_task_ctx(void)
-{
-	return !(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
-}
-
-static __always_inline bool kmt_quiet(void)
-{
-	return unlikely(READ_ONCE(kmt_quiet_task) == current) && kmt_task_ctx();
-}
-
 /*
  * Common path for every event: @v holds the already encoded field values
- * (all LEB128 unsigned), @n of them.
+ * (all LEB128 unsigned), @n of them.  Task context records carry the pid.
+ * The task in kmt_quiet_task is the recorder itself: not recorded.
  */
 static __always_inline void kmt_record(u8 type, const u64 *v, unsigned int n)
 {
 	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	u8 ctx = interrupt_context_level();
 	struct kmt_rsv r;
 	unsigned int plen = 0, i;
-	bool task = kmt_task_ctx();
 	u64 pid = 0;
 	u8 *p;
 
-	if (task) {
+	if (ctx == KMT_CTX_TASK) {
+		if (unlikely(READ_ONCE(kmt_quiet_task) == current))
+			return;
 		pid = task_pid_nr(current);
 		plen += kmt_uvar_len(pid);
 	}
 	for (i = 0; i < n; i++)
 		plen += kmt_uvar_len(v[i]);
-	if (!kmt_reserve(cb, plen, type, &r))
+	if (!kmt_reserve(cb, plen, type, ctx, &r))
 		return;
 	p = r.p;
-	if (task)
+	if (ctx == KMT_CTX_TASK)
 		p = kmt_put_uvar(p, pid);
 	for (i = 0; i < n; i++)
 		p = kmt_put_uvar(p, v[i]);
@@ -380,8 +374,6 @@ static void kmt_probe_kmalloc(void *data, unsigned long call_site,
 {
 	u64 v[6];
 
-	if (kmt_quiet())
-		return;
 	v[0] = kmt_text(call_site);
 	v[1] = kmt_dmap(ptr);
 	v[2] = bytes_req;
@@ -397,8 +389,6 @@ static void kmt_probe_cache_alloc(void *data, unsigned long call_site,
 {
 	u64 v[5];
 
-	if (kmt_quiet())
-		return;
 	v[0] = kmt_text(call_site);
 	v[1] = kmt_dmap(ptr);
 	v[2] = READ_ONCE(s->kmt_id);
@@ -412,8 +402,6 @@ static void kmt_probe_kfree(void *data, unsigned long call_site,
 {
 	u64 v[2];
 
-	if (kmt_quiet())
-		return;
 	v[0] = kmt_text(call_site);
 	v[1] = kmt_dmap(ptr);
 	kmt_record(KMT_EV_KFREE, v, 2);
@@ -424,8 +412,6 @@ static void kmt_probe_cache_free(void *data, unsigned long call_site,
 {
 	u64 v[3];
 
-	if (kmt_quiet())
-		return;
 	v[0] = kmt_text(call_site);
 	v[1] = kmt_dmap(ptr);
 	v[2] = s ? READ_ONCE(s->kmt_id) : 0;
@@ -443,8 +429,6 @@ static void kmt_probe_page_alloc(void *data, struct page *page,
 {
 	u64 v[4];
 
-	if (kmt_quiet())
-		return;
 	v[0] = kmt_pfn1(page);
 	v[1] = order;
 	v[2] = (__force unsigned long)gfp_flags;
@@ -457,8 +441,6 @@ static void kmt_probe_page_free(void *data, struct page *page,
 {
 	u64 v[2];
 
-	if (kmt_quiet())
-		return;
 	v[0] = kmt_pfn1(page);
 	v[1] = order;
 	kmt_record(KMT_EV_PAGE_FREE, v, 2);
@@ -468,8 +450,6 @@ static void kmt_probe_page_free_batched(void *data, struct page *page)
 {
 	u64 v[1];
 
-	if (kmt_quiet())
-		return;
 	v[0] = kmt_pfn1(page);
 	kmt_record(KMT_EV_PAGE_FREE_BATCHED, v, 1);
 }
@@ -483,8 +463,8 @@ static void kmt_emit_cache_def(struct kmem_cache *s)
 	struct kmt_cpu *cb;
 	struct kmt_rsv r;
 	unsigned int plen;
-	u64 v[5];
-	u8 *p;
+	u64 v[5], pid = 0;
+	u8 *p, ctx;
 	int i;
 
 	v[0] = s->kmt_id;
@@ -495,15 +475,18 @@ static void kmt_emit_cache_def(struct kmem_cache *s)
 	plen = kmt_uvar_len(nlen) + nlen;
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		plen += kmt_uvar_len(v[i]);
-	if (kmt_task_ctx())
-		plen += kmt_uvar_len(task_pid_nr(current));
 
 	preempt_disable();
+	ctx = interrupt_context_level();
+	if (ctx == KMT_CTX_TASK) {
+		pid = task_pid_nr(current);
+		plen += kmt_uvar_len(pid);
+	}
 	cb = this_cpu_ptr(&kmt_cpu_buf);
-	if (kmt_reserve(cb, plen, KMT_EV_CACHE_DEF, &r)) {
+	if (kmt_reserve(cb, plen, KMT_EV_CACHE_DEF, ctx, &r)) {
 		p = r.p;
-		if (kmt_task_ctx())
-			p = kmt_put_uvar(p, task_pid_nr(current));
+		if (ctx == KMT_CTX_TASK)
+			p = kmt_put_uvar(p, pid);
 		for (i = 0; i < ARRAY_SIZE(v); i++)
 			p = kmt_put_uvar(p, v[i]);
 		p = kmt_put_uvar(p, nlen);
