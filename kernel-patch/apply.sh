@@ -2,11 +2,14 @@
 # Apply the kmemtrace patch to a Linux 6.12 source tree.
 #
 #   kernel-patch/apply.sh [--files] TREE
+#   kernel-patch/apply.sh --pristine GIT_TREE DIR
 #
 # New kernel files are kept in this folder under their kernel paths and
 # copied in; edits to existing files are the small patches in patches/,
 # applied with patch -p1.  --files prints the paths the patch touches
-# and changes nothing.
+# and changes nothing.  --pristine copies the existing files the patch
+# touches, as committed at HEAD of GIT_TREE, into DIR: a tree that
+# apply.sh can then patch.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,8 +27,18 @@ if [ "${1:-}" = "--files" ]; then
 	exit 0
 fi
 
+if [ "${1:-}" = "--pristine" ] && [ $# -eq 3 ]; then
+	for f in $("$0" --files); do
+		if git -C "$2" cat-file -e "HEAD:$f" 2>/dev/null; then
+			mkdir -p "$3/$(dirname "$f")"
+			git -C "$2" show "HEAD:$f" > "$3/$f"
+		fi
+	done
+	exit 0
+fi
+
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then
-	echo "usage: $0 [--files] TREE" >&2
+	echo "usage: $0 [--files] TREE | --pristine GIT_TREE DIR" >&2
 	exit 2
 fi
 tree=$1

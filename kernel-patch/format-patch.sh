@@ -24,13 +24,7 @@ g() { git -C "$work" -c user.name="kmemflight" \
 	-c user.email="kmemflight@localhost" "$@"; }
 g init -q
 
-files=$("$here/apply.sh" --files)
-for f in $files; do
-	if git -C "$tree" cat-file -e "HEAD:$f" 2>/dev/null; then
-		mkdir -p "$work/$(dirname "$f")"
-		git -C "$tree" show "HEAD:$f" > "$work/$f"
-	fi
-done
+"$here/apply.sh" --pristine "$tree" "$work"
 g add -f -A .
 g commit -q -m "Linux 6.12: files touched by kmemtrace"
 base=$(g rev-parse HEAD)

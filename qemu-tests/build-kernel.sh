@@ -49,12 +49,7 @@ fi
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 files=$("$repo/kernel-patch/apply.sh" --files)
-for f in $files; do
-	if git -C "$src" cat-file -e "HEAD:$f" 2>/dev/null; then
-		mkdir -p "$stage/$(dirname "$f")"
-		git -C "$src" show "HEAD:$f" > "$stage/$f"
-	fi
-done
+"$repo/kernel-patch/apply.sh" --pristine "$src" "$stage"
 "$repo/kernel-patch/apply.sh" "$stage"
 manifest=$src/.kmf-manifest
 if [ -f "$manifest" ]; then
