@@ -59,7 +59,7 @@ build-asan/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit
 
 check: unit cli
 
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(HDRS)
+build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB_SRC) $(HDRS)
 	@mkdir -p build-fuzz
 	clang -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all \

@@ -10,24 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/kmt.h"
+#include "fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
-
-#ifdef KMT_DEFINE_LAYOUTS
 KMT_DEFINE_LAYOUTS(layouts);
-#else
-static const struct kmt_layout layouts[] = { KMT_LAYOUTS_INIT };
-#endif
 
 static struct kmt_format fmt;
 static struct kmt_layout_info layout[KMT_EV_MAX + 1];

@@ -9,18 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/kmt.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
+#include "fuzz.h"
 
 static void lookup(const struct kmt_symtab *st, uint64_t addr)
 {
