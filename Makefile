@@ -83,3 +83,16 @@ install: build/kmemflight $(MAN)
 
 clean:
 	rm -rf build build-asan build-fuzz
+
+# The dracut module (initramfs-hook/90kmemflight) goes where dracut looks
+# for modules, under /usr/lib whatever PREFIX is; "make install" installs
+# it too.  dracut --add kmemflight then puts it in an initramfs.
+DRACUT_MODULES ?= /usr/lib/dracut/modules.d
+DRACUT_MODULE := $(wildcard initramfs-hook/90kmemflight/*.sh)
+
+.PHONY: install-dracut
+install: install-dracut
+
+install-dracut: $(DRACUT_MODULE)
+	install -d $(DESTDIR)$(DRACUT_MODULES)/90kmemflight
+	install -m 0755 $(DRACUT_MODULE) $(DESTDIR)$(DRACUT_MODULES)/90kmemflight/
