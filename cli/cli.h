@@ -16,12 +16,15 @@ struct kmf_cmd {
 };
 
 extern const char *kmf_cmd_name;
+/* The process's own argv[0], for the attach daemon to mark itself. */
+extern char *kmf_argv0;
 
 void kmf_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kmf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "usage error" and a hint to --help; returns KMF_EXIT_USAGE. */
 int kmf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+int cmd_attach(int argc, char **argv);
 int cmd_save(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -11,8 +11,10 @@
 #include "../lib/kmt.h"
 
 const char *kmf_cmd_name = "kmemflight";
+char *kmf_argv0;
 
 static const struct kmf_cmd cmds[] = {
+	{ "attach", cmd_attach, "drain the kernel recorder into a spool as it fills (boot-long)" },
 	{ "save",   cmd_save,   "stop the kernel recorder and write its events to a file" },
 	{ "report", cmd_report, "perf-kmem style tables from a saved trace" },
 	{ "info",   cmd_info,   "what a saved trace holds: kernel, CPUs, events, losses" },
@@ -72,6 +74,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	kmf_argv0 = argv[0];
 	if (argc < 2) {
 		summary(stdout);
 		return KMF_EXIT_OK;

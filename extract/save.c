@@ -16,9 +16,14 @@
 
 #include "../cli/cli.h"
 #include "recorder.h"
+#include "spool.h"
+
+/* How long save waits for a running attach to finish its last drain. */
+#define SAVE_ATTACH_TIMEOUT_MS	30000
 
 struct save_opts {
 	const char *path;
+	const char *spool;
 	bool keep;
 	bool quiet;
 };
@@ -42,7 +47,14 @@ static void usage(FILE *f)
 		"NUMA topology, cache table and per-CPU loss counts.  The file is written\n"
 		"to a temporary name, synced and renamed, mode 0600.\n"
 		"\n"
+		"If 'kmemflight attach' is running, save stops it and merges its spool\n"
+		"with what is still in the kernel.  Whatever save drains from the kernel\n"
+		"goes to the spool first: if the file cannot be written, the events stay\n"
+		"there for the next save.\n"
+		"\n"
 		"    -k, --keep-recording  flush and save, but leave the recorder running\n"
+		"        --spool <dir>     the attach's spool (default $KMEMFLIGHT_SPOOL,\n"
+		"                          else " KMT_SPOOL_DEFAULT ")\n"
 		"    -q, --quiet           print nothing on success\n"
 		"    -h, --help            this help\n");
 }
@@ -259,6 +271,7 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "keep-recording", no_argument, NULL, 'k' },
+		{ "spool", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -268,9 +281,13 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+kqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:kqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': o->keep = true; break;
+		case 'S': o->spool = optarg; break;
+		case ':':
+			return kmf_usage_error("option '%s' needs a value",
+					       argv[optind - 1]);
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return -1;
 		default:
@@ -284,20 +301,57 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 	return 0;
 }
 
+/* Summarise the attach's log lines for the user and for META. */
+static void attach_summary(const char *log, char *out, size_t size)
+{
+	const char *l, *stop = NULL, *start = NULL;
+	unsigned long long bytes = 0, reads = 0, user = 0, sys = 0, lost = 0;
+	long pid = 0;
+	unsigned int starts = 0;
+
+	out[0] = '\0';
+	for (l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		if (!strncmp(l, "start ", 6)) {
+			if (!start)
+				start = l;
+			starts++;
+		} else if (!strncmp(l, "stop ", 5)) {
+			stop = l;
+		}
+	}
+	if (!start)
+		return;
+	sscanf(start, "start pid=%ld", &pid);
+	if (strstr(start, " lost="))
+		sscanf(strstr(start, " lost="), " lost=%llu", &lost);
+	if (stop) {
+		if (strstr(stop, " reads="))
+			sscanf(strstr(stop, " reads="), " reads=%llu bytes=%llu user_us=%llu sys_us=%llu",
+			       &reads, &bytes, &user, &sys);
+	}
+	snprintf(out, size,
+		 "attach pid %ld%s drained %llu bytes in %llu reads using %.1f ms CPU; %llu events were lost before it started",
+		 pid, starts > 1 ? " (and re-attaches)" : "", bytes, reads,
+		 (double)(user + sys) / 1000.0, lost);
+}
+
 int cmd_save(int argc, char **argv)
 {
 	struct save_opts o;
 	struct kmt_recorder r;
+	struct kmt_spool sp = { .dirfd = -1, .lockfd = -1 };
 	struct kmt_cpu_stats *st = NULL;
 	struct cpu_data *cpus = NULL;
 	struct kmt_writer w;
 	struct kmt_err err = { "" };
 	char *meta = NULL, *ksyms = NULL, *topo = NULL, *caches = NULL;
+	char *alog = NULL, summary[512] = "";
 	size_t meta_len, ksyms_len = 0, topo_len = 0, caches_len = 0;
 	char path[4200];
 	unsigned int nr = 0, i;
 	uint64_t events = 0, lost = 0, bytes = 0;
-	bool on = false, hidden = false, writing = false;
+	bool on = false, hidden = false, writing = false, spooled = false;
+	pid_t stopped = 0;
 	int ret, status = KMF_EXIT_FAIL;
 
 	ret = parse_args(argc, argv, &o);
@@ -314,6 +368,37 @@ int cmd_save(int argc, char **argv)
 		kmf_error("%s/enable: %s", r.dir, strerror(-ret));
 		goto out;
 	}
+	ret = kmt_recorder_flush(&r);
+	if (ret == -ENODEV) {
+		kmf_error("the recorder was never started: boot with kmemtrace.enable=1 (or write 1 to %s/enable)",
+			  r.dir);
+		goto out;
+	}
+	if (ret) {
+		kmf_error("cannot flush the recorder: %s", strerror(-ret));
+		goto out;
+	}
+
+	/*
+	 * The spool: a running attach finishes its last drain into it, and
+	 * what save drains joins it before anything else happens, so that a
+	 * failed write loses nothing.
+	 */
+	ret = kmt_spool_open(&sp, kmt_spool_path(o.spool), true, &err);
+	if (ret == -EACCES || ret == -EROFS || ret == -ENOENT) {
+		kmf_warn("%s; saving without a spool", err.msg);
+	} else if (ret) {
+		kmf_error("%s", err.msg);
+		goto out;
+	} else {
+		ret = kmt_spool_stop_attach(&sp, SAVE_ATTACH_TIMEOUT_MS, &stopped, &err);
+		ret = ret ?: kmt_spool_bind(&sp, r.header, r.header_len, &err);
+		if (ret) {
+			kmf_error("%s", err.msg);
+			goto out;
+		}
+		spooled = true;
+	}
 	if (!o.keep && on) {
 		ret = kmt_recorder_set(&r, false);
 		if (ret) {
@@ -321,12 +406,8 @@ int cmd_save(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* Close what was filled since (and the recording-off mark). */
 	ret = kmt_recorder_flush(&r);
-	if (ret == -ENODEV) {
-		kmf_error("the recorder was never started: boot with kmemtrace.enable=1 (or write 1 to %s/enable)",
-			  r.dir);
-		goto out;
-	}
 	if (ret) {
 		kmf_error("cannot flush the recorder: %s", strerror(-ret));
 		goto out;
@@ -349,10 +430,40 @@ int cmd_save(int argc, char **argv)
 			kmf_error("%s", err.msg);
 			goto out;
 		}
+		if (!spooled)
+			continue;
+		ret = kmt_spool_cpu_fd(&sp, st[i].cpu, &err);
+		if (ret >= 0) {
+			int fd = ret;
+
+			ret = kmt_write_all(fd, cpus[i].data, cpus[i].size);
+			if (!ret && fsync(fd) < 0 && errno != EINVAL)
+				ret = -errno;
+			close(fd);
+			if (ret)
+				kmt_errf(&err, -ret, "%s/cpu%u: %s", sp.path,
+					 st[i].cpu, strerror(-ret));
+		}
+		if (ret) {
+			kmf_error("%s: cpu %u's last %zu bytes are lost", err.msg,
+				  st[i].cpu, cpus[i].size);
+			goto out;
+		}
+		free(cpus[i].data);
+		cpus[i].data = NULL;
+		ret = kmt_spool_read_cpu(&sp, st[i].cpu, &cpus[i].data,
+					 &cpus[i].size, &err);
+		if (ret) {
+			kmf_error("%s", err.msg);
+			goto out;
+		}
+	}
+	for (i = 0; i < nr; i++) {
 		ret = scan_cpu(&r, &cpus[i], &caches, &caches_len, &err);
 		if (ret) {
-			kmf_error("the recorder's data is inconsistent: %s", err.msg);
-			goto out;
+			kmf_error("the %s data is inconsistent: %s",
+				  spooled ? "spooled and recorded" : "recorder's", err.msg);
+			goto kept;
 		}
 		events += cpus[i].decoded;
 		lost += st[i].lost;
@@ -360,16 +471,18 @@ int cmd_save(int argc, char **argv)
 	}
 	if (!events) {
 		kmf_error("the recorder holds no events (were they saved or read already?)");
+		if (spooled)
+			kmt_spool_remove(&sp);
 		goto out;
 	}
 	if (dedup_caches(&caches, &caches_len)) {
 		kmf_error("out of memory");
-		goto out;
+		goto kept;
 	}
 	ret = read_kallsyms(&ksyms, &ksyms_len, &hidden);
 	if (ret == -ENOMEM) {
 		kmf_error("out of memory");
-		goto out;
+		goto kept;
 	}
 	if (ret)
 		kmf_warn("cannot read /proc/kallsyms (%s): the file will have no symbols; callsites will stay raw",
@@ -380,17 +493,22 @@ int cmd_save(int argc, char **argv)
 	ret = kmt_read_file(path, &topo, &topo_len);
 	if (ret) {
 		kmf_error("%s: %s", path, strerror(-ret));
-		goto out;
+		goto kept;
 	}
-	if (build_meta(&meta, &meta_len, nr)) {
+	if (spooled) {
+		alog = kmt_spool_read_log(&sp);
+		attach_summary(alog, summary, sizeof(summary));
+	}
+	if (build_meta(&meta, &meta_len, nr) ||
+	    (summary[0] && append(&meta, &meta_len, "attach=%s\n", summary))) {
 		kmf_error("out of memory");
-		goto out;
+		goto kept;
 	}
 
 	ret = kmt_writer_open(&w, o.path, &err);
 	if (ret) {
 		kmf_error("%s", err.msg);
-		goto out;
+		goto kept;
 	}
 	writing = true;
 	ret = kmt_writer_section(&w, KMT_SEC_FORMAT, r.header, r.header_len, &err);
@@ -414,7 +532,13 @@ int cmd_save(int argc, char **argv)
 	if (ret) {
 		kmt_writer_abort(&w);
 		kmf_error("%s", err.msg);
-		goto out;
+		goto kept;
+	}
+	if (spooled) {
+		ret = kmt_spool_remove(&sp);
+		if (ret)
+			kmf_warn("saved, but cannot remove the spool %s (%s): remove it by hand, or the next save repeats these events",
+				 sp.path, strerror(-ret));
 	}
 	for (i = 0; i < nr; i++) {
 		if (o.keep || cpus[i].first_seq != 0 || !cpus[i].size)
@@ -426,24 +550,35 @@ int cmd_save(int argc, char **argv)
 				 cpus[i].decoded);
 	}
 	if (lost)
-		kmf_warn("%" PRIu64 " events were lost: the buffers filled up (boot with a larger kmemtrace.subbufs)",
-			 lost);
-	if (!o.quiet)
+		kmf_warn("%" PRIu64 " events were lost: the buffers filled up (boot with a larger kmemtrace.subbufs%s)",
+			 lost, summary[0] ? "" : ", or start 'kmemflight attach' early");
+	if (!o.quiet) {
+		if (summary[0])
+			printf("[ kmemflight: %s ]\n", summary);
 		printf("[ kmemflight: saved %" PRIu64 " events from %u CPUs (%" PRIu64
 		       " lost) to %s, %.1f bytes/event ]\n", events, nr, lost,
 		       o.path, (double)bytes / (double)events);
+	}
 	status = KMF_EXIT_OK;
+	goto out;
+kept:
+	if (spooled)
+		fprintf(stderr, "%s: the events are kept in %s: fix the cause and run save again\n",
+			kmf_cmd_name, sp.path);
 out:
 	if (writing)
 		kmt_writer_abort(&w);
 	for (i = 0; cpus && i < nr; i++)
 		free(cpus[i].data);
+	(void)stopped;
 	free(cpus);
 	free(st);
 	free(meta);
 	free(ksyms);
 	free(topo);
 	free(caches);
+	free(alog);
+	kmt_spool_close(&sp);
 	kmt_recorder_close(&r);
 	return status;
 }

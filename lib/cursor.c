@@ -56,6 +56,11 @@ static int next_subbuf(struct kmt_cursor *c, struct kmt_err *err)
 		return kmt_errf(err, EBADMSG,
 				"cpu %u: sub-buffer %" PRIu64 " has invalid size %" PRIu32,
 				c->cpu, c->nr_subbufs, h.size);
+	if (!c->first && (int32_t)(h.seq - c->next_seq) < 0)
+		return kmt_errf(err, EBADMSG,
+				"cpu %u: sub-buffer %" PRIu32 " comes again after %" PRIu32
+				" (duplicated sub-buffers)",
+				c->cpu, h.seq, c->next_seq - 1);
 	if (!c->first && h.seq != c->next_seq)
 		return kmt_errf(err, EBADMSG,
 				"cpu %u: sub-buffer sequence jumps from %" PRIu32

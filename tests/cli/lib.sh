@@ -37,7 +37,8 @@ test_must_fail() {
 test_expect_success() {
 	test_count=$((test_count + 1))
 	TRASH=$(mktemp -d)
-	if (cd "$TRASH" && set -e && eval "$2") > "$TRASH.log" 2>&1; then
+	if (cd "$TRASH" && export KMEMFLIGHT_SPOOL="$TRASH/spool" && set -e &&
+	    eval "$2") > "$TRASH.log" 2>&1; then
 		echo "ok $test_count - $(basename "$0" .sh): $1"
 		echo pass >> "$KMF_RESULTS"
 	else

@@ -428,6 +428,66 @@ int kb_write_debugfs(struct kb *b, const char *dir)
 	return ret;
 }
 
+/* Offset of sub-buffer @k in @c's data (its length if there are fewer). */
+static size_t subbuf_offset(struct kb *b, struct kb_cpu *c, unsigned int k)
+{
+	struct kmt_subbuf_header h;
+	size_t off = 0;
+
+	while (k-- && off + sizeof(h) <= c->data.len) {
+		memcpy(&h, c->data.p + off, sizeof(h));
+		off += b->swap ? __builtin_bswap32(h.size) : h.size;
+	}
+	return off < c->data.len ? off : c->data.len;
+}
+
+int kb_write_split(struct kb *b, const char *dir, const char *spool,
+		   unsigned int k, int mode)
+{
+	struct kb_buf fmt = { 0 };
+	char path[4096], id[64] = "";
+	unsigned int i;
+	FILE *f;
+	int ret;
+
+	ret = kb_write_debugfs(b, dir);
+	if (ret)
+		return ret;
+	if (mkdir(spool, 0700) && errno != EEXIST)
+		return -errno;
+	format_blob(b, &fmt);
+	ret = put_file(spool, "header", fmt.p, fmt.len);
+	free(fmt.p);
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f) {
+		if (!fgets(id, sizeof(id), f))
+			id[0] = '\0';
+		fclose(f);
+	}
+	id[strcspn(id, "\n")] = '\0';
+	ret = ret ?: put_file(spool, "boot_id", id, strlen(id));
+	for (i = 0; i < b->nr_cpus && !ret; i++) {
+		struct kb_cpu *c = &b->cpu[i];
+		size_t cut = subbuf_offset(b, c, k), from = cut;
+		struct kb_buf sp = { 0 };
+		char name[32];
+
+		if (mode == KB_SPLIT_GAP)	/* the spool misses sub-buffer k-1 */
+			buf_put(&sp, c->data.p, subbuf_offset(b, c, k - 1));
+		else
+			buf_put(&sp, c->data.p, cut);
+		if (mode == KB_SPLIT_DUP)	/* and the kernel still has k-1 */
+			from = subbuf_offset(b, c, k - 1);
+		snprintf(name, sizeof(name), "cpu%u", i);
+		ret = put_file(spool, name, sp.p, sp.len);
+		free(sp.p);
+		snprintf(path, sizeof(path), "%s/kmemtrace/per_cpu/cpu%u", dir, i);
+		ret = ret ?: put_file(path, "data", c->data.p + from,
+				      c->data.len - from);
+	}
+	return ret;
+}
+
 #define D(off)	(KB_DMAP_BASE + (off))
 #define T(off)	(KB_TEXT_BASE + (off))
 

@@ -59,5 +59,13 @@ int kb_finish(struct kb *b, uint8_t **out, size_t *len);
 int kb_write(struct kb *b, const char *path);
 /* A fake debugfs tree DIR/kmemtrace/ as the kernel recorder shows it. */
 int kb_write_debugfs(struct kb *b, const char *dir);
+/*
+ * The same, as if `kmemflight attach` had drained the first @k sub-buffers
+ * of every CPU into the spool directory @spool.  KB_SPLIT_GAP leaves
+ * sub-buffer k-1 out of the spool; KB_SPLIT_DUP leaves it in the kernel too.
+ */
+enum { KB_SPLIT_OK, KB_SPLIT_GAP, KB_SPLIT_DUP };
+int kb_write_split(struct kb *b, const char *dir, const char *spool,
+		   unsigned int k, int mode);
 
 #endif

@@ -36,8 +36,21 @@ int main(int argc, char **argv)
 	struct kb *b;
 	int ret;
 
+	if (argc == 4 && !strncmp(argv[1], "split", 5)) {
+		/* many, with its first 10 sub-buffers drained into a spool */
+		int mode = !strcmp(argv[1], "split-gap") ? KB_SPLIT_GAP :
+			   !strcmp(argv[1], "split-dup") ? KB_SPLIT_DUP : KB_SPLIT_OK;
+
+		b = kb_new(1, 256);
+		kb_set_topology(b, "cpu 0 node 0\nnode 0 start_pfn 0 end_pfn 262144\n");
+		many(b);
+		ret = kb_write_split(b, argv[2], argv[3], 10, mode);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|debugfs FILE|DIR\n");
+		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|debugfs FILE|DIR\n"
+			"       mktrace split|split-gap|split-dup DIR SPOOL\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "many")) {

@@ -945,7 +945,8 @@ static void test_err_subbuf_seq(void **state)
 	expect_count_err(p, len,
 			 "cpu 0: sub-buffer sequence jumps from 101 to 107 (sub-buffers missing)");
 	put32(p + sb + offsetof(struct kmt_subbuf_header, seq), 101);
-	expect_count_err(p, len, "jumps from 101 to 101");
+	expect_count_err(p, len,
+			 "cpu 0: sub-buffer 101 comes again after 101 (duplicated sub-buffers)");
 	free(p);
 }
 
