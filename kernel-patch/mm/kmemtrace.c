@@ -328,10 +328,23 @@ drop:
 
 static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
 {
+	long done;
+
 	/* Record bytes before the count; pairs with kmt_slot_ready(). */
 	smp_wmb();
-	local_add(r->len, &r->slot->commit);
+	done = local_add_return(r->len, &r->slot->commit);
 	local_inc(&cb->events);
+	/*
+	 * An interrupt closed this sub-buffer while we were writing it: its
+	 * wakeup found it incomplete, so the last commit wakes the reader.
+	 * Same CPU as the closer, so the size it stored is visible here.
+	 */
+	if (unlikely(done == READ_ONCE(r->slot->size))) {
+		/* Pairs with the smp_mb() of the reader setting ->waiting. */
+		smp_mb();
+		if (READ_ONCE(cb->waiting))
+			irq_work_queue(&cb->wakeup);
+	}
 }
 
 /*
