@@ -118,6 +118,66 @@ check "invalid boot parameters: clear warnings, recorder off, boot continues" \
 		grep 'kmemtrace.subbuf_size=1000 is invalid: use a power of two' '$out/$name/dmesg' &&
 		[ \"\$(cat '$out/$name/save.rc')\" = 1 ]"
 
+# A real boot through a dracut-built initramfs with our module: the hook
+# starts "kmemflight attach", dracut switch_roots into a small ext4 root,
+# a workload there outgrows the buffers, and save runs in the real root.
+# 16 MiB per CPU holds everything before the hook (about 600k events,
+# 8.3 MB on the boot CPU, most of it ACPI under TCG) but not the boot.
+dracut_args="kmemtrace.enable=1 kmemtrace.subbufs=256 kmemtrace.subbuf_size=65536 kmftest.work=2000"
+dracut_boot() {	# NAME EXTRA: boot, save in the real root must succeed
+	"$repo/qemu-tests/dracut-boot.sh" -k "$kernel" -c 2 -t 600 \
+		-a "$dracut_args $2" "$out/$1" && saved_ok "$1"
+}
+stats_equal_file() {	# debugfs stats after the save == the file, per CPU
+	awk '!/^#/ { print $1, $2, $3 }' "$out/$1/stats" > "$out/$1/stats.kernel"
+	cpu_rows "$out/$1/boot.kmt" | awk '{ print $1, $5, $6 }' > "$out/$1/stats.file"
+	cat "$out/$1/stats.file"
+	cmp "$out/$1/stats.kernel" "$out/$1/stats.file"
+}
+workload_events() {	# events of the real root's workload process
+	pid=$(cat "$out/$1/workload.pid")
+	got=$("$kmf" dump "$out/$1/boot.kmt" | awk -v t="task:$pid" '$3 == t { n++ } END { print n + 0 }')
+	echo "workload pid $pid: $got events"
+	[ "$got" -gt 1000 ]
+}
+some_lost() { cpu_rows "$out/$1/boot.kmt" | awk '{ print; l += $6 } END { exit !(l > 0) }'; }
+
+name=dracut-attach
+check "dracut initramfs: boot 2 vCPU, attach from the hook, save in the real root" \
+	dracut_boot "$name" ""
+if [ -f "$out/$name/boot.kmt" ]; then
+	check "$name: the hook started the attach in the initramfs" \
+		grep -q "^kmemflight: recording kernel memory events from 2 CPUs into /run/kmemflight;" \
+		"$out/$name/console.log"
+	check "$name: switch_root reached the test root, the '@' attach still alive" \
+		sh -c "grep -q '^/dev/vda / ' '$out/$name/rootfs' &&
+			grep -q '^[0-9]* @[^ ]*kmemflight attach --daemon' '$out/$name/daemon'"
+	check "$name: the attach started before the buffers filled (lost=0 at start)" \
+		grep -q "^start pid=[0-9]* .* lost=0$" "$out/$name/spool.log"
+	check "$name: nothing lost with the attach running" nothing_lost "$name"
+	check "$name: events of the real root's workload are in the file" workload_events "$name"
+	check "$name: file events == kernel recorded, lost == kernel lost, per CPU" \
+		stats_equal_file "$name"
+	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
+	check "$name: save stopped the attach, merged and removed the spool" \
+		sh -c "grep -q '^\[ kmemflight: attach pid [0-9]* drained [0-9]* bytes' '$out/$name/save.out' &&
+			! grep -q kmemflight '$out/$name/after.daemon' &&
+			grep -q 'No such file' '$out/$name/spool.after' &&
+			! grep -q 'stopped draining' '$out/$name/dmesg'"
+fi
+
+name=dracut-noattach
+check "dracut initramfs with rd.kmemflight=0: no attach, save in the real root" \
+	dracut_boot "$name" "rd.kmemflight=0"
+if [ -f "$out/$name/boot.kmt" ]; then
+	check "$name: the hook left the attach out" \
+		sh -c "! grep -q 'recording kernel memory events' '$out/$name/console.log'"
+	check "$name: the same boot loses events without the attach" some_lost "$name"
+	check "$name: file events == kernel recorded, lost == kernel lost, per CPU" \
+		stats_equal_file "$name"
+	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
+fi
+
 # The debug kernel: lockdep, KASAN, PREEMPT, atomic-sleep checks.  The
 # recorder must run a whole boot under them without a single report.
 if [ "${KMF_DEBUG_KERNEL:-1}" != 0 ]; then
@@ -153,6 +213,12 @@ for name in default-1cpu default-2cpu; do
 	[ -f "$out/$name/boot.kmt" ] || continue
 	"$kmf" info "$out/$name/boot.kmt" | awk -v n="$name" '
 		$1 == "total" { ev = $3 } /^bytes\/event/ { print "# " n ": " ev " events, " $2 " bytes/event in sub-buffers, " $4 " in the file" }'
+done
+for name in dracut-attach dracut-noattach; do
+	[ -f "$out/$name/boot.kmt" ] || continue
+	echo "# $name: 256 x 64 KiB per CPU; per CPU (cpu events lost):" \
+		"$(awk '{ printf "%s%s", s, $0; s = ", " }' "$out/$name/stats.file" 2>/dev/null)"
+	sed -n 's/^\[ kmemflight: \(attach .*\) \]$/# '"$name"': \1/p' "$out/$name/save.out"
 done
 [ -f "$out/retries" ] && sed 's/^/# /' "$out/retries"
 check_done
