@@ -81,6 +81,7 @@ struct kmt_cpu {
 	u64		last_ts;
 	unsigned int	consumed;	/* next sequence number to read */
 	bool		waiting;
+	unsigned long	open;		/* bit 0: the data file is open */
 	int		cpu;
 	void		**subbuf;
 	struct kmt_slot	*slot;
@@ -783,15 +784,36 @@ static __poll_t kmt_data_poll(struct file *file, poll_table *wait)
 	return kmt_slot_ready(cb, &size) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+/*
+ * Reading consumes, so two readers would each get half of the stream:
+ * one open file per CPU at a time.
+ */
 static int kmt_data_open(struct inode *inode, struct file *file)
 {
-	file->private_data = inode->i_private;
-	return nonseekable_open(inode, file);
+	struct kmt_cpu *cb = inode->i_private;
+	int ret;
+
+	if (test_and_set_bit_lock(0, &cb->open))
+		return -EBUSY;
+	file->private_data = cb;
+	ret = nonseekable_open(inode, file);
+	if (ret)
+		clear_bit_unlock(0, &cb->open);
+	return ret;
+}
+
+static int kmt_data_release(struct inode *inode, struct file *file)
+{
+	struct kmt_cpu *cb = file->private_data;
+
+	clear_bit_unlock(0, &cb->open);
+	return 0;
 }
 
 static const struct file_operations kmt_data_fops = {
 	.owner		= THIS_MODULE,
 	.open		= kmt_data_open,
+	.release	= kmt_data_release,
 	.read		= kmt_data_read,
 	.poll		= kmt_data_poll,
 };
