@@ -94,6 +94,8 @@ int cmd_info(int argc, char **argv)
 		printf("cmdline:     %s\n", val);
 	if (kmt_trace_meta(&t, "saved_at", val, sizeof(val)))
 		printf("saved:       %s\n", val);
+	if (kmt_trace_meta(&t, "attach", val, sizeof(val)))
+		printf("attach:      %s\n", val);
 	printf("recorder:    ABI %u, %u-bit, %u x %u-byte sub-buffers per CPU, clock %.16s\n",
 	       t.fmt.abi_version, t.fmt.word_size * 8, t.fmt.nr_subbufs,
 	       t.fmt.subbuf_size, t.fmt.clock);

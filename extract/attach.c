@@ -36,6 +36,9 @@ struct acpu {
 	int in;		/* the kernel's per_cpu/cpuN/data */
 	int out;	/* the spool's cpuN */
 	bool eof;
+	off_t spooled;	/* bytes in cpuN, all whole sub-buffers */
+	uint8_t *pending;	/* read but not yet written: retried */
+	size_t pending_len;
 };
 
 struct attach {
@@ -120,12 +123,56 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Append to the spool; a failed or partial write is cut off again, so
+ * that cpuN only ever holds whole sub-buffers.
+ */
+static int spool_write(struct acpu *c, const uint8_t *p, size_t n)
+{
+	int ret = kmt_write_all(c->out, p, n);
+
+	if (!ret) {
+		c->spooled += (off_t)n;
+		return 0;
+	}
+	if (ftruncate(c->out, c->spooled) < 0)
+		return -errno;
+	return ret;
+}
+
+/*
+ * The spool cannot take what was read (full /run?): keep it, stop
+ * reading this CPU, and try again at every idle look.  Meanwhile the
+ * kernel fills its buffers and then counts what it drops, exactly.
+ */
+static int hold(struct attach *a, struct acpu *c, size_t n, int errnum)
+{
+	c->pending = malloc(n);
+	if (!c->pending)
+		return -ENOMEM;
+	memcpy(c->pending, a->buf, n);
+	c->pending_len = n;
+	kmf_error("%s/cpu%u: %s: holding %zu bytes and pausing cpu %u until the spool takes them",
+		  a->s.path, c->cpu, strerror(-errnum), n, c->cpu);
+	return 0;
+}
+
 /* Move everything CPU @c has ready into the spool, without blocking. */
 static int drain_cpu(struct attach *a, struct acpu *c, struct kmt_err *err)
 {
 	ssize_t n;
 	int ret;
 
+	if (c->pending) {
+		if (spool_write(c, c->pending, c->pending_len))
+			return 0;
+		a->reads++;
+		a->bytes += c->pending_len;
+		free(c->pending);
+		c->pending = NULL;
+		kmf_error("%s/cpu%u: the spool takes data again; cpu %u resumes",
+			  a->s.path, c->cpu, c->cpu);
+	}
 	while (!c->eof) {
 		n = read(c->in, a->buf, a->buf_size);
 		if (n < 0) {
@@ -141,10 +188,9 @@ static int drain_cpu(struct attach *a, struct acpu *c, struct kmt_err *err)
 			c->eof = true;
 			break;
 		}
-		ret = kmt_write_all(c->out, a->buf, (size_t)n);
+		ret = spool_write(c, a->buf, (size_t)n);
 		if (ret)
-			return kmt_errf(err, -ret, "%s/cpu%u: %s", a->s.path,
-					c->cpu, strerror(-ret));
+			return hold(a, c, (size_t)n, ret);
 		a->reads++;
 		a->bytes += (uint64_t)n;
 	}
@@ -174,15 +220,18 @@ static int run(struct attach *a, const sigset_t *waitmask, struct kmt_err *err)
 	if (!pfd)
 		return -ENOMEM;
 	while (!stop_signal && !ret) {
+		bool held = false;
+
 		for (i = 0, k = 0; i < a->nr; i++) {
-			if (a->cpus[i].eof)
+			held |= a->cpus[i].pending != NULL;
+			if (a->cpus[i].eof || a->cpus[i].pending)
 				continue;
 			pfd[k].fd = a->cpus[i].in;
 			pfd[k].events = POLLIN;
 			pfd[k].revents = 0;
 			k++;
 		}
-		if (!k)
+		if (!k && !held)
 			break;
 		n = ppoll(pfd, k, &idle, waitmask);
 		if (n < 0) {
@@ -255,7 +304,7 @@ static int setup(struct attach *a, const struct attach_opts *o, struct kmt_err *
 	ret = kmt_spool_trylock(&a->s, &holder, err);
 	if (ret == -EBUSY) {
 		ret = kmt_errf(err, EBUSY,
-			       "already attached: pid %ld records into %s ('kmemflight save FILE' stops it)",
+			       "already attached: pid %ld holds the spool %s ('kmemflight save FILE' stops an attach)",
 			       (long)holder, a->s.path);
 		goto out;
 	}
@@ -272,22 +321,30 @@ static int setup(struct attach *a, const struct attach_opts *o, struct kmt_err *
 		goto out;
 	}
 	for (i = 0; i < a->nr; i++) {
+		a->cpus[i].in = -1;
+		a->cpus[i].out = -1;
+	}
+	for (i = 0; i < a->nr; i++) {
 		struct acpu *c = &a->cpus[i];
 
 		c->cpu = st[i].cpu;
-		c->in = -1;
-		c->out = -1;
 		lost += st[i].lost;
 		snprintf(path, sizeof(path), "%s/per_cpu/cpu%u/data", a->r.dir,
 			 c->cpu);
 		c->in = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (c->in < 0) {
-			ret = kmt_errf(err, errno, "%s: %s", path, strerror(errno));
+			ret = kmt_recorder_open_error(path, errno, err);
 			goto out;
 		}
 		c->out = kmt_spool_cpu_fd(&a->s, c->cpu, err);
 		if (c->out < 0) {
 			ret = c->out;
+			goto out;
+		}
+		c->spooled = lseek(c->out, 0, SEEK_END);
+		if (c->spooled < 0) {
+			ret = kmt_errf(err, errno, "%s/cpu%u: %s", a->s.path,
+				       c->cpu, strerror(errno));
 			goto out;
 		}
 	}
@@ -310,6 +367,7 @@ static void cleanup(struct attach *a)
 			close(a->cpus[i].in);
 		if (a->cpus[i].out >= 0)
 			close(a->cpus[i].out);
+		free(a->cpus[i].pending);
 	}
 	if (a->flush_fd >= 0)
 		close(a->flush_fd);
@@ -317,6 +375,12 @@ static void cleanup(struct attach *a)
 	free(a->buf);
 	kmt_spool_close(&a->s);
 	kmt_recorder_close(&a->r);
+}
+
+static void print_started(struct attach *a)
+{
+	printf("kmemflight: recording kernel memory events from %u CPUs into %s; 'kmemflight save FILE' to stop\n",
+	       a->nr, a->s.path);
 }
 
 /* Detach from the caller; the parent returns once we are recording. */
@@ -384,6 +448,7 @@ int cmd_attach(int argc, char **argv)
 	struct sigaction sa;
 	sigset_t block, waitmask;
 	char line[64];
+	unsigned int i;
 	int ret;
 
 	ret = parse_args(argc, argv, &o);
@@ -419,20 +484,21 @@ int cmd_attach(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (!o.quiet)
-		printf("kmemflight: recording kernel memory events from %u CPUs into %s; 'kmemflight save FILE' to stop\n",
-		       a.nr, a.s.path);
 	if (o.daemon) {
 		ret = daemonize(&a, &err);
 		if (ret) {
 			/* the parent: the daemon owns the spool now */
 			if (ret < 0)
 				kmf_error("%s", err.msg);
+			else if (!o.quiet)
+				print_started(&a);
 			cleanup(&a);
 			return ret < 0 ? KMF_EXIT_FAIL : KMF_EXIT_OK;
 		}
 	} else {
 		kmt_spool_set_owner(&a.s);
+		if (!o.quiet)
+			print_started(&a);
 		fflush(stdout);
 	}
 	/* the loss count at start tells whether we came in time */
@@ -449,6 +515,15 @@ int cmd_attach(int argc, char **argv)
 				       strerror(errno));
 		else
 			ret = drain_all(&a, &err);
+	}
+	for (i = 0; !ret && i < a.nr; i++) {
+		if (!a.cpus[i].pending)
+			continue;
+		/* a gap in the spool: save will refuse it, and say why */
+		ret = kmt_errf(&err, ENOSPC,
+			       "%s/cpu%u: %zu bytes of cpu %u could not be spooled and are lost",
+			       a.s.path, a.cpus[i].cpu, a.cpus[i].pending_len,
+			       a.cpus[i].cpu);
 	}
 	if (ret) {
 		kmf_error("%s; stopped draining: from now on the kernel counts what it cannot keep",

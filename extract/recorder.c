@@ -205,6 +205,15 @@ int kmt_recorder_stats(struct kmt_recorder *r, struct kmt_cpu_stats **out,
 	return 0;
 }
 
+int kmt_recorder_open_error(const char *path, int errnum, struct kmt_err *err)
+{
+	if (errnum == EBUSY)
+		return kmt_errf(err, EBUSY,
+				"%s is open by another reader (a 'kmemflight attach' with another --spool?): its events would be split between the two",
+				path);
+	return kmt_errf(err, errnum, "%s: %s", path, strerror(errnum));
+}
+
 int kmt_recorder_drain(struct kmt_recorder *r, unsigned int cpu,
 		       uint8_t **data, size_t *size, struct kmt_err *err)
 {
@@ -216,10 +225,8 @@ int kmt_recorder_drain(struct kmt_recorder *r, unsigned int cpu,
 
 	snprintf(path, sizeof(path), "%s/per_cpu/cpu%u/data", r->dir, cpu);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		return kmt_errf(err, -ret, "%s: %s", path, strerror(-ret));
-	}
+	if (fd < 0)
+		return kmt_recorder_open_error(path, errno, err);
 	for (;;) {
 		if (cap - n < chunk) {
 			cap = cap ? cap * 2 : chunk * 2;

@@ -27,6 +27,8 @@ int kmt_recorder_set(struct kmt_recorder *r, bool on);
 int kmt_recorder_flush(struct kmt_recorder *r);
 int kmt_recorder_stats(struct kmt_recorder *r, struct kmt_cpu_stats **out,
 		       unsigned int *nr, struct kmt_err *err);
+/* The message for a failed open() of a per_cpu data file. */
+int kmt_recorder_open_error(const char *path, int errnum, struct kmt_err *err);
 /* Read every complete sub-buffer of one CPU without blocking. */
 int kmt_recorder_drain(struct kmt_recorder *r, unsigned int cpu,
 		       uint8_t **data, size_t *size, struct kmt_err *err);

@@ -301,38 +301,47 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 	return 0;
 }
 
-/* Summarise the attach's log lines for the user and for META. */
+/*
+ * Summarise the attach's log for the user and for META: each attach
+ * logs a start line and, if it ended cleanly, a stop line with its own
+ * counters; add them up over every attach of this boot.
+ */
 static void attach_summary(const char *log, char *out, size_t size)
 {
-	const char *l, *stop = NULL, *start = NULL;
 	unsigned long long bytes = 0, reads = 0, user = 0, sys = 0, lost = 0;
-	long pid = 0;
-	unsigned int starts = 0;
+	unsigned long long b, r, u, sy;
+	unsigned int starts = 0, stops = 0;
+	const char *l, *f;
+	long first = 0, pid;
 
 	out[0] = '\0';
 	for (l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
 		if (!strncmp(l, "start ", 6)) {
-			if (!start)
-				start = l;
-			starts++;
-		} else if (!strncmp(l, "stop ", 5)) {
-			stop = l;
+			if (!starts++) {
+				sscanf(l, "start pid=%ld", &first);
+				f = strstr(l, " lost=");
+				if (f)
+					sscanf(f, " lost=%llu", &lost);
+			}
+		} else if (!strncmp(l, "stop ", 5) &&
+			   sscanf(l, "stop pid=%ld", &pid) == 1 &&
+			   (f = strstr(l, " reads=")) &&
+			   sscanf(f, " reads=%llu bytes=%llu user_us=%llu sys_us=%llu",
+				  &r, &b, &u, &sy) == 4) {
+			stops++;
+			reads += r;
+			bytes += b;
+			user += u;
+			sys += sy;
 		}
 	}
-	if (!start)
+	if (!starts)
 		return;
-	sscanf(start, "start pid=%ld", &pid);
-	if (strstr(start, " lost="))
-		sscanf(strstr(start, " lost="), " lost=%llu", &lost);
-	if (stop) {
-		if (strstr(stop, " reads="))
-			sscanf(strstr(stop, " reads="), " reads=%llu bytes=%llu user_us=%llu sys_us=%llu",
-			       &reads, &bytes, &user, &sys);
-	}
 	snprintf(out, size,
-		 "attach pid %ld%s drained %llu bytes in %llu reads using %.1f ms CPU; %llu events were lost before it started",
-		 pid, starts > 1 ? " (and re-attaches)" : "", bytes, reads,
-		 (double)(user + sys) / 1000.0, lost);
+		 "attach pid %ld%s drained %llu bytes in %llu reads using %.1f ms CPU; %llu events were lost before it started%s",
+		 first, starts > 1 ? " (and re-attaches)" : "", bytes, reads,
+		 (double)(user + sys) / 1000.0, lost,
+		 stops < starts ? "; an attach ended without stopping cleanly" : "");
 }
 
 int cmd_save(int argc, char **argv)
@@ -392,6 +401,8 @@ int cmd_save(int argc, char **argv)
 		goto out;
 	} else {
 		ret = kmt_spool_stop_attach(&sp, SAVE_ATTACH_TIMEOUT_MS, &stopped, &err);
+		if (!ret)
+			kmt_spool_set_owner(&sp);
 		ret = ret ?: kmt_spool_bind(&sp, r.header, r.header_len, &err);
 		if (ret) {
 			kmf_error("%s", err.msg);
@@ -428,7 +439,7 @@ int cmd_save(int argc, char **argv)
 					 &cpus[i].size, &err);
 		if (ret) {
 			kmf_error("%s", err.msg);
-			goto out;
+			goto kept;
 		}
 		if (!spooled)
 			continue;
@@ -447,7 +458,7 @@ int cmd_save(int argc, char **argv)
 		if (ret) {
 			kmf_error("%s: cpu %u's last %zu bytes are lost", err.msg,
 				  st[i].cpu, cpus[i].size);
-			goto out;
+			goto kept;
 		}
 		free(cpus[i].data);
 		cpus[i].data = NULL;

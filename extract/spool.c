@@ -278,7 +278,7 @@ int kmt_spool_bind(struct kmt_spool *s, const char *header, size_t len,
 	b[strcspn(b, "\n")] = '\0';
 	if (strcmp(b, id)) {
 		ret = kmt_errf(err, ESTALE,
-			       "spool %s holds events of another boot (boot_id %.40s, this boot is %s): save it on that boot or remove it",
+			       "spool %s holds events of another boot (boot_id %.40s, this boot is %s): they cannot be merged with this boot's; move it away or remove it",
 			       s->path, b, id);
 		free(b);
 		return ret;

@@ -17,7 +17,9 @@
 # and argv of every '@' process; fds and root of the kmemflight one), ps,
 # spool.ls (ls -la /run/kmemflight), spool.log (the spool's log),
 # attach.log (the attach's output in the initramfs), workload.pid,
-# workload.rc, stats.before (debugfs stats before the save), save.rc,
+# workload.rc, stats.before (debugfs stats before the save),
+# attach-twice.rc/.err and attach-notroot.rc/.err (a second attach, and
+# one as nobody, while the first runs), save.rc,
 # save.out, save.err, boot.kmt, stats (after the save), after.ps and
 # after.daemon (processes after the save), spool.after (what is left of
 # the spool), uptime and dmesg.
@@ -160,6 +162,11 @@ echo "kmftest: workload of ${n:-2000} rounds done"
 
 grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
 cat /sys/kernel/debug/kmemtrace/stats > /out/stats.before 2>&1
+# the errors of a second attach, and of one by an unprivileged user
+kmemflight attach > /dev/null 2> /out/attach-twice.err
+echo $? > /out/attach-twice.rc
+su -s /bin/sh -c "kmemflight attach" nobody > /dev/null 2> /out/attach-notroot.err
+echo $? > /out/attach-notroot.rc
 kmemflight save /boot.kmt > /out/save.out 2> /out/save.err
 echo $? > /out/save.rc.tmp
 cp /boot.kmt /out/boot.kmt 2>/dev/null

@@ -159,6 +159,12 @@ if [ -f "$out/$name/boot.kmt" ]; then
 	check "$name: file events == kernel recorded, lost == kernel lost, per CPU" \
 		stats_equal_file "$name"
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
+	check "$name: a second attach is refused and names the first (exit 1)" \
+		sh -c "[ \$(cat '$out/$name/attach-twice.rc') = 1 ] &&
+			grep -q 'already attached: pid [0-9]* holds the spool /run/kmemflight' '$out/$name/attach-twice.err'"
+	check "$name: attach as an unprivileged user says it is root-only (exit 1)" \
+		sh -c "[ \$(cat '$out/$name/attach-notroot.rc') = 1 ] &&
+			grep -q 'permission denied: the recorder is root-only (run as root)' '$out/$name/attach-notroot.err'"
 	check "$name: save stopped the attach, merged and removed the spool" \
 		sh -c "grep -q '^\[ kmemflight: attach pid [0-9]* drained [0-9]* bytes' '$out/$name/save.out' &&
 			! grep -q kmemflight '$out/$name/after.daemon' &&

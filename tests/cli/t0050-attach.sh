@@ -33,6 +33,20 @@ test_expect_success 'save merges the spool and the kernel into the same events' 
 	test ! -e spool
 '
 
+test_expect_success 'save adds up every attach of the boot, and says if one died' '
+	"$MKTRACE" split dbg spool && mkks &&
+	printf "%s\n" \
+		"start pid=11 mono_ns=1 cpus=1 reads=0 bytes=0 user_us=0 sys_us=0 lost=3" \
+		"stop pid=11 mono_ns=2 cpus=1 reads=2 bytes=100 user_us=1000 sys_us=500 reason=signal" \
+		"start pid=12 mono_ns=3 cpus=1 reads=0 bytes=0 user_us=0 sys_us=0 lost=9" \
+		"stop pid=12 mono_ns=4 cpus=1 reads=1 bytes=50 user_us=0 sys_us=500 reason=signal" \
+		"start pid=13 mono_ns=5 cpus=1 reads=0 bytes=0 user_us=0 sys_us=0 lost=9" > spool/log &&
+	kmf save boot.kmt > out 2> err &&
+	echo "[ kmemflight: attach pid 11 (and re-attaches) drained 150 bytes in 3 reads using 2.0 ms CPU; 3 events were lost before it started; an attach ended without stopping cleanly ]" > want &&
+	head -1 out > got && test_cmp want got &&
+	"$KMF" info boot.kmt | grep -q "^attach:      attach pid 11 (and re-attaches) drained 150 bytes"
+'
+
 test_expect_success 'a sub-buffer missing between spool and kernel: error, spool kept' '
 	"$MKTRACE" split-gap dbg spool && mkks &&
 	test_must_fail kmf save boot.kmt 2> err &&
@@ -109,7 +123,7 @@ test_expect_success 'attach --daemon drains as data comes; save stops it and mer
 	pid=$(cat spool/lock) && test "$(head -c1 /proc/$pid/cmdline)" = @ &&
 	cat full0 >&3 && cat full1 >&4 &&
 	test_must_fail kmf attach 2> err &&
-	grep -q "already attached: pid $pid records into $PWD/spool (.kmemflight save FILE. stops it)" err &&
+	grep -q "already attached: pid $pid holds the spool $PWD/spool (.kmemflight save FILE. stops an attach)" err &&
 	kmf save boot.kmt > out &&
 	bytes=$(cat full0 full1 | wc -c) &&
 	grep -q "attach pid $pid drained $bytes bytes in 2 reads" out &&
