@@ -214,6 +214,7 @@ static int run(struct attach *a, const sigset_t *waitmask, struct kmt_err *err)
 {
 	struct pollfd *pfd = calloc(a->nr, sizeof(*pfd));
 	struct timespec idle = { ATTACH_IDLE_MS / 1000, 0 };
+	uint64_t last_retry = now_ns();
 	unsigned int i, k;
 	int n, ret = 0;
 
@@ -242,7 +243,15 @@ static int run(struct attach *a, const sigset_t *waitmask, struct kmt_err *err)
 		}
 		if (n == 0) {	/* a missed wakeup costs at most this */
 			ret = drain_all(a, err);
+			last_retry = now_ns();
 			continue;
+		}
+		/* busy or not, held data is retried every idle period */
+		if (held && now_ns() - last_retry >= ATTACH_IDLE_MS * 1000000ull) {
+			for (i = 0; i < a->nr && !ret; i++)
+				if (a->cpus[i].pending)
+					ret = drain_cpu(a, &a->cpus[i], err);
+			last_retry = now_ns();
 		}
 		for (i = 0; i < a->nr && !ret; i++) {
 			struct acpu *c = &a->cpus[i];
@@ -282,7 +291,7 @@ static int setup(struct attach *a, const struct attach_opts *o, struct kmt_err *
 	uint64_t lost = 0;
 	unsigned int i;
 	pid_t holder;
-	bool on = false;
+	bool on = false, by_save;
 	int ret;
 
 	ret = kmt_recorder_open(&a->r, err);
@@ -301,7 +310,13 @@ static int setup(struct attach *a, const struct attach_opts *o, struct kmt_err *
 	ret = kmt_spool_open(&a->s, kmt_spool_path(o->spool), true, err);
 	if (ret)
 		goto out;
-	ret = kmt_spool_trylock(&a->s, &holder, err);
+	ret = kmt_spool_trylock(&a->s, &holder, &by_save, err);
+	if (ret == -EBUSY && by_save) {
+		ret = kmt_errf(err, EBUSY,
+			       "a 'kmemflight save' (pid %ld) is using the spool %s: attach again once it is done",
+			       (long)holder, a->s.path);
+		goto out;
+	}
 	if (ret == -EBUSY) {
 		ret = kmt_errf(err, EBUSY,
 			       "already attached: pid %ld holds the spool %s ('kmemflight save FILE' stops an attach)",
@@ -433,7 +448,7 @@ static int daemonize(struct attach *a, struct kmt_err *err)
 	/* systemd's mark for a daemon from the initramfs: spare it */
 	if (kmf_argv0 && kmf_argv0[0])
 		kmf_argv0[0] = '@';
-	kmt_spool_set_owner(&a->s);
+	kmt_spool_set_owner(&a->s, "attach");
 	ret = (int)write(pfd[1], "1", 1);
 	close(pfd[1]);
 	(void)a;
@@ -496,7 +511,7 @@ int cmd_attach(int argc, char **argv)
 			return ret < 0 ? KMF_EXIT_FAIL : KMF_EXIT_OK;
 		}
 	} else {
-		kmt_spool_set_owner(&a.s);
+		kmt_spool_set_owner(&a.s, "attach");
 		if (!o.quiet)
 			print_started(&a);
 		fflush(stdout);

@@ -402,7 +402,7 @@ int cmd_save(int argc, char **argv)
 	} else {
 		ret = kmt_spool_stop_attach(&sp, SAVE_ATTACH_TIMEOUT_MS, &stopped, &err);
 		if (!ret)
-			kmt_spool_set_owner(&sp);
+			kmt_spool_set_owner(&sp, "save");
 		ret = ret ?: kmt_spool_bind(&sp, r.header, r.header_len, &err);
 		if (ret) {
 			kmf_error("%s", err.msg);

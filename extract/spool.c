@@ -171,24 +171,29 @@ void kmt_spool_close(struct kmt_spool *s)
 	s->dirfd = -1;
 }
 
-static pid_t lock_holder(struct kmt_spool *s)
+/* The lock file says "PID attach" or "PID save". */
+static pid_t lock_holder(struct kmt_spool *s, bool *by_save)
 {
 	char *b;
 	size_t len;
 	long pid;
 
+	*by_save = false;
 	if (read_at(s->dirfd, "lock", &b, &len))
 		return 0;
 	pid = strtol(b, NULL, 10);
+	*by_save = strstr(b, " save") != NULL;
 	free(b);
 	return pid > 0 ? (pid_t)pid : 0;
 }
 
-int kmt_spool_trylock(struct kmt_spool *s, pid_t *holder, struct kmt_err *err)
+int kmt_spool_trylock(struct kmt_spool *s, pid_t *holder, bool *by_save,
+		      struct kmt_err *err)
 {
 	int ret;
 
 	*holder = 0;
+	*by_save = false;
 	if (s->lockfd < 0) {
 		s->lockfd = openat(s->dirfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW |
 				   O_CLOEXEC, 0600);
@@ -203,14 +208,14 @@ int kmt_spool_trylock(struct kmt_spool *s, pid_t *holder, struct kmt_err *err)
 	ret = errno;
 	if (ret != EWOULDBLOCK)
 		return kmt_errf(err, ret, "%s/lock: %s", s->path, strerror(ret));
-	*holder = lock_holder(s);
+	*holder = lock_holder(s, by_save);
 	return -EBUSY;
 }
 
-int kmt_spool_set_owner(struct kmt_spool *s)
+int kmt_spool_set_owner(struct kmt_spool *s, const char *role)
 {
-	char line[32];
-	int n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+	char line[64];
+	int n = snprintf(line, sizeof(line), "%ld %s\n", (long)getpid(), role);
 
 	if (ftruncate(s->lockfd, 0) < 0)
 		return -errno;
@@ -223,15 +228,20 @@ int kmt_spool_stop_attach(struct kmt_spool *s, int timeout_ms, pid_t *stopped,
 			  struct kmt_err *err)
 {
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	bool by_save;
 	pid_t holder;
 	int ret, waited = 0;
 	bool sent = false;
 
 	*stopped = 0;
 	for (;;) {
-		ret = kmt_spool_trylock(s, &holder, err);
+		ret = kmt_spool_trylock(s, &holder, &by_save, err);
 		if (ret != -EBUSY)
 			return ret;
+		if (by_save)
+			return kmt_errf(err, EBUSY,
+					"another 'kmemflight save' (pid %ld) is using the spool %s: one save at a time",
+					(long)holder, s->path);
 		if (!sent) {
 			if (!holder)
 				return kmt_errf(err, EBUSY,

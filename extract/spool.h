@@ -3,7 +3,7 @@
  * The spool: where `kmemflight attach` keeps the sub-buffers it drains
  * from the kernel until `kmemflight save` turns them into a .kmt file.
  *
- *   DIR/lock     held (flock) by the running attach; holds its pid
+ *   DIR/lock     held (flock) by the running attach or save: "PID ROLE"
  *   DIR/header   the recorder's self-description, as read at the start
  *   DIR/boot_id  the boot the events belong to
  *   DIR/cpuN     CPU N's sub-buffers, in the order the kernel gave them
@@ -43,10 +43,14 @@ int kmt_spool_open(struct kmt_spool *s, const char *path, bool create,
 		   struct kmt_err *err);
 void kmt_spool_close(struct kmt_spool *s);
 
-/* Take the lock without waiting; -EBUSY with *holder set if taken. */
-int kmt_spool_trylock(struct kmt_spool *s, pid_t *holder, struct kmt_err *err);
-/* Record our pid in the lock file (the attach does, once daemonized). */
-int kmt_spool_set_owner(struct kmt_spool *s);
+/*
+ * Take the lock without waiting; -EBUSY with *holder set if taken, and
+ * *by_save if the holder is a save rather than an attach.
+ */
+int kmt_spool_trylock(struct kmt_spool *s, pid_t *holder, bool *by_save,
+		      struct kmt_err *err);
+/* Record "PID ROLE" in the lock file (ROLE: attach or save). */
+int kmt_spool_set_owner(struct kmt_spool *s, const char *role);
 /*
  * Take the lock; if a running attach holds it, ask it to stop (SIGTERM)
  * and wait up to @timeout_ms for it to finish its last drain.

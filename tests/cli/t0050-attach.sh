@@ -120,7 +120,7 @@ test_expect_success 'attach --daemon drains as data comes; save stops it and mer
 	exec 3<> dbg/kmemtrace/per_cpu/cpu0/data 4<> dbg/kmemtrace/per_cpu/cpu1/data &&
 	kmf attach --daemon > out &&
 	grep -q "^kmemflight: recording kernel memory events from 2 CPUs into $PWD/spool;" out &&
-	pid=$(cat spool/lock) && test "$(head -c1 /proc/$pid/cmdline)" = @ &&
+	pid=$(cut -d" " -f1 spool/lock) && grep -q "^$pid attach$" spool/lock && test "$(head -c1 /proc/$pid/cmdline)" = @ &&
 	cat full0 >&3 && cat full1 >&4 &&
 	test_must_fail kmf attach 2> err &&
 	grep -q "already attached: pid $pid holds the spool $PWD/spool (.kmemflight save FILE. stops an attach)" err &&
@@ -130,6 +130,18 @@ test_expect_success 'attach --daemon drains as data comes; save stops it and mer
 	"$KMF" report boot.kmt > got &&
 	test_cmp "$TEST_DIR/expect/basic.report" got &&
 	test ! -e spool
+'
+
+test_expect_success 'one save at a time: a second save or an attach waits its turn' '
+	"$MKTRACE" debugfs dbg && mkks && mkdir -m 700 spool &&
+	echo "4242 save" > spool/lock &&
+	{ flock -o spool/lock sleep 20 & } && fpid=$! &&
+	while flock -n spool/lock true; do sleep 0.05; done &&
+	test_must_fail kmf save boot.kmt 2> err &&
+	grep -q "another .kmemflight save. (pid 4242) is using the spool $PWD/spool: one save at a time" err &&
+	test_must_fail kmf attach 2> err &&
+	grep -q "a .kmemflight save. (pid 4242) is using the spool $PWD/spool: attach again once it is done" err &&
+	kill $fpid && test ! -e boot.kmt
 '
 
 test_expect_success 'attach without the recorder, or with it off, says why' '
