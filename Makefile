@@ -53,6 +53,10 @@ cli: build-asan/kmemflight build-asan/tests/mktrace
 	KMF=$(CURDIR)/build-asan/kmemflight MKTRACE=$(CURDIR)/build-asan/tests/mktrace \
 		tests/cli/run.sh
 
+build/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(HDRS)
+	@mkdir -p build/tests
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC)
+
 build-asan/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(HDRS)
 	@mkdir -p build-asan/tests
 	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC)

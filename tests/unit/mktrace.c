@@ -31,6 +31,87 @@ static void many(struct kb *b)
 	kb_set_lost(b, 0, 7);
 }
 
+/*
+ * A benchmark trace of @n events on 2 CPUs, like a boot: 2048 callsites
+ * in 512 functions, kmalloc and cache allocations, frees of the oldest
+ * of ~64k live objects, one free in ten on the other CPU.  Deterministic.
+ */
+#define BIG_FUNCS	512
+#define BIG_LIVE	65536
+
+static uint64_t big_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static int big(struct kb *b, uint64_t n)
+{
+	static uint64_t live[BIG_LIVE];
+	static uint32_t live_cache[BIG_LIVE];
+	uint64_t x = 88172645463325252ULL, ts = 1000, head = 0, tail = 0, i;
+	uint64_t next_obj = 0;
+	size_t cap = BIG_FUNCS * 40, len = 0;
+	char *syms = malloc(cap);
+	unsigned int f;
+
+	if (!syms)
+		return -1;
+	len += (size_t)snprintf(syms + len, cap - len, "ffffffff81000000 T _stext\n");
+	for (f = 0; f < BIG_FUNCS; f++)
+		len += (size_t)snprintf(syms + len, cap - len,
+					"%016llx T bench_fn_%u\n",
+					(unsigned long long)T(0x1000 + f * 0x1000), f);
+	kb_set_kallsyms(b, syms);
+	free(syms);
+	kb_cache_def(b, 0, ts, 1, 192, 192, 8, "dentry");
+	kb_cache_def(b, 0, ts + 10, 2, 3000, 3072, 64, "task_struct");
+	kb_cache_def(b, 0, ts + 20, 3, 56, 64, 8, "vm_area_struct");
+	for (i = 0; i < n; i++) {
+		uint64_t r = big_rand(&x);
+		unsigned int cpu = (unsigned int)(r & 1);
+		uint64_t site = T(0x1000 + ((r >> 8) % BIG_FUNCS) * 0x1000 +
+				  ((r >> 20) & 3) * 0x20);
+		uint32_t pid = 1 + (uint32_t)((r >> 24) & 63);
+
+		ts += 100 + ((r >> 32) & 511);
+		if (head - tail < BIG_LIVE && (head - tail < BIG_LIVE / 2 || (r >> 40) % 100 < 55)) {
+			uint64_t ptr = D(0x1000000 + (next_obj++ % (1u << 24)) * 64);
+			unsigned int kind = (unsigned int)((r >> 48) % 4);
+
+			if (kind == 3) {
+				uint32_t cache = 1 + (uint32_t)((r >> 52) % 3);
+
+				kb_cache_alloc(b, cpu, ts, KMT_CTX_TASK, pid, site, ptr,
+					       cache, 0xcc0, -1);
+				live_cache[head % BIG_LIVE] = cache;
+			} else {
+				uint64_t req = 8 + ((r >> 52) & 1023);
+
+				kb_kmalloc(b, cpu, ts, KMT_CTX_TASK, pid, site, ptr,
+					   req, (req + 63) & ~63ULL, 0xcc0, -1);
+				live_cache[head % BIG_LIVE] = 0;
+			}
+			live[head++ % BIG_LIVE] = ptr;
+		} else {
+			uint64_t ptr = live[tail % BIG_LIVE];
+			uint32_t cache = live_cache[tail % BIG_LIVE];
+
+			tail++;
+			if ((r >> 56) % 10 == 0)
+				cpu ^= 1;
+			if (cache)
+				kb_cache_free(b, cpu, ts, KMT_CTX_TASK, pid,
+					      site + 0x10, ptr, cache);
+			else
+				kb_kfree(b, cpu, ts, KMT_CTX_TASK, pid, site + 0x10, ptr);
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kb *b;
@@ -48,8 +129,17 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 4 && !strcmp(argv[1], "big")) {
+		b = kb_new(2, 128 * 1024);
+		kb_set_topology(b, "cpu 0 node 0\ncpu 1 node 0\nnode 0 start_pfn 0 end_pfn 16777216\n");
+		ret = big(b, strtoull(argv[2], NULL, 10));
+		ret = ret ?: kb_write(b, argv[3]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|debugfs FILE|DIR\n"
+			"       mktrace big N FILE\n"
 			"       mktrace split|split-gap|split-dup DIR SPOOL\n");
 		return 2;
 	}
