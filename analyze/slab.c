@@ -14,6 +14,7 @@
 /* Live object: callsite index 20 bits | cpu 12 bits | bytes_alloc 32 bits */
 #define LIVE_IDX_BITS	20
 #define LIVE_CPU_BITS	12
+#define LOOKAHEAD	16
 
 static const char *const key_names[KMT_SK_NR] = {
 	[KMT_SK_FRAG] = "frag",
@@ -149,10 +150,11 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		     struct kmt_err *err)
 {
 	struct kmt_hm callers, live;
+	struct kmt_event ring[LOOKAHEAD];
 	struct kmt_merge m;
-	struct kmt_event ev;
+	uint64_t head, tail;
 	unsigned int i;
-	int ret;
+	int ret, more;
 
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < t->nr_cpus; i++)
@@ -164,10 +166,37 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 	ret = kmt_merge_init(&m, t, err);
 	if (ret)
 		goto out;
-	while ((ret = kmt_merge_next(&m, &ev, err)) > 0) {
+	/*
+	 * The live-object table is too big for the caches: look up to
+	 * LOOKAHEAD events ahead and prefetch the slot each one will probe,
+	 * so that the miss overlaps with the work on the events before it.
+	 */
+	more = 1;
+	for (head = 0; head < LOOKAHEAD && more > 0; head++) {
+		more = kmt_merge_next(&m, &ring[head], err);
+		if (more <= 0)
+			break;
+		__builtin_prefetch(&live.s[kmt_hm_hash(ring[head].ptr) & live.mask]);
+	}
+	ret = more < 0 ? more : 0;
+	for (tail = 0; tail < head && !ret; tail++) {
+		struct kmt_event ev = ring[tail % LOOKAHEAD];
+
+		if (more > 0) {
+			struct kmt_event *nx = &ring[head % LOOKAHEAD];
+
+			more = kmt_merge_next(&m, nx, err);
+			if (more < 0) {
+				ret = more;
+				break;
+			}
+			if (more > 0) {
+				__builtin_prefetch(&live.s[kmt_hm_hash(nx->ptr) & live.mask]);
+				head++;
+			}
+		}
 		s->nr_events++;
 		s->by_type[ev.type]++;
-		ret = 0;
 		switch (ev.type) {
 		case KMT_EV_KMALLOC:
 		case KMT_EV_CACHE_ALLOC:
@@ -180,8 +209,6 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		default:
 			break;
 		}
-		if (ret)
-			break;
 	}
 	kmt_merge_free(&m);
 out:

@@ -11,6 +11,41 @@
 
 #include "kmt.h"
 
+/*
+ * The layouts this reader was built with.  Only to recognise a trace
+ * that uses them exactly: its hot event types then take a decoder
+ * written out for them; any other layout takes the general loop.
+ */
+KMT_DEFINE_LAYOUTS(kmt_known_layouts);
+
+/* Event types with a written-out decoder. */
+#define KMT_FAST_TYPES	(1u << KMT_EV_KMALLOC | 1u << KMT_EV_CACHE_ALLOC | \
+			 1u << KMT_EV_KFREE | 1u << KMT_EV_CACHE_FREE | \
+			 1u << KMT_EV_PAGE_ALLOC | 1u << KMT_EV_PAGE_FREE | \
+			 1u << KMT_EV_PAGE_FREE_BATCHED)
+
+static uint32_t known_types(const struct kmt_layout_info *layout)
+{
+	uint32_t fast = 0;
+	unsigned int i, f;
+
+	for (i = 0; i < sizeof(kmt_known_layouts) / sizeof(kmt_known_layouts[0]); i++) {
+		const struct kmt_layout *k = &kmt_known_layouts[i];
+		const struct kmt_layout_info *l = &layout[k->type];
+
+		if (!(KMT_FAST_TYPES & (1u << k->type)) || !l->present ||
+		    l->nr_fields != k->nr_fields)
+			continue;
+		for (f = 0; f < k->nr_fields; f++)
+			if (l->fields[f].id != k->fields[f].id ||
+			    l->fields[f].enc != k->fields[f].enc)
+				break;
+		if (f == k->nr_fields)
+			fast |= 1u << k->type;
+	}
+	return fast;
+}
+
 void kmt_cursor_init(struct kmt_cursor *c, const struct kmt_format *fmt,
 		     const struct kmt_layout_info *layout, bool swap,
 		     uint32_t cpu, const uint8_t *data, uint64_t size)
@@ -23,6 +58,7 @@ void kmt_cursor_init(struct kmt_cursor *c, const struct kmt_format *fmt,
 	c->p = data;
 	c->end = data + size;
 	c->first = true;
+	c->fast = known_types(layout);
 }
 
 static int next_subbuf(struct kmt_cursor *c, struct kmt_err *err)
@@ -112,7 +148,7 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 	l = &c->layout[ev->type];
 	if (!l->present)
 		return bad_record(c, "record of an undescribed event type", err);
-	n = kmt_get_uvar(q, c->rend, &v);
+	n = kmt_get_uvar_fast(q, c->rend, &v);
 	if (!n)
 		return bad_record(c, "truncated time field", err);
 	q += n;
@@ -123,16 +159,83 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 	ev->ts = c->now;
 	ev->pid = 0;
 	if (ev->ctx == KMT_CTX_TASK) {
-		n = kmt_get_uvar(q, c->rend, &v);
+		n = kmt_get_uvar_fast(q, c->rend, &v);
 		if (!n)
 			return bad_record(c, "truncated pid", err);
 		q += n;
 		ev->pid = (uint32_t)v;
 	}
+	if (c->fast & (1u << ev->type)) {
+		const uint8_t *e = c->rend;
+		uint64_t text = c->fmt->text_base, dmap = c->fmt->direct_map_base;
+
+#define GET(dst)	do {						\
+		n = kmt_get_uvar_fast(q, e, &v);			\
+		if (!n)							\
+			return bad_record(c, "truncated field", err);	\
+		q += n;							\
+		dst;							\
+	} while (0)
+		switch (ev->type) {
+		case KMT_EV_KMALLOC:
+			GET(ev->call_site = text + (uint64_t)kmt_unzigzag(v));
+			GET(ev->ptr = dmap + (uint64_t)kmt_unzigzag(v));
+			GET(ev->bytes_req = v);
+			GET(ev->bytes_alloc = ev->bytes_req + v);
+			GET(ev->gfp = v);
+			GET(ev->node = kmt_unzigzag(v));
+			ev->has = KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR) |
+				  KMT_HAS(KMT_F_BYTES_REQ) | KMT_HAS(KMT_F_BYTES_SLACK) |
+				  KMT_HAS(KMT_F_GFP) | KMT_HAS(KMT_F_NODE);
+			break;
+		case KMT_EV_CACHE_ALLOC:
+			GET(ev->call_site = text + (uint64_t)kmt_unzigzag(v));
+			GET(ev->ptr = dmap + (uint64_t)kmt_unzigzag(v));
+			GET(ev->cache = (uint32_t)v);
+			GET(ev->gfp = v);
+			GET(ev->node = kmt_unzigzag(v));
+			ev->has = KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR) |
+				  KMT_HAS(KMT_F_CACHE) | KMT_HAS(KMT_F_GFP) |
+				  KMT_HAS(KMT_F_NODE);
+			break;
+		case KMT_EV_KFREE:
+			GET(ev->call_site = text + (uint64_t)kmt_unzigzag(v));
+			GET(ev->ptr = dmap + (uint64_t)kmt_unzigzag(v));
+			ev->has = KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR);
+			break;
+		case KMT_EV_CACHE_FREE:
+			GET(ev->call_site = text + (uint64_t)kmt_unzigzag(v));
+			GET(ev->ptr = dmap + (uint64_t)kmt_unzigzag(v));
+			GET(ev->cache = (uint32_t)v);
+			ev->has = KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR) |
+				  KMT_HAS(KMT_F_CACHE);
+			break;
+		case KMT_EV_PAGE_ALLOC:
+			GET(ev->pfn1 = v);
+			GET(ev->order = (uint32_t)v);
+			GET(ev->gfp = v);
+			GET(ev->migratetype = (int32_t)kmt_unzigzag(v));
+			ev->has = KMT_HAS(KMT_F_PFN1) | KMT_HAS(KMT_F_ORDER) |
+				  KMT_HAS(KMT_F_GFP) | KMT_HAS(KMT_F_MIGRATETYPE);
+			break;
+		case KMT_EV_PAGE_FREE:
+			GET(ev->pfn1 = v);
+			GET(ev->order = (uint32_t)v);
+			ev->has = KMT_HAS(KMT_F_PFN1) | KMT_HAS(KMT_F_ORDER);
+			break;
+		default:	/* KMT_EV_PAGE_FREE_BATCHED */
+			GET(ev->pfn1 = v);
+			ev->has = KMT_HAS(KMT_F_PFN1);
+			break;
+		}
+#undef GET
+		c->rp = q;
+		return 1;
+	}
 	for (i = 0; i < l->nr_fields; i++) {
 		const struct kmt_field_desc *f = &l->fields[i];
 
-		n = kmt_get_uvar(q, c->rend, &v);
+		n = kmt_get_uvar_fast(q, c->rend, &v);
 		if (!n)
 			return bad_record(c, "truncated field", err);
 		q += n;

@@ -48,6 +48,41 @@ static inline unsigned int kmt_get_uvar(const uint8_t *p, const uint8_t *end,
 	return 0;
 }
 
+/*
+ * The same, faster where 8 bytes can be read at p (p + 8 <= end) on a
+ * little-endian host: the 7-bit groups of up to 8 bytes are found and
+ * packed without a branch per byte.  Longer values take the loop.
+ */
+static inline unsigned int kmt_get_uvar_fast(const uint8_t *p,
+					     const uint8_t *end, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, stop;
+
+	if (end - p >= 8) {
+		__builtin_memcpy(&w, p, 8);
+		if (!(w & 0x80)) {	/* one byte: most values */
+			*v = w & 0x7f;
+			return 1;
+		}
+		stop = ~w & 0x8080808080808080ULL;
+		if (stop) {
+			/* keep the bytes up to the first without bit 7 */
+			w &= (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7fULL;
+			w = (w & 0x00ff00ff00ff00ffULL) |
+			    ((w & 0xff00ff00ff00ff00ULL) >> 1);
+			w = (w & 0x0000ffff0000ffffULL) |
+			    ((w & 0xffff0000ffff0000ULL) >> 2);
+			w = (w & 0x00000000ffffffffULL) |
+			    ((w & 0xffffffff00000000ULL) >> 4);
+			*v = w;
+			return (unsigned int)(__builtin_ctzll(stop) >> 3) + 1;
+		}
+	}
+#endif
+	return kmt_get_uvar(p, end, v);
+}
+
 static inline int64_t kmt_unzigzag(uint64_t v)
 {
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
@@ -186,6 +221,7 @@ struct kmt_cursor {
 	bool first;
 	uint64_t lost_before;		/* from the current sub-buffer */
 	uint64_t nr_subbufs;
+	uint32_t fast;			/* types with the known layout */
 };
 
 void kmt_cursor_init(struct kmt_cursor *c, const struct kmt_format *fmt,

@@ -497,6 +497,49 @@ static void test_cursor_swapped_same(void **state)
 	free(pb);
 }
 
+/* The written-out decoders give exactly what the layout-driven loop gives. */
+static void test_fast_path_equals_general(void **state)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+	struct kmt_cursor ca, cb;
+	struct kmt_event ea, eb;
+	struct kb *b = kb_new(2, 4096);
+	uint8_t *p;
+	size_t len;
+	unsigned int i, n = 0;
+	int ra, rb;
+
+	(void)state;
+	kb_scenario_basic(b);
+	assert_int_equal(kb_finish(b, &p, &len), 0);
+	kb_free(b);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	for (i = 0; i < t.nr_cpus; i++) {
+		kmt_cursor_init(&ca, &t.fmt, t.layout, t.swap, t.cpus[i].cpu,
+				t.cpus[i].data, t.cpus[i].size);
+		kmt_cursor_init(&cb, &t.fmt, t.layout, t.swap, t.cpus[i].cpu,
+				t.cpus[i].data, t.cpus[i].size);
+		assert_true(ca.fast != 0);
+		cb.fast = 0;
+		for (;;) {
+			memset(&ea, 0, sizeof(ea));
+			memset(&eb, 0, sizeof(eb));
+			ra = kmt_cursor_next(&ca, &ea, &err);
+			rb = kmt_cursor_next(&cb, &eb, &err);
+			assert_int_equal(ra, rb);
+			if (ra <= 0)
+				break;
+			assert_memory_equal(&ea, &eb, sizeof(ea));
+			n++;
+		}
+		assert_int_equal(ra, 0);
+	}
+	assert_int_equal(n, 14);
+	kmt_trace_close(&t);
+	free(p);
+}
+
 /* ---- container errors ----------------------------------------------- */
 
 static void test_err_short(void **state)
@@ -1631,6 +1674,7 @@ int main(void)
 		cmocka_unit_test(test_err_subbuf_cpu),
 		cmocka_unit_test(test_err_subbuf_size),
 		cmocka_unit_test(test_swapped_multi_subbuf),
+		cmocka_unit_test(test_fast_path_equals_general),
 		cmocka_unit_test(test_err_subbuf_seq),
 		cmocka_unit_test(test_err_subbuf_deleted),
 		cmocka_unit_test(test_err_stray_bytes),

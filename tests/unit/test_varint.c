@@ -244,6 +244,63 @@ static void test_zigzag_roundtrip(void **state)
 	assert_int_equal(kmt_put_uvar(buf, kmt_zigzag(INT64_MIN)), 10);
 }
 
+/*
+ * The word-at-a-time decoder agrees with the byte loop on every input:
+ * each length from 1 to 10 bytes, values at the group boundaries,
+ * non-canonical (overlong) encodings, an invalid 10th byte, and buffers
+ * that end inside the value, with junk after it.
+ */
+static void check_same(const uint8_t *p, size_t len)
+{
+	uint64_t a = 0xdead, b = 0xbeef;
+	unsigned int na, nb;
+
+	na = kmt_get_uvar(p, p + len, &a);
+	nb = kmt_get_uvar_fast(p, p + len, &b);
+	assert_int_equal(na, nb);
+	if (na)
+		assert_true(a == b);
+}
+
+static void test_fast_matches_loop(void **state)
+{
+	uint8_t buf[32];
+	uint64_t x = 0x9e3779b97f4a7c15ULL, v;
+	unsigned int i, shift, n, len;
+
+	(void)state;
+	for (shift = 0; shift < 64; shift++) {
+		for (i = 0; i < 3; i++) {
+			v = (1ULL << shift) - 1 + i;
+			memset(buf, 0xff, sizeof(buf));
+			n = kmt_put_uvar(buf, v);
+			for (len = 0; len <= n + 8; len++)
+				check_same(buf, len);
+			check_same(buf, sizeof(buf));
+		}
+	}
+	for (i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf, &x, 8);
+		memcpy(buf + 8, &x, 8);
+		buf[(x >> 60) % 12] &= 0x7f;	/* a stop somewhere, or none */
+		check_same(buf, 16);
+		check_same(buf, (size_t)(x >> 58) % 12);
+	}
+	/* overlong zero, and a 10-byte value whose last byte is too big */
+	memcpy(buf, "\x80\x80\x00\x01", 4);
+	check_same(buf, 4);
+	check_same(buf, 16);
+	memset(buf, 0x80, 9);
+	buf[9] = 0x02;
+	check_same(buf, 10);
+	check_same(buf, 16);
+	buf[9] = 0x01;
+	check_same(buf, 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_overlong),
 		cmocka_unit_test(test_zigzag),
 		cmocka_unit_test(test_zigzag_roundtrip),
+		cmocka_unit_test(test_fast_matches_loop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
