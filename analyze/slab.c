@@ -180,34 +180,31 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 	}
 	ret = more < 0 ? more : 0;
 	for (tail = 0; tail < head && !ret; tail++) {
-		struct kmt_event ev = ring[tail % LOOKAHEAD];
+		struct kmt_event *ev = &ring[tail % LOOKAHEAD];
 
-		if (more > 0) {
-			struct kmt_event *nx = &ring[head % LOOKAHEAD];
-
-			more = kmt_merge_next(&m, nx, err);
-			if (more < 0) {
-				ret = more;
-				break;
-			}
-			if (more > 0) {
-				__builtin_prefetch(&live.s[kmt_hm_hash(nx->ptr) & live.mask]);
-				head++;
-			}
-		}
 		s->nr_events++;
-		s->by_type[ev.type]++;
-		switch (ev.type) {
+		s->by_type[ev->type]++;
+		switch (ev->type) {
 		case KMT_EV_KMALLOC:
 		case KMT_EV_CACHE_ALLOC:
-			ret = on_alloc(t, s, &callers, &live, &ev, err);
+			ret = on_alloc(t, s, &callers, &live, ev, err);
 			break;
 		case KMT_EV_KFREE:
 		case KMT_EV_CACHE_FREE:
-			on_free(s, &live, &ev);
+			on_free(s, &live, ev);
 			break;
 		default:
 			break;
+		}
+		/* the slot is free again: read the next event into it */
+		if (more > 0 && !ret) {
+			more = kmt_merge_next(&m, ev, err);
+			if (more < 0)
+				ret = more;
+			else if (more > 0) {
+				__builtin_prefetch(&live.s[kmt_hm_hash(ev->ptr) & live.mask]);
+				head++;
+			}
 		}
 	}
 	kmt_merge_free(&m);

@@ -308,6 +308,31 @@ int kmt_trace_count(const struct kmt_trace *t, uint64_t *per_cpu,
 	return 0;
 }
 
+/* Heap order: earlier time first; equal times go to the lower index. */
+static bool merge_before(const struct kmt_merge *m, unsigned int a, unsigned int b)
+{
+	return m->ev[a].ts < m->ev[b].ts ||
+	       (m->ev[a].ts == m->ev[b].ts && a < b);
+}
+
+static void merge_sift_down(struct kmt_merge *m, unsigned int pos)
+{
+	unsigned int x = m->heap[pos], c;
+
+	for (;;) {
+		c = 2 * pos + 1;
+		if (c >= m->nr_heap)
+			break;
+		if (c + 1 < m->nr_heap && merge_before(m, m->heap[c + 1], m->heap[c]))
+			c++;
+		if (!merge_before(m, m->heap[c], x))
+			break;
+		m->heap[pos] = m->heap[c];
+		pos = c;
+	}
+	m->heap[pos] = x;
+}
+
 int kmt_merge_init(struct kmt_merge *m, const struct kmt_trace *t,
 		   struct kmt_err *err)
 {
@@ -316,10 +341,10 @@ int kmt_merge_init(struct kmt_merge *m, const struct kmt_trace *t,
 
 	memset(m, 0, sizeof(*m));
 	m->n = t->nr_cpus;
-	m->cur = calloc(m->n, sizeof(*m->cur));
-	m->ev = calloc(m->n, sizeof(*m->ev));
-	m->live = calloc(m->n, sizeof(*m->live));
-	if (!m->cur || !m->ev || !m->live) {
+	m->cur = calloc(m->n ? m->n : 1, sizeof(*m->cur));
+	m->ev = calloc(m->n ? m->n : 1, sizeof(*m->ev));
+	m->heap = calloc(m->n ? m->n : 1, sizeof(*m->heap));
+	if (!m->cur || !m->ev || !m->heap) {
 		kmt_merge_free(m);
 		return -ENOMEM;
 	}
@@ -332,28 +357,35 @@ int kmt_merge_init(struct kmt_merge *m, const struct kmt_trace *t,
 			kmt_merge_free(m);
 			return ret;
 		}
-		m->live[i] = ret > 0;
+		if (ret > 0)
+			m->heap[m->nr_heap++] = i;
 	}
+	for (i = m->nr_heap / 2; i-- > 0;)
+		merge_sift_down(m, i);
 	return 0;
 }
 
-/* Events of all CPUs in time order; ties go to the lower CPU index. */
+/*
+ * Events of all CPUs in time order; ties go to the lower CPU index.  A
+ * heap of the CPUs by their next event: O(log CPUs) per event.
+ */
 int kmt_merge_next(struct kmt_merge *m, struct kmt_event *ev,
 		   struct kmt_err *err)
 {
-	unsigned int i, best = m->n;
+	unsigned int best;
 	int ret;
 
-	for (i = 0; i < m->n; i++)
-		if (m->live[i] && (best == m->n || m->ev[i].ts < m->ev[best].ts))
-			best = i;
-	if (best == m->n)
+	if (!m->nr_heap)
 		return 0;
+	best = m->heap[0];
 	*ev = m->ev[best];
 	ret = kmt_cursor_next(&m->cur[best], &m->ev[best], err);
 	if (ret < 0)
 		return ret;
-	m->live[best] = ret > 0;
+	if (!ret)
+		m->heap[0] = m->heap[--m->nr_heap];
+	if (m->nr_heap > 1)
+		merge_sift_down(m, 0);
 	return 1;
 }
 
@@ -361,6 +393,6 @@ void kmt_merge_free(struct kmt_merge *m)
 {
 	free(m->cur);
 	free(m->ev);
-	free(m->live);
+	free(m->heap);
 	memset(m, 0, sizeof(*m));
 }

@@ -61,10 +61,6 @@ static inline unsigned int kmt_get_uvar_fast(const uint8_t *p,
 
 	if (end - p >= 8) {
 		__builtin_memcpy(&w, p, 8);
-		if (!(w & 0x80)) {	/* one byte: most values */
-			*v = w & 0x7f;
-			return 1;
-		}
 		stop = ~w & 0x8080808080808080ULL;
 		if (stop) {
 			/* keep the bytes up to the first without bit 7 */
@@ -235,8 +231,9 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 struct kmt_merge {
 	unsigned int n;
 	struct kmt_cursor *cur;
-	struct kmt_event *ev;
-	bool *live;
+	struct kmt_event *ev;		/* each CPU's next event */
+	unsigned int *heap;		/* CPUs with events, earliest first */
+	unsigned int nr_heap;
 };
 
 int kmt_merge_init(struct kmt_merge *m, const struct kmt_trace *t,

@@ -540,6 +540,46 @@ static void test_fast_path_equals_general(void **state)
 	free(p);
 }
 
+/* Many CPUs through the merge heap: time order, ties to the lower CPU. */
+static void test_merge_many_cpus(void **state)
+{
+	struct kmt_trace t;
+	struct kmt_merge m;
+	struct kmt_event ev;
+	struct kmt_err err;
+	struct kb *b = kb_new(9, 256);
+	uint64_t prev_ts = 0, n = 0;
+	uint32_t prev_cpu = 0;
+	uint8_t *p;
+	size_t len;
+	unsigned int cpu, i;
+	int ret;
+
+	(void)state;
+	for (cpu = 0; cpu < 9; cpu++)
+		for (i = 0; i < 50; i++)	/* equal times across CPUs, some gaps */
+			kb_kfree(b, cpu, 1000 + (uint64_t)i * (cpu % 3 + 1) * 10,
+				 KMT_CTX_TASK, 1, KB_TEXT_BASE + 0x10,
+				 KB_DMAP_BASE + 64 * i);
+	assert_int_equal(kb_finish(b, &p, &len), 0);
+	kb_free(b);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_int_equal(kmt_merge_init(&m, &t, &err), 0);
+	while ((ret = kmt_merge_next(&m, &ev, &err)) > 0) {
+		if (n)
+			assert_true(ev.ts > prev_ts ||
+				    (ev.ts == prev_ts && ev.cpu > prev_cpu));
+		prev_ts = ev.ts;
+		prev_cpu = ev.cpu;
+		n++;
+	}
+	assert_int_equal(ret, 0);
+	assert_true(n == 9 * 50);
+	kmt_merge_free(&m);
+	kmt_trace_close(&t);
+	free(p);
+}
+
 /* ---- container errors ----------------------------------------------- */
 
 static void test_err_short(void **state)
@@ -1675,6 +1715,7 @@ int main(void)
 		cmocka_unit_test(test_err_subbuf_size),
 		cmocka_unit_test(test_swapped_multi_subbuf),
 		cmocka_unit_test(test_fast_path_equals_general),
+		cmocka_unit_test(test_merge_many_cpus),
 		cmocka_unit_test(test_err_subbuf_seq),
 		cmocka_unit_test(test_err_subbuf_deleted),
 		cmocka_unit_test(test_err_stray_bytes),
