@@ -16,6 +16,8 @@
 
 struct report_opts {
 	const char *path;
+	bool slab;
+	bool page;
 	bool caller;
 	bool raw_ip;
 	long lines;
@@ -28,8 +30,12 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: kmemflight report [<options>] <file>\n"
 		"\n"
-		"Slab allocator statistics of a saved trace, like 'perf kmem stat'.\n"
+		"Slab and page allocator statistics of a saved trace, like 'perf kmem stat'.\n"
 		"\n"
+		"    --slab                slab allocator: callsite table and SUMMARY (the\n"
+		"                          default)\n"
+		"    --page                page allocator SUMMARY: requests, failures, frees,\n"
+		"                          and allocations by order and migrate type\n"
 		"    --caller              per-callsite table (the default)\n"
 		"    -s, --sort <keys>     sort by keys, comma separated, most significant\n"
 		"                          first: frag, hit, bytes, callsite, pingpong\n"
@@ -41,8 +47,10 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
-	enum { OPT_CALLER = 256, OPT_RAW_IP };
+	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE };
 	static const struct option longopts[] = {
+		{ "slab", no_argument, NULL, OPT_SLAB },
+		{ "page", no_argument, NULL, OPT_PAGE },
 		{ "caller", no_argument, NULL, OPT_CALLER },
 		{ "sort", required_argument, NULL, 's' },
 		{ "line", required_argument, NULL, 'l' },
@@ -63,6 +71,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	while ((c = getopt_long(argc, argv, "+s:l:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_CALLER: o->caller = true; break;
+		case OPT_SLAB: o->slab = true; break;
+		case OPT_PAGE: o->page = true; break;
 		case OPT_RAW_IP: o->raw_ip = true; break;
 		case 's': sort = optarg; break;
 		case 'l':
@@ -83,6 +93,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (!o->slab && !o->page)
+		o->slab = true;
 	if (kmt_slab_parse_sort(sort, o->keys, &o->nr_keys, &err))
 		return kmf_usage_error("%s", err.msg);
 	if (optind != argc - 1)
@@ -170,6 +182,37 @@ static void print_summary(const struct kmt_trace *t, const struct kmt_slab *s)
 	printf("\n");
 }
 
+static const char *const mt_names[KMT_PG_MT_COLS] = {
+	"Unmovable", "Movable", "Reclaimable", "HighAtomic", "CMA/Isolate",
+};
+
+static void print_page_summary(const struct kmt_slab *s)
+{
+	unsigned int o, m;
+
+	printf("\nSUMMARY (page allocator)\n");
+	printf("========================\n");
+	printf("Total alloc requested: %" PRIu64 "\n", s->pg_requests);
+	printf("Total alloc failure:   %" PRIu64 "\n", s->pg_fails);
+	printf("Total bytes allocated: %" PRIu64 "\n", s->pg_bytes_alloc);
+	printf("Total free requested:  %" PRIu64 "\n", s->pg_frees);
+	printf("Total free unmatched:  %" PRIu64 "\n", s->pg_free_unmatched);
+	printf("Total bytes freed:     %" PRIu64 "\n", s->pg_bytes_freed);
+	printf("\nOrder");
+	for (m = 0; m < KMT_PG_MT_COLS; m++)
+		printf("  %12s", mt_names[m]);
+	printf("\n-----");
+	for (m = 0; m < KMT_PG_MT_COLS; m++)
+		printf("  %.12s", dashes);
+	printf("\n");
+	for (o = 0; o < KMT_PG_ORDERS; o++) {
+		printf("%5u", o);
+		for (m = 0; m < KMT_PG_MT_COLS; m++)
+			printf("  %12" PRIu64, s->pg_order_mt[o][m]);
+		printf("\n");
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
@@ -209,9 +252,13 @@ int cmd_report(int argc, char **argv)
 		kmf_warn("%" PRIu64 " events were lost while recording: totals are short",
 			 s.lost);
 	kmt_slab_sort(&s, o.keys, o.nr_keys);
-	if (o.caller)
-		print_callers(&s, &st, &o);
-	print_summary(&t, &s);
+	if (o.slab) {
+		if (o.caller)
+			print_callers(&s, &st, &o);
+		print_summary(&t, &s);
+	}
+	if (o.page)
+		print_page_summary(&s);
 	kmt_symtab_free(&st);
 	kmt_slab_free(&s);
 	kmt_trace_close(&t);

@@ -146,10 +146,52 @@ static void on_free(struct kmt_slab *s, struct kmt_hm *live,
 	kmt_hm_remove(live, slot);
 }
 
+static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
+			 struct kmt_hm *pages, const struct kmt_event *ev,
+			 struct kmt_err *err)
+{
+	uint64_t bytes = (1ULL << t->fmt.page_shift) << (ev->order < 63 ? ev->order : 63);
+	unsigned int order = ev->order < KMT_PG_ORDERS ? ev->order : KMT_PG_ORDERS - 1;
+	unsigned int mt = ev->migratetype < 0 ? KMT_PG_MT_COLS - 1 :
+			  ev->migratetype < KMT_PG_MT_COLS ? (unsigned int)ev->migratetype :
+			  KMT_PG_MT_COLS - 1;
+	struct kmt_hm_slot *slot;
+	int created;
+
+	s->pg_requests++;
+	if (!ev->pfn1) {
+		s->pg_fails++;
+		return 0;
+	}
+	s->pg_bytes_alloc += bytes;
+	s->pg_order_mt[order][mt]++;
+	slot = kmt_hm_get(pages, ev->pfn1, &created);
+	if (!slot)
+		return kmt_errf(err, ENOMEM, "out of memory");
+	slot->val = ev->order;
+	return 0;
+}
+
+static void on_page_free(const struct kmt_trace *t, struct kmt_slab *s,
+			 struct kmt_hm *pages, const struct kmt_event *ev)
+{
+	uint32_t order = ev->type == KMT_EV_PAGE_FREE_BATCHED ? 0 : ev->order;
+	struct kmt_hm_slot *slot;
+
+	s->pg_frees++;
+	s->pg_bytes_freed += (1ULL << t->fmt.page_shift) << (order < 63 ? order : 63);
+	slot = ev->pfn1 ? kmt_hm_find(pages, ev->pfn1) : NULL;
+	if (!slot) {
+		s->pg_free_unmatched++;
+		return;
+	}
+	kmt_hm_remove(pages, slot);
+}
+
 int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		     struct kmt_err *err)
 {
-	struct kmt_hm callers, live;
+	struct kmt_hm callers, live, pages;
 	struct kmt_event ring[LOOKAHEAD];
 	struct kmt_merge m;
 	uint64_t head, tail;
@@ -159,8 +201,10 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < t->nr_cpus; i++)
 		s->lost += t->cpus[i].lost;
-	if (kmt_hm_init(&callers, 1024) || kmt_hm_init(&live, 1 << 16)) {
+	if (kmt_hm_init(&callers, 1024) || kmt_hm_init(&live, 1 << 16) ||
+	    kmt_hm_init(&pages, 1 << 12)) {
 		kmt_hm_free(&callers);
+		kmt_hm_free(&live);
 		return kmt_errf(err, ENOMEM, "out of memory");
 	}
 	ret = kmt_merge_init(&m, t, err);
@@ -193,6 +237,13 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		case KMT_EV_CACHE_FREE:
 			on_free(s, &live, ev);
 			break;
+		case KMT_EV_PAGE_ALLOC:
+			ret = on_page_alloc(t, s, &pages, ev, err);
+			break;
+		case KMT_EV_PAGE_FREE:
+		case KMT_EV_PAGE_FREE_BATCHED:
+			on_page_free(t, s, &pages, ev);
+			break;
 		default:
 			break;
 		}
@@ -211,6 +262,7 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 out:
 	kmt_hm_free(&callers);
 	kmt_hm_free(&live);
+	kmt_hm_free(&pages);
 	if (ret)
 		kmt_slab_free(s);
 	return ret;
@@ -302,6 +354,8 @@ static int cmp_caller(const void *pa, const void *pb)
 void kmt_slab_sort(struct kmt_slab *s, const enum kmt_slab_key *keys,
 		   unsigned int nr)
 {
+	if (!s->nr_callers)
+		return;		/* no table: and qsort() wants an array */
 	sort_keys = keys;
 	sort_nr = nr;
 	qsort(s->callers, s->nr_callers, sizeof(*s->callers), cmp_caller);

@@ -13,7 +13,15 @@ struct kmt_caller {
 	uint64_t pingpong;
 };
 
-/* Everything the slab tables and SUMMARY print, from one pass. */
+/* Orders 0..10 (MAX_PAGE_ORDER); larger ones count as 10. */
+#define KMT_PG_ORDERS	11
+/*
+ * 6.12's migrate types: UNMOVABLE 0, MOVABLE 1, RECLAIMABLE 2,
+ * HIGHATOMIC 3, then CMA and/or ISOLATE, which depend on the config.
+ */
+#define KMT_PG_MT_COLS	5
+
+/* Everything the slab and page tables and SUMMARYs print, from one pass. */
 struct kmt_slab {
 	struct kmt_caller *callers;
 	size_t nr_callers;
@@ -29,6 +37,16 @@ struct kmt_slab {
 	uint64_t nr_cross_cpu;		/* freed on another CPU (ping-pong) */
 	uint64_t nr_cross_node;		/* object on another node than the CPU */
 	uint64_t nr_node_known;		/* allocations whose nodes are known */
+
+	/* page allocator: mm_page_alloc / mm_page_free(_batched) */
+	uint64_t pg_requests;		/* allocations asked for */
+	uint64_t pg_fails;		/* ... that returned no page */
+	uint64_t pg_bytes_alloc;	/* bytes of the pages handed out */
+	uint64_t pg_frees;		/* pages (blocks) freed */
+	uint64_t pg_free_unmatched;	/* ... not seen allocated */
+	uint64_t pg_bytes_freed;	/* bytes of every freed block */
+	/* successful allocations by order and migrate type column */
+	uint64_t pg_order_mt[KMT_PG_ORDERS][KMT_PG_MT_COLS];
 
 	uint64_t nr_events;
 	uint64_t by_type[KMT_EV_MAX + 1];

@@ -16,6 +16,21 @@ test_expect_success 'report defaults to --caller' '
 	test_cmp "$TEST_DIR/expect/basic.report" out
 '
 
+test_expect_success 'report --page: page SUMMARY and the order x migrate type table' '
+	"$MKTRACE" pages t.kmt &&
+	"$KMF" report --page t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/pages.report" out
+'
+
+test_expect_success 'report --slab --page prints both, slab first' '
+	"$MKTRACE" pages t.kmt &&
+	"$KMF" report --slab --page t.kmt > out &&
+	grep -n "^SUMMARY" out > got &&
+	printf "%s\n" "6:SUMMARY (SLAB allocator)" "20:SUMMARY (page allocator)" > want &&
+	test_cmp want got &&
+	grep -q "^Events: 8 (kmalloc 0, kmem_cache_alloc 0, kfree 0, kmem_cache_free 0, page alloc 5, page free 3, other 0)$" out
+'
+
 test_expect_success 'a trace written in the other byte order reads the same' '
 	"$MKTRACE" swapped t.kmt &&
 	"$KMF" report t.kmt > out &&
