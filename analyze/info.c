@@ -138,6 +138,7 @@ int cmd_dump(int argc, char **argv)
 	struct kmt_trace t;
 	struct kmt_merge m;
 	struct kmt_event ev;
+	char gfp[256];
 	struct kmt_symtab st;
 	struct kmt_err err = { "" };
 	const char *path;
@@ -188,8 +189,10 @@ int cmd_dump(int argc, char **argv)
 		}
 		if (ev.has & KMT_HAS(KMT_F_ORDER))
 			printf(" order=%u", ev.order);
-		if (ev.has & KMT_HAS(KMT_F_GFP))
-			printf(" gfp_flags=0x%" PRIx64, ev.gfp);
+		if (ev.has & KMT_HAS(KMT_F_GFP)) {
+			kmt_gfp_format(&t, ev.gfp, gfp, sizeof(gfp));
+			printf(" gfp_flags=%s", gfp);
+		}
 		if (ev.has & KMT_HAS(KMT_F_NODE))
 			printf(" node=%" PRId64, ev.node);
 		if (ev.has & KMT_HAS(KMT_F_MIGRATETYPE))

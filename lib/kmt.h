@@ -153,6 +153,9 @@ struct kmt_trace {
 
 	struct kmt_node_range *nodes;
 	unsigned int nr_nodes;
+
+	struct kmt_gfp_name *gfp;	/* the kernel's GFP names, native */
+	unsigned int nr_gfp;
 };
 
 int kmt_trace_open(const char *path, struct kmt_trace *t, struct kmt_err *err);
@@ -166,6 +169,17 @@ bool kmt_trace_meta(const struct kmt_trace *t, const char *key, char *buf,
 const struct kmt_cache *kmt_trace_cache(const struct kmt_trace *t, uint32_t id);
 /* NUMA node of a physical frame, -1 if unknown. */
 int kmt_trace_pfn_node(const struct kmt_trace *t, uint64_t pfn);
+
+/*
+ * Name GFP flags like the recording kernel: "GFP_KERNEL|__GFP_ZERO", the
+ * bits no name covers in hex, "none" for 0; hex alone when the trace
+ * carries no names.  Returns the length written (truncated to size).
+ */
+size_t kmt_gfp_format(const struct kmt_trace *t, uint64_t gfp, char *buf,
+		      size_t size);
+
+/* The first version of struct kmt_format, without the GFP names. */
+#define KMT_FORMAT_MIN_SIZE	72
 
 /* Parse a format description (struct kmt_format + layouts). */
 int kmt_format_parse(const uint8_t *p, size_t len, bool swap,

@@ -53,11 +53,12 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 	struct kmt_format f;
 	unsigned int i, j;
 
-	if (len < sizeof(f))
+	if (len < KMT_FORMAT_MIN_SIZE)
 		return kmt_errf(err, EBADMSG,
-				"format description is %zu bytes, needs %zu",
-				len, sizeof(f));
-	memcpy(&f, p, sizeof(f));
+				"format description is %zu bytes, needs %d",
+				len, KMT_FORMAT_MIN_SIZE);
+	memset(&f, 0, sizeof(f));
+	memcpy(&f, p, len < sizeof(f) ? len : sizeof(f));
 	f.magic = sw32(swap, f.magic);
 	f.abi_version = sw16(swap, f.abi_version);
 	f.header_size = sw16(swap, f.header_size);
@@ -70,6 +71,11 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 	f.text_base = sw64(swap, f.text_base);
 	f.direct_map_base = sw64(swap, f.direct_map_base);
 	f.boot_ts = sw64(swap, f.boot_ts);
+	/* an older, shorter header: what follows it is not ours */
+	if (f.header_size >= KMT_FORMAT_MIN_SIZE && f.header_size < sizeof(f))
+		memset((uint8_t *)&f + f.header_size, 0, sizeof(f) - f.header_size);
+	f.nr_gfp_names = sw16(swap, f.nr_gfp_names);
+	f.gfp_name_size = sw16(swap, f.gfp_name_size);
 
 	if (f.magic != KMT_FORMAT_MAGIC)
 		return kmt_errf(err, EBADMSG,
@@ -79,7 +85,7 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 		return kmt_errf(err, EPROTONOSUPPORT,
 				"recorder ABI version %u; this kmemflight reads version %u",
 				f.abi_version, KMT_ABI_VERSION);
-	if (f.header_size < sizeof(f) || f.header_size > len)
+	if (f.header_size < KMT_FORMAT_MIN_SIZE || f.header_size > len)
 		return kmt_errf(err, EBADMSG, "format header size %u is invalid",
 				f.header_size);
 	if (f.layout_size < sizeof(struct kmt_layout) ||
@@ -99,6 +105,13 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 	if (f.page_shift < 10 || f.page_shift > 30)
 		return kmt_errf(err, EBADMSG, "page shift %u is invalid",
 				f.page_shift);
+	if (f.nr_gfp_names &&
+	    (f.gfp_name_size < sizeof(struct kmt_gfp_name) ||
+	     (uint64_t)f.nr_gfp_names * f.gfp_name_size >
+	     len - f.header_size - (uint64_t)f.nr_layouts * f.layout_size))
+		return kmt_errf(err, EBADMSG,
+				"format has %u GFP names of %u bytes: more than its %zu bytes",
+				f.nr_gfp_names, f.gfp_name_size, len);
 
 	memset(layout, 0, sizeof(*layout) * (KMT_EV_MAX + 1));
 	for (i = 0; i < f.nr_layouts; i++) {
@@ -135,6 +148,62 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 	}
 	*fmt = f;
 	return 0;
+}
+
+/* The kernel's GFP names (checked by kmt_format_parse), byte-swapped. */
+static int parse_gfp_names(struct kmt_trace *t, const uint8_t *fmt)
+{
+	const uint8_t *p = fmt + t->fmt.header_size +
+			   (size_t)t->fmt.nr_layouts * t->fmt.layout_size;
+	unsigned int i;
+
+	if (!t->fmt.nr_gfp_names)
+		return 0;
+	t->gfp = calloc(t->fmt.nr_gfp_names, sizeof(*t->gfp));
+	if (!t->gfp)
+		return -ENOMEM;
+	for (i = 0; i < t->fmt.nr_gfp_names; i++) {
+		memcpy(&t->gfp[i], p + (size_t)i * t->fmt.gfp_name_size,
+		       sizeof(t->gfp[i]));
+		t->gfp[i].mask = sw64(t->swap, t->gfp[i].mask);
+		t->gfp[i].name[sizeof(t->gfp[i].name) - 1] = '\0';
+	}
+	t->nr_gfp = t->fmt.nr_gfp_names;
+	return 0;
+}
+
+size_t kmt_gfp_format(const struct kmt_trace *t, uint64_t gfp, char *buf,
+		      size_t size)
+{
+	size_t n = 0;
+	unsigned int i;
+	int w;
+
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	if (!gfp || !t->nr_gfp) {
+		w = snprintf(buf, size, gfp ? "0x%" PRIx64 : "none", gfp);
+		return w < 0 ? 0 : (size_t)w;
+	}
+	for (i = 0; i < t->nr_gfp && gfp; i++) {
+		uint64_t m = t->gfp[i].mask;
+
+		if (!m || (gfp & m) != m)
+			continue;
+		gfp &= ~m;
+		w = snprintf(buf + n, size - n, "%s%s", n ? "|" : "", t->gfp[i].name);
+		if (w < 0 || (size_t)w >= size - n)
+			return size - 1;
+		n += (size_t)w;
+	}
+	if (gfp) {
+		w = snprintf(buf + n, size - n, "%s0x%" PRIx64, n ? "|" : "", gfp);
+		if (w < 0 || (size_t)w >= size - n)
+			return size - 1;
+		n += (size_t)w;
+	}
+	return n;
 }
 
 static int parse_topology(struct kmt_trace *t, const char *s, size_t len,
@@ -341,6 +410,9 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 	ret = kmt_format_parse(fmt, fmt_len, t->swap, &t->fmt, t->layout, err);
 	if (ret)
 		return ret;
+	ret = parse_gfp_names(t, fmt);
+	if (ret)
+		return kmt_errf(err, -ret, "out of memory");
 	if (!t->nr_cpus)
 		return kmt_errf(err, EBADMSG, "no CPU sections: no events");
 	if (topo) {
@@ -426,6 +498,7 @@ void kmt_trace_close(struct kmt_trace *t)
 	free(t->cpus);
 	free(t->caches);
 	free(t->nodes);
+	free(t->gfp);
 	memset(t, 0, sizeof(*t));
 }
 

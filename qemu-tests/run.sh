@@ -74,6 +74,8 @@ for cpus in 1 2; do
 	check "$name: the recorder does not trace its own allocations" \
 		sh -c "! grep -E '^ (kmt_|kmemtrace)' '$out/$name/report.txt'"
 	check "$name: saved file is mode 0600" sh -c "[ \$(stat -c %a '$out/$name/boot.kmt') = 600 ]"
+	check "$name: GFP flags are named with the kernel's own table" \
+		sh -c "'$kmf' dump '$out/$name/boot.kmt' | grep -m1 ' kmalloc .* gfp_flags=GFP_KERNEL'"
 	check "$name: dmesg shows the recorder started at kmem_cache_init" \
 		grep -q "kmemtrace: recording from kmem_cache_init" "$out/$name/dmesg"
 done

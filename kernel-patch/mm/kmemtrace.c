@@ -47,6 +47,7 @@
 #include <asm/sections.h>
 #include <trace/events/kmem.h>
 
+#include "internal.h"
 #include "slab.h"
 
 #define KMT_DEFAULT_SUBBUFS	64
@@ -889,11 +890,31 @@ DEFINE_DEBUGFS_ATTRIBUTE(kmt_enable_fops, kmt_enable_get, kmt_enable_set,
 static u8 *kmt_header_blob;
 static size_t kmt_header_len;
 
+/* This kernel's names for GFP flags, as its tracepoints print them. */
+static unsigned int kmt_gfp_names(struct kmt_gfp_name *out)
+{
+	const struct trace_print_flags *t;
+	unsigned int n = 0;
+
+	for (t = gfpflag_names; t->name; t++) {
+		if (strlen(t->name) >= sizeof(out->name))
+			continue;
+		if (out) {
+			out[n].mask = t->mask;
+			strscpy(out[n].name, t->name, sizeof(out[n].name));
+		}
+		n++;
+	}
+	return n;
+}
+
 static int kmt_build_header(void)
 {
+	unsigned int nr_gfp = kmt_gfp_names(NULL);
 	struct kmt_format *f;
 
-	kmt_header_len = sizeof(*f) + sizeof(kmt_layouts);
+	kmt_header_len = sizeof(*f) + sizeof(kmt_layouts) +
+			 nr_gfp * sizeof(struct kmt_gfp_name);
 	kmt_header_blob = kzalloc(kmt_header_len, GFP_KERNEL);
 	if (!kmt_header_blob)
 		return -ENOMEM;
@@ -913,7 +934,10 @@ static int kmt_build_header(void)
 	f->text_base = (unsigned long)_stext;
 	f->direct_map_base = PAGE_OFFSET;
 	f->boot_ts = kmt_boot_ts;
+	f->nr_gfp_names = nr_gfp;
+	f->gfp_name_size = sizeof(struct kmt_gfp_name);
 	memcpy(f + 1, kmt_layouts, sizeof(kmt_layouts));
+	kmt_gfp_names((struct kmt_gfp_name *)((u8 *)(f + 1) + sizeof(kmt_layouts)));
 	return 0;
 }
 

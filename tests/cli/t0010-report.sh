@@ -22,6 +22,14 @@ test_expect_success 'report --page: page SUMMARY and the order x migrate type ta
 	test_cmp "$TEST_DIR/expect/pages.report" out
 '
 
+test_expect_success 'dump names GFP flags with the kernel'"'"'s own table' '
+	"$MKTRACE" pages t.kmt &&
+	"$KMF" dump t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/pages.dump" out &&
+	"$MKTRACE" basic b.kmt && "$KMF" dump b.kmt > out &&
+	grep -q "gfp_flags=0xcc0 " out
+'
+
 test_expect_success 'report --slab --page prints both, slab first' '
 	"$MKTRACE" pages t.kmt &&
 	"$KMF" report --slab --page t.kmt > out &&

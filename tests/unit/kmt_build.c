@@ -37,6 +37,7 @@ struct kb {
 	struct kb_buf caches;
 	char *kallsyms;
 	char *topology;
+	bool gfp_names;		/* write the GFP name table (longer header) */
 };
 
 static void buf_put(struct kb_buf *b, const void *p, size_t n)
@@ -278,6 +279,16 @@ static void section(struct kb *b, struct kb_buf *out, uint32_t type,
 	buf_put(out, zero, (8 - ((hlen + len) & 7)) & 7);
 }
 
+/* Some of Linux 6.12's GFP names, in its order: composites first. */
+static const struct { uint64_t mask; const char *name; } kb_gfp[] = {
+	{ 0x100cca, "GFP_HIGHUSER_MOVABLE" },
+	{ 0x400cc0, "GFP_KERNEL_ACCOUNT" },
+	{ 0xcc0, "GFP_KERNEL" },
+	{ 0x820, "GFP_ATOMIC" },
+	{ 0x40000, "__GFP_COMP" },
+	{ 0x100, "__GFP_ZERO" },
+};
+
 static void format_blob(struct kb *b, struct kb_buf *fmt)
 {
 	KMT_DEFINE_LAYOUTS(layouts);
@@ -297,8 +308,27 @@ static void format_blob(struct kb *b, struct kb_buf *fmt)
 	strcpy(f.clock, "local_clock");
 	f.text_base = s64(b, KB_TEXT_BASE);
 	f.direct_map_base = s64(b, KB_DMAP_BASE);
+	if (!b->gfp_names) {	/* the first, 72-byte header */
+		f.header_size = s16(b, KMT_FORMAT_MIN_SIZE);
+		buf_put(fmt, &f, KMT_FORMAT_MIN_SIZE);
+		buf_put(fmt, layouts, sizeof(layouts));
+		return;
+	}
+	f.nr_gfp_names = s16(b, sizeof(kb_gfp) / sizeof(kb_gfp[0]));
+	f.gfp_name_size = s16(b, sizeof(struct kmt_gfp_name));
 	buf_put(fmt, &f, sizeof(f));
 	buf_put(fmt, layouts, sizeof(layouts));
+	for (unsigned int i = 0; i < sizeof(kb_gfp) / sizeof(kb_gfp[0]); i++) {
+		struct kmt_gfp_name g = { .mask = s64(b, kb_gfp[i].mask) };
+
+		strcpy(g.name, kb_gfp[i].name);
+		buf_put(fmt, &g, sizeof(g));
+	}
+}
+
+void kb_set_gfp_names(struct kb *b, bool on)
+{
+	b->gfp_names = on;
 }
 
 static const char *topology(struct kb *b)

@@ -23,6 +23,11 @@ void kb_free(struct kb *b);
 /* Write header integers in the other byte order, as a foreign host would. */
 void kb_set_swap(struct kb *b, bool swap);
 void kb_set_lost(struct kb *b, unsigned int cpu, uint64_t lost);
+/*
+ * Write the longer format header with a GFP name table (a few of 6.12's
+ * names); by default the first, 72-byte header without one.
+ */
+void kb_set_gfp_names(struct kb *b, bool on);
 /* Override the kernel's event counter for a CPU (default: events added). */
 void kb_set_kernel_events(struct kb *b, unsigned int cpu, uint64_t n);
 void kb_set_kallsyms(struct kb *b, const char *text);

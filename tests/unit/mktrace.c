@@ -120,6 +120,7 @@ static int big(struct kb *b, uint64_t n)
 static void pages(struct kb *b)
 {
 	kb_set_kallsyms(b, kb_kallsyms);
+	kb_set_gfp_names(b, true);
 	kb_page_alloc(b, 0, 1000, KMT_CTX_TASK, 1, 0x1001, 0, 0xcc0, 0);
 	kb_page_alloc(b, 0, 2000, KMT_CTX_TASK, 1, 0x2001, 2, 0x140cca, 1);
 	kb_page_alloc(b, 0, 3000, KMT_CTX_SOFTIRQ, 0, 0, 3, 0x820, 0);

@@ -298,7 +298,7 @@ static void check_small(const struct kmt_trace *t, bool swap)
 	/* format */
 	assert_int_equal(t->fmt.magic, KMT_FORMAT_MAGIC);
 	assert_int_equal(t->fmt.abi_version, KMT_ABI_VERSION);
-	assert_int_equal(t->fmt.header_size, sizeof(struct kmt_format));
+	assert_int_equal(t->fmt.header_size, KMT_FORMAT_MIN_SIZE);
 	assert_int_equal(t->fmt.word_size, 8);
 	assert_int_equal(t->fmt.page_shift, 12);
 	assert_int_equal(t->fmt.nr_layouts, KMT_NR_LAYOUTS);
@@ -580,6 +580,66 @@ static void test_merge_many_cpus(void **state)
 	free(p);
 }
 
+/* The kernel's GFP names: parsed, byte-swapped, applied like %pGg. */
+static void test_gfp_names(void **state)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+	char buf[64];
+	uint8_t *p;
+	size_t len, sec;
+	unsigned int swap;
+
+	(void)state;
+	for (swap = 0; swap < 2; swap++) {
+		struct kb *b = kb_new(1, 4096);
+
+		kb_set_swap(b, swap);
+		kb_set_gfp_names(b, true);
+		kb_kfree(b, 0, 100, KMT_CTX_TASK, 1, KB_TEXT_BASE, KB_DMAP_BASE);
+		assert_int_equal(kb_finish(b, &p, &len), 0);
+		kb_free(b);
+		assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+		assert_int_equal(t.nr_gfp, 6);
+		assert_string_equal(t.gfp[2].name, "GFP_KERNEL");
+		assert_true(t.gfp[2].mask == 0xcc0);
+		kmt_gfp_format(&t, 0xcc0, buf, sizeof(buf));
+		assert_string_equal(buf, "GFP_KERNEL");
+		kmt_gfp_format(&t, 0x140cca, buf, sizeof(buf));
+		assert_string_equal(buf, "GFP_HIGHUSER_MOVABLE|__GFP_COMP");
+		kmt_gfp_format(&t, 0xcc0 | 0x100 | 0x1000000, buf, sizeof(buf));
+		assert_string_equal(buf, "GFP_KERNEL|__GFP_ZERO|0x1000000");
+		kmt_gfp_format(&t, 0, buf, sizeof(buf));
+		assert_string_equal(buf, "none");
+		assert_int_equal(kmt_gfp_format(&t, 0x140cca, buf, 8), 7);
+		assert_string_equal(buf, "GFP_HIG");
+		kmt_trace_close(&t);
+		if (!swap) {
+			/* a table running past the format section is refused */
+			sec = find_sec(p, len, KMT_SEC_FORMAT, 0);
+			p[sec + SEC_SZ + offsetof(struct kmt_format, nr_gfp_names)] = 200;
+			assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), -EBADMSG);
+			assert_non_null(strstr(err.msg, "format has 200 GFP names of 32 bytes"));
+		}
+		free(p);
+	}
+	/* without a table (the first header): hex */
+	{
+		struct kb *b = kb_new(1, 4096);
+
+		kb_kfree(b, 0, 100, KMT_CTX_TASK, 1, KB_TEXT_BASE, KB_DMAP_BASE);
+		assert_int_equal(kb_finish(b, &p, &len), 0);
+		kb_free(b);
+		assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+		assert_int_equal(t.fmt.header_size, KMT_FORMAT_MIN_SIZE);
+		assert_int_equal(t.nr_gfp, 0);
+		kmt_gfp_format(&t, 0xcc0, buf, sizeof(buf));
+		assert_string_equal(buf, "0xcc0");
+		kmt_trace_close(&t);
+		free(p);
+	}
+}
+
 /* ---- container errors ----------------------------------------------- */
 
 static void test_err_short(void **state)
@@ -820,7 +880,7 @@ static void test_err_format_sizes(void **state)
 	fmt = sec + SEC_SZ;
 
 	/* the layouts cut off */
-	q = splice(p, len, sec, sizeof(struct kmt_format),
+	q = splice(p, len, sec, KMT_FORMAT_MIN_SIZE,
 		   sizeof(struct kmt_layout) * KMT_NR_LAYOUTS, NULL, 0, &qlen);
 	expect_open_err(q, qlen, -EBADMSG,
 			"format has 10 layouts of 160 bytes: more than its 72 bytes");
@@ -856,7 +916,7 @@ static void test_err_layouts(void **state)
 	(void)state;
 	build_small(false, &p, &len);
 	l0 = find_sec(p, len, KMT_SEC_FORMAT, 0) + SEC_SZ +
-	     sizeof(struct kmt_format);
+	     KMT_FORMAT_MIN_SIZE;
 	l1 = l0 + sizeof(struct kmt_layout);
 
 	p[l1 + offsetof(struct kmt_layout, type)] = KMT_EV_KMALLOC;
@@ -1086,7 +1146,7 @@ static void test_err_undescribed_type(void **state)
 	/* a type the recorder knows but this trace's format does not describe */
 	build_small(false, &p, &len);
 	rec = find_sec(p, len, KMT_SEC_FORMAT, 0) + SEC_SZ +
-	      sizeof(struct kmt_format) + (KMT_EV_KFREE - 1) * sizeof(struct kmt_layout);
+	      KMT_FORMAT_MIN_SIZE + (KMT_EV_KFREE - 1) * sizeof(struct kmt_layout);
 	assert_int_equal(p[rec], KMT_EV_KFREE);
 	p[rec] = 20;
 	expect_count_err(p, len, "cpu 1: sub-buffer 0: record of an undescribed event type");
@@ -1716,6 +1776,7 @@ int main(void)
 		cmocka_unit_test(test_swapped_multi_subbuf),
 		cmocka_unit_test(test_fast_path_equals_general),
 		cmocka_unit_test(test_merge_many_cpus),
+		cmocka_unit_test(test_gfp_names),
 		cmocka_unit_test(test_err_subbuf_seq),
 		cmocka_unit_test(test_err_subbuf_deleted),
 		cmocka_unit_test(test_err_stray_bytes),

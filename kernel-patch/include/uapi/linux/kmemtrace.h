@@ -157,6 +157,12 @@ struct kmt_layout {
  * @direct_map_base:  base address for KMT_ENC_DMAP (PAGE_OFFSET)
  * @boot_ts:          clock value when kmemtrace_init() ran, 0 if the
  *                    recorder was first started through debugfs
+ * @nr_gfp_names:     number of &struct kmt_gfp_name after the layouts
+ * @gfp_name_size:    sizeof(struct kmt_gfp_name)
+ * @reserved2:        zero
+ *
+ * Readers take the layouts from offset @header_size: a header shorter
+ * than this one (no GFP names) is as valid as a longer one.
  */
 struct kmt_format {
 	__u32	magic;
@@ -175,6 +181,23 @@ struct kmt_format {
 	__u64	text_base;
 	__u64	direct_map_base;
 	__u64	boot_ts;
+	__u16	nr_gfp_names;
+	__u16	gfp_name_size;
+	__u32	reserved2;
+};
+
+/**
+ * struct kmt_gfp_name - one name the kernel gives to GFP flags
+ * @mask: the flags this name stands for (one bit, or a combination)
+ * @name: NUL-terminated, as the kernel prints it ("GFP_KERNEL")
+ *
+ * The recording kernel's own table, in its order: composite names first.
+ * A reader names a gfp_flags value like the kernel does: take each entry
+ * whose bits are all set, clear them, and print what is left in hex.
+ */
+struct kmt_gfp_name {
+	__u64	mask;
+	char	name[24];
 };
 
 /*
