@@ -18,7 +18,9 @@ struct report_opts {
 	const char *path;
 	bool slab;
 	bool page;
+	bool live;
 	bool caller;
+	uint64_t start, end;	/* --time / --at, ns, inclusive */
 	bool raw_ip;
 	long lines;
 	enum kmt_slab_key keys[KMT_SLAB_MAX_KEYS];
@@ -36,6 +38,13 @@ static void usage(FILE *f)
 		"                          default)\n"
 		"    --page                page allocator SUMMARY: requests, failures, frees,\n"
 		"                          and allocations by order and migrate type\n"
+		"    --live                the boot footprint: what was allocated and never\n"
+		"                          freed, per callsite and per cache, the pages\n"
+		"                          still held, and how long freed objects lived\n"
+		"    --time <start>,<end>  only the events from start to end (either may be\n"
+		"                          left out); times since boot, in s unless\n"
+		"                          suffixed ms, us or ns: --time 1.5,2s\n"
+		"    --at <time>           the same as --time ,<time>: the footprint then\n"
 		"    --caller              per-callsite table (the default)\n"
 		"    -s, --sort <keys>     sort by keys, comma separated, most significant\n"
 		"                          first: frag, hit, bytes, callsite, pingpong\n"
@@ -45,10 +54,69 @@ static void usage(FILE *f)
 		"    -h, --help            this help\n");
 }
 
+/*
+ * A time since boot: decimal seconds, or with a unit suffix s, ms, us,
+ * ns; exact to the nanosecond (no floating point).  0 or -EINVAL.
+ */
+static int parse_time(const char *s, size_t len, uint64_t *ns)
+{
+	uint64_t whole = 0, frac = 0, div = 1, unit = 1000000000ULL;
+	size_t i = 0, digits = 0;
+
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+		if (whole > UINT64_MAX / 10 / 1000000000ULL)
+			return -EINVAL;
+		whole = whole * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+			if (div >= 1000000000ULL)
+				return -EINVAL;	/* finer than 1 ns */
+			frac = frac * 10 + (uint64_t)(s[i] - '0');
+			div *= 10;
+		}
+	}
+	if (!digits)
+		return -EINVAL;
+	if (len - i == 1 && s[i] == 's')
+		unit = 1000000000ULL;
+	else if (len - i == 2 && !strncmp(s + i, "ms", 2))
+		unit = 1000000ULL;
+	else if (len - i == 2 && !strncmp(s + i, "us", 2))
+		unit = 1000ULL;
+	else if (len - i == 2 && !strncmp(s + i, "ns", 2))
+		unit = 1;
+	else if (i != len)
+		return -EINVAL;
+	if ((frac * unit) % div)
+		return -EINVAL;		/* finer than 1 ns */
+	*ns = whole * unit + frac * unit / div;
+	return 0;
+}
+
+static int parse_range(const char *s, uint64_t *start, uint64_t *end)
+{
+	const char *comma = strchr(s, ',');
+
+	if (!comma)
+		return -EINVAL;
+	*start = 0;
+	*end = UINT64_MAX;
+	if (comma > s && parse_time(s, (size_t)(comma - s), start))
+		return -EINVAL;
+	if (comma[1] && parse_time(comma + 1, strlen(comma + 1), end))
+		return -EINVAL;
+	return comma == s && !comma[1] ? -EINVAL : 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
-	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE };
+	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE, OPT_LIVE,
+	       OPT_TIME, OPT_AT };
 	static const struct option longopts[] = {
+		{ "live", no_argument, NULL, OPT_LIVE },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "at", required_argument, NULL, OPT_AT },
 		{ "slab", no_argument, NULL, OPT_SLAB },
 		{ "page", no_argument, NULL, OPT_PAGE },
 		{ "caller", no_argument, NULL, OPT_CALLER },
@@ -64,6 +132,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->end = UINT64_MAX;
 	o->lines = -1;
 	o->caller = true;
 	opterr = 0;
@@ -72,6 +141,18 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		switch (c) {
 		case OPT_CALLER: o->caller = true; break;
 		case OPT_SLAB: o->slab = true; break;
+		case OPT_LIVE: o->live = true; break;
+		case OPT_TIME:
+			if (parse_range(optarg, &o->start, &o->end))
+				return kmf_usage_error("--time wants <start>,<end> in s, ms, us or ns (e.g. 1.5,2s), not '%s'",
+						       optarg);
+			break;
+		case OPT_AT:
+			o->start = 0;
+			if (parse_time(optarg, strlen(optarg), &o->end))
+				return kmf_usage_error("--at wants a time in s, ms, us or ns (e.g. 2.5s), not '%s'",
+						       optarg);
+			break;
 		case OPT_PAGE: o->page = true; break;
 		case OPT_RAW_IP: o->raw_ip = true; break;
 		case 's': sort = optarg; break;
@@ -93,8 +174,10 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (!o->slab && !o->page)
+	if (!o->slab && !o->page && !o->live)
 		o->slab = true;
+	if (o->start > o->end)
+		return kmf_usage_error("--time: the start is after the end");
 	if (kmt_slab_parse_sort(sort, o->keys, &o->nr_keys, &err))
 		return kmf_usage_error("%s", err.msg);
 	if (optind != argc - 1)
@@ -213,6 +296,90 @@ static void print_page_summary(const struct kmt_slab *s)
 	}
 }
 
+static void cache_name(const struct kmt_trace *t, const struct kmt_live_cache *c,
+		       char *buf, size_t size)
+{
+	const struct kmt_cache *k;
+
+	if (!c->cache) {
+		snprintf(buf, size, "kmalloc-%u", c->size);
+		return;
+	}
+	k = kmt_trace_cache(t, c->cache);
+	if (k)
+		snprintf(buf, size, "%s", k->name);
+	else
+		snprintf(buf, size, "cache %u", c->cache);
+}
+
+static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
+		       const struct kmt_symtab *st, const struct report_opts *o)
+{
+	static const char *const life[KMT_LIFE_BUCKETS] = {
+		"< 1us", "< 10us", "< 100us", "< 1ms", "< 10ms", "< 100ms",
+		"< 1s", "< 10s", ">= 10s",
+	};
+	char name[256];
+	size_t i, n = 0, shown = 0;
+	unsigned int b;
+	uint64_t freed = 0;
+
+	printf("Boot footprint at %" PRIu64 ".%09" PRIu64 " s (the last event taken):"
+	       " slab objects allocated and never freed\n",
+	       s->last_ts / 1000000000u, s->last_ts % 1000000000u);
+	printf("%.99s\n", dashes);
+	printf(" %-34s | %12s | %8s | %12s | %12s | %s\n", "Callsite",
+	       "Retained", "Objects", "Allocated", "Transient", "Retained%");
+	printf("%.99s\n", dashes);
+	for (i = 0; i < s->nr_callers; i++)
+		n += s->callers[i].live_bytes > 0;
+	for (i = 0; i < s->nr_callers && s->callers[i].live_bytes; i++) {
+		const struct kmt_caller *c = &s->callers[i];
+
+		if (o->lines >= 0 && shown == (size_t)o->lines)
+			break;
+		kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
+		printf(" %-34s | %12" PRIu64 " | %8" PRIu64 " | %12" PRIu64
+		       " | %12" PRIu64 " | %8.3f%%\n", name, c->live_bytes,
+		       c->live_objs, c->bytes_alloc, c->bytes_alloc - c->live_bytes,
+		       100.0 * (double)c->live_bytes / (double)c->bytes_alloc);
+		shown++;
+	}
+	if (shown < n)
+		printf(" %-34s | %12s | %8s | %12s | %12s | %s\n", "...", "...",
+		       "...", "...", "...", "...");
+	printf("%.99s\n", dashes);
+	printf(" %-34s | %12" PRIu64 " | %8" PRIu64 " | %12" PRIu64 " | %12" PRIu64 " |\n",
+	       "total", s->live_bytes, s->live_objs, s->total_alloc,
+	       s->total_alloc - s->live_bytes);
+
+	printf("\n %-34s | %12s | %8s\n", "Cache", "Retained", "Objects");
+	printf("%.62s\n", dashes);
+	for (i = 0; i < s->nr_live_caches; i++) {
+		if (o->lines >= 0 && i == (size_t)o->lines) {
+			printf(" %-34s | %12s | %8s\n", "...", "...", "...");
+			break;
+		}
+		cache_name(t, &s->live_caches[i], name, sizeof(name));
+		printf(" %-34s | %12" PRIu64 " | %8" PRIu64 "\n", name,
+		       s->live_caches[i].bytes, s->live_caches[i].objs);
+	}
+
+	printf("\nPages still allocated: %" PRIu64 " blocks, %" PRIu64 " bytes",
+	       s->pg_live_blocks, s->pg_live_bytes);
+	for (b = 0, n = 0; b < KMT_PG_ORDERS; b++)
+		if (s->pg_live_order[b])
+			printf("%sorder %u: %" PRIu64, n++ ? ", " : " (", b,
+			       s->pg_live_order[b]);
+	printf("%s\n", n ? ")" : "");
+	for (b = 0; b < KMT_LIFE_BUCKETS; b++)
+		freed += s->lifetime[b];
+	printf("Lifetime of the %" PRIu64 " objects freed:", freed);
+	for (b = 0; b < KMT_LIFE_BUCKETS; b++)
+		printf("%s %s: %" PRIu64, b ? "," : "", life[b], s->lifetime[b]);
+	printf("\n");
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
@@ -230,7 +397,7 @@ int cmd_report(int argc, char **argv)
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
 	}
-	ret = kmt_slab_analyze(&t, &s, &err);
+	ret = kmt_slab_analyze_range(&t, o.start, o.end, &s, &err);
 	if (ret) {
 		kmf_error("%s: %s", o.path, err.msg);
 		kmt_trace_close(&t);
@@ -251,6 +418,22 @@ int cmd_report(int argc, char **argv)
 	if (s.lost)
 		kmf_warn("%" PRIu64 " events were lost while recording: totals are short",
 			 s.lost);
+	if (!s.nr_events) {
+		kmf_error("no event of %s falls within --time: its events run from %" PRIu64
+			  ".%09" PRIu64 " s to %" PRIu64 ".%09" PRIu64 " s", o.path,
+			  s.trace_first_ts / 1000000000u, s.trace_first_ts % 1000000000u,
+			  s.trace_last_ts / 1000000000u, s.trace_last_ts % 1000000000u);
+		kmt_symtab_free(&st);
+		kmt_slab_free(&s);
+		kmt_trace_close(&t);
+		return KMF_EXIT_FAIL;
+	}
+	if (o.live) {
+		kmt_slab_sort_live(&s);
+		print_live(&t, &s, &st, &o);
+		if (o.slab || o.page)
+			printf("\n");
+	}
 	kmt_slab_sort(&s, o.keys, o.nr_keys);
 	if (o.slab) {
 		if (o.caller)

@@ -15,6 +15,7 @@
 #define LIVE_IDX_BITS	20
 #define LIVE_CPU_BITS	12
 #define LOOKAHEAD	16
+#define LIVE_TS_MASK	((1ULL << 48) - 1)
 
 static const char *const key_names[KMT_SK_NR] = {
 	[KMT_SK_FRAG] = "frag",
@@ -119,7 +120,23 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	slot->val = (uint64_t)idx |
 		    (uint64_t)(ev->cpu & ((1u << LIVE_CPU_BITS) - 1)) << LIVE_IDX_BITS |
 		    (alloc > UINT32_MAX ? (uint64_t)UINT32_MAX : alloc) << 32;
+	/* time 48 bits | cache id 16 bits (0: kmalloc) */
+	slot->val2 = (ev->ts & LIVE_TS_MASK) |
+		     (uint64_t)(ev->type == KMT_EV_CACHE_ALLOC ?
+				(ev->cache < 0xffff ? ev->cache : 0xffff) : 0) << 48;
 	return 0;
+}
+
+static void lifetime(struct kmt_slab *s, uint64_t ns)
+{
+	unsigned int b = 0;
+	uint64_t limit = 1000;
+
+	while (b < KMT_LIFE_BUCKETS - 1 && ns >= limit) {
+		b++;
+		limit *= 10;
+	}
+	s->lifetime[b]++;
 }
 
 static void on_free(struct kmt_slab *s, struct kmt_hm *live,
@@ -139,6 +156,7 @@ static void on_free(struct kmt_slab *s, struct kmt_hm *live,
 	idx = slot->val & ((1u << LIVE_IDX_BITS) - 1);
 	cpu = (slot->val >> LIVE_IDX_BITS) & ((1u << LIVE_CPU_BITS) - 1);
 	s->total_freed += slot->val >> 32;
+	lifetime(s, (ev->ts & LIVE_TS_MASK) - (slot->val2 & LIVE_TS_MASK));
 	if (cpu != (ev->cpu & ((1u << LIVE_CPU_BITS) - 1))) {
 		s->callers[idx].pingpong++;
 		s->nr_cross_cpu++;
@@ -188,8 +206,89 @@ static void on_page_free(const struct kmt_trace *t, struct kmt_slab *s,
 	kmt_hm_remove(pages, slot);
 }
 
+static int cmp_live_cache(const void *pa, const void *pb)
+{
+	const struct kmt_live_cache *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	if (a->cache != b->cache)
+		return a->cache < b->cache ? -1 : 1;
+	return a->size < b->size ? -1 : a->size > b->size;
+}
+
+/* What is left in the live tables at the end: the retained footprint. */
+static int footprint(struct kmt_slab *s, const struct kmt_hm *live,
+		     const struct kmt_hm *pages, uint32_t page_shift,
+		     struct kmt_err *err)
+{
+	struct kmt_hm by_cache;
+	struct kmt_hm_slot *c;
+	size_t i, n = 0;
+	int created;
+
+	if (kmt_hm_init(&by_cache, 256))
+		return kmt_errf(err, ENOMEM, "out of memory");
+	for (i = 0; i <= live->mask; i++) {
+		const struct kmt_hm_slot *o = &live->s[i];
+		uint64_t bytes = o->val >> 32, key;
+		uint32_t idx = o->val & ((1u << LIVE_IDX_BITS) - 1);
+		uint32_t cache = (uint32_t)(o->val2 >> 48);
+
+		if (!o->key)
+			continue;
+		s->callers[idx].live_bytes += bytes;
+		s->callers[idx].live_objs++;
+		s->live_bytes += bytes;
+		s->live_objs++;
+		/* a cache by its id; kmalloc objects by their size */
+		key = cache ? cache : (1ULL << 32) | bytes;
+		c = kmt_hm_get(&by_cache, key, &created);
+		if (!c) {
+			kmt_hm_free(&by_cache);
+			return kmt_errf(err, ENOMEM, "out of memory");
+		}
+		c->val++;
+		c->val2 += bytes;
+	}
+	s->live_caches = calloc(by_cache.nr ? by_cache.nr : 1, sizeof(*s->live_caches));
+	if (!s->live_caches) {
+		kmt_hm_free(&by_cache);
+		return kmt_errf(err, ENOMEM, "out of memory");
+	}
+	for (i = 0; i <= by_cache.mask; i++) {
+		c = &by_cache.s[i];
+		if (!c->key)
+			continue;
+		s->live_caches[n].cache = c->key >> 32 ? 0 : (uint32_t)c->key;
+		s->live_caches[n].size = c->key >> 32 ? (uint32_t)c->key : 0;
+		s->live_caches[n].objs = c->val;
+		s->live_caches[n].bytes = c->val2;
+		n++;
+	}
+	s->nr_live_caches = n;
+	qsort(s->live_caches, n, sizeof(*s->live_caches), cmp_live_cache);
+	kmt_hm_free(&by_cache);
+	for (i = 0; i <= pages->mask; i++) {
+		uint64_t order = pages->s[i].val;
+
+		if (!pages->s[i].key)
+			continue;
+		s->pg_live_blocks++;
+		s->pg_live_bytes += (1ULL << page_shift) << (order < 63 ? order : 63);
+		s->pg_live_order[order < KMT_PG_ORDERS ? order : KMT_PG_ORDERS - 1]++;
+	}
+	return 0;
+}
+
 int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		     struct kmt_err *err)
+{
+	return kmt_slab_analyze_range(t, 0, UINT64_MAX, s, err);
+}
+
+int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
+			   uint64_t end, struct kmt_slab *s, struct kmt_err *err)
 {
 	struct kmt_hm callers, live, pages;
 	struct kmt_event ring[LOOKAHEAD];
@@ -226,6 +325,14 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 	for (tail = 0; tail < head && !ret; tail++) {
 		struct kmt_event *ev = &ring[tail % LOOKAHEAD];
 
+		if (!tail)
+			s->trace_first_ts = ev->ts;
+		s->trace_last_ts = ev->ts;
+		if (ev->ts < start || ev->ts > end)
+			goto next;	/* outside --time */
+		if (!s->nr_events)
+			s->first_ts = ev->ts;
+		s->last_ts = ev->ts;
 		s->nr_events++;
 		s->by_type[ev->type]++;
 		switch (ev->type) {
@@ -247,6 +354,7 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		default:
 			break;
 		}
+next:
 		/* the slot is free again: read the next event into it */
 		if (more > 0 && !ret) {
 			more = kmt_merge_next(&m, ev, err);
@@ -259,6 +367,8 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		}
 	}
 	kmt_merge_free(&m);
+	if (!ret)
+		ret = footprint(s, &live, &pages, t->fmt.page_shift, err);
 out:
 	kmt_hm_free(&callers);
 	kmt_hm_free(&live);
@@ -270,6 +380,8 @@ out:
 
 void kmt_slab_free(struct kmt_slab *s)
 {
+	free(s->live_caches);
+	s->live_caches = NULL;
 	free(s->callers);
 	s->callers = NULL;
 	s->nr_callers = 0;
@@ -305,6 +417,21 @@ int kmt_slab_parse_sort(const char *spec, enum kmt_slab_key *keys,
 	if (!*nr)
 		return kmt_errf(err, EINVAL, "empty sort key list");
 	return 0;
+}
+
+static int cmp_live(const void *pa, const void *pb)
+{
+	const struct kmt_caller *a = pa, *b = pb;
+
+	if (a->live_bytes != b->live_bytes)
+		return a->live_bytes > b->live_bytes ? -1 : 1;
+	return a->call_site < b->call_site ? -1 : a->call_site > b->call_site;
+}
+
+void kmt_slab_sort_live(struct kmt_slab *s)
+{
+	if (s->nr_callers)
+		qsort(s->callers, s->nr_callers, sizeof(*s->callers), cmp_live);
 }
 
 static const enum kmt_slab_key *sort_keys;

@@ -11,7 +11,20 @@ struct kmt_caller {
 	uint64_t bytes_req;
 	uint64_t hit;
 	uint64_t pingpong;
+	uint64_t live_bytes;	/* still allocated at the end */
+	uint64_t live_objs;
 };
+
+/* Objects still allocated at the end, by cache (or kmalloc size). */
+struct kmt_live_cache {
+	uint32_t cache;		/* cache id, or 0 for kmalloc */
+	uint32_t size;		/* kmalloc: bytes_alloc of the objects */
+	uint64_t objs;
+	uint64_t bytes;
+};
+
+/* Lifetimes of freed objects: < 1 us, < 10 us, ... < 10 s, >= 10 s. */
+#define KMT_LIFE_BUCKETS	9
 
 /* Orders 0..10 (MAX_PAGE_ORDER); larger ones count as 10. */
 #define KMT_PG_ORDERS	11
@@ -48,6 +61,16 @@ struct kmt_slab {
 	/* successful allocations by order and migrate type column */
 	uint64_t pg_order_mt[KMT_PG_ORDERS][KMT_PG_MT_COLS];
 
+	/* the footprint at the end: what was never freed */
+	uint64_t live_bytes, live_objs;
+	struct kmt_live_cache *live_caches;	/* most bytes first */
+	size_t nr_live_caches;
+	uint64_t pg_live_blocks, pg_live_bytes;
+	uint64_t pg_live_order[KMT_PG_ORDERS];
+	uint64_t lifetime[KMT_LIFE_BUCKETS];
+	uint64_t first_ts, last_ts;	/* of the events taken */
+	uint64_t trace_first_ts, trace_last_ts;	/* of all events */
+
 	uint64_t nr_events;
 	uint64_t by_type[KMT_EV_MAX + 1];
 	uint64_t lost;
@@ -55,6 +78,11 @@ struct kmt_slab {
 
 int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		     struct kmt_err *err);
+/* The same, taking only the events with start <= time <= end. */
+int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
+			   uint64_t end, struct kmt_slab *s, struct kmt_err *err);
+/* Callsites by retained bytes, most first (then by address). */
+void kmt_slab_sort_live(struct kmt_slab *s);
 void kmt_slab_free(struct kmt_slab *s);
 
 /* Sort keys for the caller table. */

@@ -14,6 +14,7 @@
 struct kmt_hm_slot {
 	uint64_t key;
 	uint64_t val;
+	uint64_t val2;
 };
 
 struct kmt_hm {
@@ -94,6 +95,7 @@ static inline struct kmt_hm_slot *kmt_hm_get(struct kmt_hm *h, uint64_t key,
 		if (!h->s[i].key) {
 			h->s[i].key = key;
 			h->s[i].val = 0;
+			h->s[i].val2 = 0;
 			h->nr++;
 			*created = 1;
 			return &h->s[i];

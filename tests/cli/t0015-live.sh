@@ -1,0 +1,63 @@
+#!/bin/sh
+# shellcheck disable=SC2016,SC1091
+# report --live (the retained boot footprint) and --time / --at on the
+# hand-built traces.  expect/basic.live is worked out from the basic
+# scenario: 0x2000 (32 B), 0x3000 (4096 B) and the task_struct (3072 B)
+# are never freed; two objects live 3 us and 1.5 us.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'report --live: retained bytes per callsite and cache, lifetimes' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report --live t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/basic.live" out
+'
+
+test_expect_success 'report --live --at 3500ns: the footprint at that time' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report --live --at 3500ns t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/basic-at.live" out &&
+	"$KMF" report --live --at 0.0000035 t.kmt > out2 &&
+	test_cmp out out2 &&
+	"$KMF" report --live --time ,3.5us t.kmt > out3 &&
+	test_cmp out out3
+'
+
+test_expect_success 'report --live: pages still allocated, by order' '
+	"$MKTRACE" pages t.kmt &&
+	"$KMF" report --live t.kmt > out &&
+	grep -q "^Pages still allocated: 2 blocks, 4198400 bytes (order 0: 1, order 10: 1)$" out
+'
+
+test_expect_success 'report --live -l 1 cuts both tables' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report --live -l 1 t.kmt > out &&
+	grep -c "^ \.\.\. " out > n && echo 2 > want && test_cmp want n &&
+	grep -q "^ total  *|         7200 |        3 |" out
+'
+
+test_expect_success '--time selects events for every view' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report --time ,2500ns t.kmt > out &&
+	grep -q "^Allocations: 3, failed: 0, frees: 0 (0 of objects not allocated in the trace)$" out &&
+	grep -q "^Events: 5 (kmalloc 3, kmem_cache_alloc 0, kfree 0, kmem_cache_free 0, page alloc 0, page free 0, other 2)$" out &&
+	"$KMF" report --time 4000ns,5000ns t.kmt > out &&
+	grep -q "^Allocations: 0, failed: 0, frees: 2 (2 of objects not allocated in the trace)$" out
+'
+
+test_expect_success 'a --time with no event in it is an error that gives the span' '
+	"$MKTRACE" basic t.kmt &&
+	test_must_fail "$KMF" report --time 100s, t.kmt 2> err &&
+	grep -q "no event of t.kmt falls within --time: its events run from 0.000000100 s to 0.000007000 s" err
+'
+
+test_expect_success 'bad --time and --at values exit 2 and say what is wanted' '
+	"$MKTRACE" basic t.kmt &&
+	for v in 5 , x,1 1,y 2,1 1.5ns; do
+		test_must_fail --code=2 "$KMF" report --time "$v" t.kmt 2> err || exit 1
+		grep -q -- "--time" err || exit 1
+	done &&
+	test_must_fail --code=2 "$KMF" report --at 1.0000000001 t.kmt 2> err &&
+	grep -q "^kmemflight report: --at wants a time in s, ms, us or ns (e.g. 2.5s), not .1.0000000001.$" err
+'
+
+test_done
