@@ -13,6 +13,7 @@
 #include "slab.h"
 
 #define DEFAULT_SORT "frag,hit,bytes"
+#define VALID_OPTS "--slab, --page, --live, --time, --at, --caller, -s/--sort, -l/--line, --raw-ip, -h/--help"
 
 struct report_opts {
 	const char *path;
@@ -169,9 +170,11 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 				return kmf_usage_error("option '-%c' %s", optopt,
 						       strchr("sl", optopt) ?
 						       "needs a value" : "is unknown");
-			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
+			return kmf_usage_error("unknown option '%s' (valid: %s)",
+					       argv[optind - 1], VALID_OPTS);
 		default:
-			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
+			return kmf_usage_error("unknown option '%s' (valid: %s)",
+					       argv[optind - 1], VALID_OPTS);
 		}
 	}
 	if (!o->slab && !o->page && !o->live)

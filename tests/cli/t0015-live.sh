@@ -60,4 +60,14 @@ test_expect_success 'bad --time and --at values exit 2 and say what is wanted' '
 	grep -q "^kmemflight report: --at wants a time in s, ms, us or ns (e.g. 2.5s), not .1.0000000001.$" err
 '
 
+test_expect_success 'an unknown option lists the valid ones (exit 2)' '
+	test_must_fail --code=2 "$KMF" report --bogus t.kmt 2> err &&
+	grep -q "^kmemflight report: unknown option .--bogus. (valid: --slab, --page, --live, --time, --at, --caller, -s/--sort, -l/--line, --raw-ip, -h/--help)$" err &&
+	"$KMF" report --help | grep -o -- "--[a-z][a-z-]*" | sort -u > from-help &&
+	grep -o -- "--[a-z][a-z-]*" err | grep -v -- --bogus | sort -u > from-err &&
+	test_cmp from-help from-err &&
+	test_must_fail --code=2 "$KMF" report -s frag,nope t.kmt 2> err &&
+	grep -q "unknown sort key .nope. (valid: frag, hit, bytes, callsite, pingpong)" err
+'
+
 test_done
