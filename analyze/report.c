@@ -305,7 +305,7 @@ static void cache_name(const struct kmt_trace *t, const struct kmt_live_cache *c
 	const struct kmt_cache *k;
 
 	if (!c->cache) {
-		snprintf(buf, size, "kmalloc-%u", c->size);
+		snprintf(buf, size, "kmalloc size %u", c->size);
 		return;
 	}
 	k = kmt_trace_cache(t, c->cache);
@@ -356,6 +356,10 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 	       "total", s->live_bytes, s->live_objs, s->total_alloc,
 	       s->total_alloc - s->live_bytes);
 
+	if (s->nr_untraced_frees)
+		printf("(%" PRIu64 " objects, %" PRIu64 " bytes, were allocated again at"
+		       " their address without a free in the trace: counted as freed)\n",
+		       s->nr_untraced_frees, s->untraced_free_bytes);
 	printf("\n %-34s | %12s | %8s\n", "Cache", "Retained", "Objects");
 	printf("%.62s\n", dashes);
 	for (i = 0; i < s->nr_live_caches; i++) {

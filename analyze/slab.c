@@ -117,6 +117,10 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	slot = kmt_hm_get(live, ev->ptr, &created);
 	if (!slot)
 		return kmt_errf(err, ENOMEM, "out of memory");
+	if (!created) {
+		s->nr_untraced_frees++;
+		s->untraced_free_bytes += slot->val >> 32;
+	}
 	slot->val = (uint64_t)idx |
 		    (uint64_t)(ev->cpu & ((1u << LIVE_CPU_BITS) - 1)) << LIVE_IDX_BITS |
 		    (alloc > UINT32_MAX ? (uint64_t)UINT32_MAX : alloc) << 32;

@@ -61,6 +61,11 @@ struct kmt_slab {
 	/* successful allocations by order and migrate type column */
 	uint64_t pg_order_mt[KMT_PG_ORDERS][KMT_PG_MT_COLS];
 
+	/*
+	 * An address allocated again while still live: its free was not
+	 * traced.  The earlier object counts as freed then.
+	 */
+	uint64_t nr_untraced_frees, untraced_free_bytes;
 	/* the footprint at the end: what was never freed */
 	uint64_t live_bytes, live_objs;
 	struct kmt_live_cache *live_caches;	/* most bytes first */

@@ -56,6 +56,15 @@ report_totals_match() {	# report's Events total == kernel counters in the file
 	[ -n "$got" ] && [ "$got" = "$want" ] && [ "$got" -gt 0 ]
 }
 
+live_consistent() {	# the footprint adds up with the SUMMARY
+	"$kmf" report --live --slab "$out/$1/boot.kmt" > "$out/$1/live.txt" || return 1
+	retained=$(awk '$1 == "total" && $2 == "|" { print $3 }' "$out/$1/live.txt")
+	net=$(sed -n 's/^Net total bytes allocated: //p' "$out/$1/live.txt")
+	missed=$(sed -n 's/^([0-9]* objects, \([0-9]*\) bytes, were allocated again.*/\1/p' "$out/$1/live.txt")
+	echo "retained $retained, net $net, untraced frees ${missed:-0}"
+	[ -n "$retained" ] && [ "$retained" -gt 0 ] && [ "$retained" -eq $((net - ${missed:-0})) ]
+}
+
 before_trace_init() {	# callsites that only run before trace_init()
 	grep -E '^ (sched_init|rcu_init|workqueue_init_early|mm_core_init|kmem_cache_init)[a-z_]*\+0x' \
 		"$out/$1/report.txt" | head -5 | tee /dev/stderr | grep -q .
@@ -74,6 +83,7 @@ for cpus in 1 2; do
 	check "$name: the recorder does not trace its own allocations" \
 		sh -c "! grep -E '^ (kmt_|kmemtrace)' '$out/$name/report.txt'"
 	check "$name: saved file is mode 0600" sh -c "[ \$(stat -c %a '$out/$name/boot.kmt') = 600 ]"
+	check "$name: --live retained bytes == net allocated - frees the trace missed" live_consistent "$name"
 	check "$name: GFP flags are named with the kernel's own table" \
 		sh -c "'$kmf' dump '$out/$name/boot.kmt' | grep -m1 ' kmalloc .* gfp_flags=GFP_KERNEL'"
 	check "$name: dmesg shows the recorder started at kmem_cache_init" \

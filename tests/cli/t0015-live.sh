@@ -22,6 +22,15 @@ test_expect_success 'report --live --at 3500ns: the footprint at that time' '
 	test_cmp out out3
 '
 
+test_expect_success 'report --live: an address allocated twice counts the first as freed' '
+	"$MKTRACE" realloc t.kmt &&
+	"$KMF" report --live --slab t.kmt > out &&
+	grep -q "^ helper_init+0x5  *|           64 |        1 |           64 |            0 |  100.000%$" out &&
+	grep -q "^ total  *|           64 |        1 |          192 |          128 |$" out &&
+	grep -q "^(1 objects, 128 bytes, were allocated again at their address without a free in the trace: counted as freed)$" out &&
+	grep -q "^Net total bytes allocated: 192$" out
+'
+
 test_expect_success 'report --live: pages still allocated, by order' '
 	"$MKTRACE" pages t.kmt &&
 	"$KMF" report --live t.kmt > out &&

@@ -156,6 +156,16 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "realloc")) {
+		/* one address allocated twice, the free in between untraced */
+		b = kb_new(1, 4096);
+		kb_set_kallsyms(b, kb_kallsyms);
+		kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 100, 128, 0xcc0, -1);
+		kb_kmalloc(b, 0, 2000, KMT_CTX_TASK, 1, T(0x2005), D(0x1000), 60, 64, 0xcc0, -1);
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "pages")) {
 		b = kb_new(2, 4096);
 		pages(b);
