@@ -125,6 +125,19 @@ int cmd_info(int argc, char **argv)
 
 static const char *const ctx_names[] = { "task", "softirq", "hardirq", "nmi" };
 
+/* The trace's own name for a field of an event type ("func", "level"). */
+static const char *field_name(const struct kmt_trace *t, uint8_t type,
+			      unsigned int id)
+{
+	const struct kmt_layout_info *l = &t->layout[type];
+	unsigned int i;
+
+	for (i = 0; i < l->nr_fields; i++)
+		if (l->fields[i].id == id && l->fields[i].name[0])
+			return l->fields[i].name;
+	return "?";
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const char usage_text[] =
@@ -168,7 +181,7 @@ int cmd_dump(int argc, char **argv)
 		printf(" %s", t.layout[ev.type].name);
 		if (ev.has & KMT_HAS(KMT_F_CALL_SITE)) {
 			kmt_symtab_format(&st, ev.call_site, raw, sym, sizeof(sym));
-			printf(" call_site=%s", sym);
+			printf(" %s=%s", field_name(&t, ev.type, KMT_F_CALL_SITE), sym);
 		}
 		if (ev.has & KMT_HAS(KMT_F_PTR))
 			printf(" ptr=0x%" PRIx64, ev.ptr);
@@ -206,9 +219,12 @@ int cmd_dump(int argc, char **argv)
 		if (ev.has & KMT_HAS(KMT_F_FLAGS))
 			printf(" flags=0x%" PRIx64, ev.flags);
 		if (ev.has & KMT_HAS(KMT_F_NAME))
-			printf(" name=%.*s", (int)ev.name_len, ev.name);
+			printf(" %s=%.*s", field_name(&t, ev.type, KMT_F_NAME),
+			       (int)ev.name_len, ev.name);
 		if (ev.has & KMT_HAS(KMT_F_MARK))
 			printf(" mark=%u", ev.mark);
+		if (ev.has & KMT_HAS(KMT_F_RET))
+			printf(" ret=%d", ev.ret);
 		putchar('\n');
 	}
 	if (ret < 0)

@@ -13,13 +13,14 @@
 #include "slab.h"
 
 #define DEFAULT_SORT "frag,hit,bytes"
-#define VALID_OPTS "--slab, --page, --live, --time, --at, --caller, -s/--sort, -l/--line, --raw-ip, -h/--help"
+#define VALID_OPTS "--slab, --page, --live, --phase, --time, --at, --caller, -s/--sort, -l/--line, --raw-ip, -h/--help"
 
 struct report_opts {
 	const char *path;
 	bool slab;
 	bool page;
 	bool live;
+	bool phase;
 	bool caller;
 	uint64_t start, end;	/* --time / --at, ns, inclusive */
 	bool raw_ip;
@@ -42,6 +43,9 @@ static void usage(FILE *f)
 		"    --live                the boot footprint: what was allocated and never\n"
 		"                          freed, per callsite and per cache, the pages\n"
 		"                          still held, and how long freed objects lived\n"
+		"    --phase               what each boot phase (early, initcall level, the\n"
+		"                          execs of pid 1) and each initcall allocated, and\n"
+		"                          what of it is still allocated at the end\n"
 		"    --time <start>,<end>  only the events from start to end (either may be\n"
 		"                          left out); times since boot, in s unless\n"
 		"                          suffixed ms, us or ns: --time 1.5,2s\n"
@@ -113,8 +117,9 @@ static int parse_range(const char *s, uint64_t *start, uint64_t *end)
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE, OPT_LIVE,
-	       OPT_TIME, OPT_AT };
+	       OPT_TIME, OPT_AT, OPT_PHASE };
 	static const struct option longopts[] = {
+		{ "phase", no_argument, NULL, OPT_PHASE },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "at", required_argument, NULL, OPT_AT },
@@ -143,6 +148,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case OPT_CALLER: o->caller = true; break;
 		case OPT_SLAB: o->slab = true; break;
 		case OPT_LIVE: o->live = true; break;
+		case OPT_PHASE: o->phase = true; break;
 		case OPT_TIME:
 			if (parse_range(optarg, &o->start, &o->end))
 				return kmf_usage_error("--time wants <start>,<end> in s, ms, us or ns (e.g. 1.5,2s), not '%s'",
@@ -177,7 +183,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 					       argv[optind - 1], VALID_OPTS);
 		}
 	}
-	if (!o->slab && !o->page && !o->live)
+	if (!o->slab && !o->page && !o->live && !o->phase)
 		o->slab = true;
 	if (o->start > o->end)
 		return kmf_usage_error("--time: the start is after the end");
@@ -387,6 +393,68 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 	printf("\n");
 }
 
+static void print_stats_row(const char *name, const struct kmt_phase_stats *p,
+			    const char *extra)
+{
+	printf(" %-34s | %12" PRIu64 " | %12" PRIu64 " | %12" PRIu64 " | %12" PRIu64
+	       " | %9" PRIu64 "%s\n", name, p->slab_alloc, p->slab_retained,
+	       p->page_alloc, p->page_retained, p->events, extra);
+}
+
+static void print_phases(const struct kmt_slab *s, const struct kmt_symtab *st,
+			 const struct report_opts *o)
+{
+	char name[256], extra[96];
+	size_t i;
+
+	printf("Boot phases: bytes allocated, and retained at the end (%" PRIu64 ".%09"
+	       PRIu64 " s)\n", s->last_ts / 1000000000u, s->last_ts % 1000000000u);
+	printf("%.104s\n", dashes);
+	printf(" %-34s | %12s | %12s | %12s | %12s | %9s | %s\n", "Phase (start, s)",
+	       "Slab alloc", "Slab kept", "Page alloc", "Page kept", "Events",
+	       "Initcalls");
+	printf("%.104s\n", dashes);
+	for (i = 0; i < s->nr_phases; i++) {
+		const struct kmt_phase *p = &s->phases[i];
+		size_t j, n = 0;
+
+		for (j = 0; j < s->nr_initcalls; j++)
+			n += s->initcalls[j].phase == i;
+		snprintf(name, sizeof(name), "%s%.*s (%" PRIu64 ".%06" PRIu64 ")",
+			 p->exec ? "exec " : i ? "level " : "",
+			 (int)(p->name_len > 60 ? 60 : p->name_len), p->name,
+			 p->start / 1000000000u, p->start % 1000000000u / 1000u);
+		snprintf(extra, sizeof(extra), " | %zu", n);
+		print_stats_row(name, &p->st, extra);
+	}
+	printf("%.104s\n", dashes);
+
+	printf("\nInitcalls by bytes retained (slab + pages)\n");
+	printf("%.118s\n", dashes);
+	printf(" %-34s | %12s | %12s | %12s | %12s | %9s | %-9s | %s\n", "Initcall",
+	       "Slab alloc", "Slab kept", "Page alloc", "Page kept", "Events",
+	       "Level", "ms");
+	printf("%.118s\n", dashes);
+	for (i = 0; i < s->nr_initcalls; i++) {
+		const struct kmt_initcall *c = &s->initcalls[i];
+		const struct kmt_phase *p = &s->phases[c->phase];
+
+		if (o->lines >= 0 && i == (size_t)o->lines) {
+			printf(" %-34s | %12s | %12s | %12s | %12s | %9s | %-9s | %s\n",
+			       "...", "...", "...", "...", "...", "...", "...", "...");
+			break;
+		}
+		kmt_symtab_format(st, c->fn, o->raw_ip, name, sizeof(name));
+		snprintf(extra, sizeof(extra), " | %-9.*s | %.3f",
+			 (int)(p->name_len > 9 ? 9 : p->name_len), p->name,
+			 (double)c->ns / 1e6);
+		print_stats_row(name, &c->st, extra);
+	}
+	printf("%.118s\n", dashes);
+	if (!s->nr_initcalls)
+		printf("(no initcall events: the trace predates boot phase recording, or --time excludes them)\n");
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
@@ -434,6 +502,12 @@ int cmd_report(int argc, char **argv)
 		kmt_slab_free(&s);
 		kmt_trace_close(&t);
 		return KMF_EXIT_FAIL;
+	}
+	if (o.phase) {
+		kmt_slab_sort_initcalls(&s);
+		print_phases(&s, &st, &o);
+		if (o.live || o.slab || o.page)
+			printf("\n");
 	}
 	if (o.live) {
 		kmt_slab_sort_live(&s);

@@ -128,6 +128,8 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	slot->val2 = (ev->ts & LIVE_TS_MASK) |
 		     (uint64_t)(ev->type == KMT_EV_CACHE_ALLOC ?
 				(ev->cache < 0xffff ? ev->cache : 0xffff) : 0) << 48;
+	/* the boot phase segment: by order of events, as times can tie */
+	slot->val3 = s->nr_segs ? s->nr_segs - 1 : 0;
 	return 0;
 }
 
@@ -191,6 +193,8 @@ static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	if (!slot)
 		return kmt_errf(err, ENOMEM, "out of memory");
 	slot->val = ev->order;
+	slot->val2 = ev->ts;
+	slot->val3 = s->nr_segs ? s->nr_segs - 1 : 0;
 	return 0;
 }
 
@@ -208,6 +212,141 @@ static void on_page_free(const struct kmt_trace *t, struct kmt_slab *s,
 		return;
 	}
 	kmt_hm_remove(pages, slot);
+}
+
+/* ---- boot phases ----------------------------------------------------- */
+
+/* Room for one more element in a doubling array of @n elements. */
+static int grow(void *arrp, size_t n, size_t elem)
+{
+	void **arr = arrp, *p;
+
+	if (n & (n - 1) || (n && n < 16))
+		return 0;	/* not full: sizes 16, 32, 64, ... */
+	p = realloc(*arr, (n < 16 ? 16 : n * 2) * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+
+struct phase_state {
+	int64_t phase;		/* current phase, -1 before the first event */
+	int32_t initcall;	/* current initcall, -1 if none */
+	uint64_t ic_start;
+};
+
+static int add_segment(struct kmt_slab *s, uint64_t ts, uint32_t phase,
+		       int32_t initcall)
+{
+	if (grow(&s->segs, s->nr_segs, sizeof(*s->segs)))
+		return -ENOMEM;
+	s->segs[s->nr_segs].start = ts;
+	s->segs[s->nr_segs].phase = phase;
+	s->segs[s->nr_segs].initcall = initcall;
+	s->nr_segs++;
+	return 0;
+}
+
+static int phase_begin(struct kmt_slab *s, struct phase_state *ps, uint64_t ts,
+		       const char *name, uint32_t len, bool exec)
+{
+	struct kmt_phase *p;
+
+	if (grow(&s->phases, s->nr_phases, sizeof(*s->phases)))
+		return -ENOMEM;
+	p = &s->phases[s->nr_phases];
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	p->name_len = len;
+	p->exec = exec;
+	p->start = ts;
+	ps->phase = (int64_t)s->nr_phases++;
+	ps->initcall = -1;
+	return add_segment(s, ts, (uint32_t)ps->phase, -1);
+}
+
+static int on_phase_event(struct kmt_slab *s, struct phase_state *ps,
+			  const struct kmt_event *ev)
+{
+	struct kmt_initcall *ic;
+	size_t i;
+
+	switch (ev->type) {
+	case KMT_EV_INITCALL_LEVEL:
+	case KMT_EV_INIT_EXEC:
+		if (!(ev->has & KMT_HAS(KMT_F_NAME)))
+			return 0;
+		return phase_begin(s, ps, ev->ts, ev->name, ev->name_len,
+				   ev->type == KMT_EV_INIT_EXEC);
+	case KMT_EV_INITCALL_START:
+		for (i = 0; i < s->nr_initcalls; i++)
+			if (s->initcalls[i].fn == ev->call_site)
+				break;
+		if (i == s->nr_initcalls) {
+			if (grow(&s->initcalls, s->nr_initcalls, sizeof(*s->initcalls)))
+				return -ENOMEM;
+			ic = &s->initcalls[s->nr_initcalls++];
+			memset(ic, 0, sizeof(*ic));
+			ic->fn = ev->call_site;
+			ic->phase = (uint32_t)ps->phase;
+			ic->start = ev->ts;
+		}
+		ps->initcall = (int32_t)i;
+		ps->ic_start = ev->ts;
+		return add_segment(s, ev->ts, (uint32_t)ps->phase, ps->initcall);
+	case KMT_EV_INITCALL_FINISH:
+		if (ps->initcall < 0)
+			return 0;
+		ic = &s->initcalls[ps->initcall];
+		ic->ns += ev->ts - ps->ic_start;
+		ic->ret = ev->ret;
+		ps->initcall = -1;
+		return add_segment(s, ev->ts, (uint32_t)ps->phase, -1);
+	default:
+		return 0;
+	}
+}
+
+/* Add retained bytes to the phase and initcall of segment @seg. */
+static void retained_in(struct kmt_slab *s, uint64_t seg, uint64_t bytes, bool page)
+{
+	const struct kmt_segment *g;
+	struct kmt_phase_stats *a, *b = NULL;
+
+	if (seg >= s->nr_segs)
+		return;
+	g = &s->segs[seg];
+	a = &s->phases[g->phase].st;
+	if (g->initcall >= 0)
+		b = &s->initcalls[g->initcall].st;
+	if (page) {
+		a->page_retained += bytes;
+		if (b)
+			b->page_retained += bytes;
+	} else {
+		a->slab_retained += bytes;
+		if (b)
+			b->slab_retained += bytes;
+	}
+}
+
+static int cmp_initcall(const void *pa, const void *pb)
+{
+	const struct kmt_initcall *a = pa, *b = pb;
+	uint64_t ra = a->st.slab_retained + a->st.page_retained;
+	uint64_t rb = b->st.slab_retained + b->st.page_retained;
+
+	if (ra != rb)
+		return ra > rb ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+void kmt_slab_sort_initcalls(struct kmt_slab *s)
+{
+	if (s->nr_initcalls)
+		qsort(s->initcalls, s->nr_initcalls, sizeof(*s->initcalls),
+		      cmp_initcall);
 }
 
 static int cmp_live_cache(const void *pa, const void *pb)
@@ -243,6 +382,7 @@ static int footprint(struct kmt_slab *s, const struct kmt_hm *live,
 			continue;
 		s->callers[idx].live_bytes += bytes;
 		s->callers[idx].live_objs++;
+		retained_in(s, o->val3, bytes, false);
 		s->live_bytes += bytes;
 		s->live_objs++;
 		/* a cache by its id; kmalloc objects by their size */
@@ -280,6 +420,8 @@ static int footprint(struct kmt_slab *s, const struct kmt_hm *live,
 			continue;
 		s->pg_live_blocks++;
 		s->pg_live_bytes += (1ULL << page_shift) << (order < 63 ? order : 63);
+		retained_in(s, pages->s[i].val3,
+			    (1ULL << page_shift) << (order < 63 ? order : 63), true);
 		s->pg_live_order[order < KMT_PG_ORDERS ? order : KMT_PG_ORDERS - 1]++;
 	}
 	return 0;
@@ -297,7 +439,8 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	struct kmt_hm callers, live, pages;
 	struct kmt_event ring[LOOKAHEAD];
 	struct kmt_merge m;
-	uint64_t head, tail;
+	struct phase_state ps = { .phase = -1, .initcall = -1 };
+	uint64_t head, tail, alloc0, page0;
 	unsigned int i;
 	int ret, more;
 
@@ -334,15 +477,30 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		s->trace_last_ts = ev->ts;
 		if (ev->ts < start || ev->ts > end)
 			goto next;	/* outside --time */
-		if (!s->nr_events)
+		if (!s->nr_events) {
 			s->first_ts = ev->ts;
+			ret = phase_begin(s, &ps, ev->ts, "early", 5, false);
+			if (ret) {
+				ret = kmt_errf(err, ENOMEM, "out of memory");
+				break;
+			}
+		}
 		s->last_ts = ev->ts;
 		s->nr_events++;
 		s->by_type[ev->type]++;
+		alloc0 = s->total_alloc;
+		page0 = s->pg_bytes_alloc;
 		switch (ev->type) {
 		case KMT_EV_KMALLOC:
 		case KMT_EV_CACHE_ALLOC:
 			ret = on_alloc(t, s, &callers, &live, ev, err);
+			break;
+		case KMT_EV_INITCALL_LEVEL:
+		case KMT_EV_INITCALL_START:
+		case KMT_EV_INITCALL_FINISH:
+		case KMT_EV_INIT_EXEC:
+			if (on_phase_event(s, &ps, ev))
+				ret = kmt_errf(err, ENOMEM, "out of memory");
 			break;
 		case KMT_EV_KFREE:
 		case KMT_EV_CACHE_FREE:
@@ -357,6 +515,20 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			break;
 		default:
 			break;
+		}
+		{
+			struct kmt_phase_stats *a = &s->phases[ps.phase].st;
+			struct kmt_phase_stats *b = ps.initcall >= 0 ?
+				&s->initcalls[ps.initcall].st : NULL;
+
+			a->events++;
+			a->slab_alloc += s->total_alloc - alloc0;
+			a->page_alloc += s->pg_bytes_alloc - page0;
+			if (b) {
+				b->events++;
+				b->slab_alloc += s->total_alloc - alloc0;
+				b->page_alloc += s->pg_bytes_alloc - page0;
+			}
 		}
 next:
 		/* the slot is free again: read the next event into it */
@@ -384,6 +556,12 @@ out:
 
 void kmt_slab_free(struct kmt_slab *s)
 {
+	free(s->phases);
+	free(s->initcalls);
+	free(s->segs);
+	s->phases = NULL;
+	s->initcalls = NULL;
+	s->segs = NULL;
 	free(s->live_caches);
 	s->live_caches = NULL;
 	free(s->callers);

@@ -15,12 +15,46 @@ struct kmt_caller {
 	uint64_t live_objs;
 };
 
+struct kmt_segment {
+	uint64_t start;
+	uint32_t phase;
+	int32_t initcall;	/* -1: between initcalls */
+};
+
 /* Objects still allocated at the end, by cache (or kmalloc size). */
 struct kmt_live_cache {
 	uint32_t cache;		/* cache id, or 0 for kmalloc */
 	uint32_t size;		/* kmalloc: bytes_alloc of the objects */
 	uint64_t objs;
 	uint64_t bytes;
+};
+
+/* What one boot phase or initcall allocated, and kept until the end. */
+struct kmt_phase_stats {
+	uint64_t slab_alloc, slab_retained;
+	uint64_t page_alloc, page_retained;
+	uint64_t events;
+};
+
+/*
+ * A boot phase: "early" (before the first initcall level), each level
+ * do_initcalls() enters, or what pid 1 execs (/init, the real init).
+ */
+struct kmt_phase {
+	const char *name;	/* in the trace, not NUL-terminated */
+	uint32_t name_len;
+	bool exec;		/* a pid 1 exec, not an initcall level */
+	uint64_t start;
+	struct kmt_phase_stats st;
+};
+
+/* One initcall function (the same function twice is one row). */
+struct kmt_initcall {
+	uint64_t fn;
+	uint32_t phase;		/* the level it ran in */
+	int32_t ret;
+	uint64_t start, ns;	/* first start, time spent in all calls */
+	struct kmt_phase_stats st;
 };
 
 /* Lifetimes of freed objects: < 1 us, < 10 us, ... < 10 s, >= 10 s. */
@@ -76,6 +110,15 @@ struct kmt_slab {
 	uint64_t first_ts, last_ts;	/* of the events taken */
 	uint64_t trace_first_ts, trace_last_ts;	/* of all events */
 
+	/* boot phases and initcalls, in the order they started */
+	struct kmt_phase *phases;
+	size_t nr_phases;
+	struct kmt_initcall *initcalls;
+	size_t nr_initcalls;
+	/* time segments: each says which phase and initcall ran from when */
+	struct kmt_segment *segs;
+	size_t nr_segs;
+
 	uint64_t nr_events;
 	uint64_t by_type[KMT_EV_MAX + 1];
 	uint64_t lost;
@@ -86,6 +129,8 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 /* The same, taking only the events with start <= time <= end. */
 int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			   uint64_t end, struct kmt_slab *s, struct kmt_err *err);
+/* Initcalls by retained bytes (slab + pages), most first. */
+void kmt_slab_sort_initcalls(struct kmt_slab *s);
 /* Callsites by retained bytes, most first (then by address). */
 void kmt_slab_sort_live(struct kmt_slab *s);
 void kmt_slab_free(struct kmt_slab *s);

@@ -275,6 +275,7 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 		case KMT_F_ALIGN: ev->align = (uint32_t)v; break;
 		case KMT_F_FLAGS: ev->flags = v; break;
 		case KMT_F_MARK: ev->mark = (uint32_t)v; break;
+		case KMT_F_RET: ev->ret = (int32_t)v; break;
 		default: ev->has &= ~KMT_HAS(f->id); break;
 		}
 	}

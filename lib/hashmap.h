@@ -15,6 +15,7 @@ struct kmt_hm_slot {
 	uint64_t key;
 	uint64_t val;
 	uint64_t val2;
+	uint64_t val3;		/* 32-byte slots: two per cache line */
 };
 
 struct kmt_hm {
@@ -96,6 +97,7 @@ static inline struct kmt_hm_slot *kmt_hm_get(struct kmt_hm *h, uint64_t key,
 			h->s[i].key = key;
 			h->s[i].val = 0;
 			h->s[i].val2 = 0;
+			h->s[i].val3 = 0;
 			h->nr++;
 			*created = 1;
 			return &h->s[i];

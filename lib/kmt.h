@@ -210,6 +210,7 @@ struct kmt_event {
 	uint32_t order;
 	int32_t migratetype;
 	uint32_t mark;
+	int32_t ret;		/* an initcall's return value */
 	uint32_t obj_size, size, align;
 	uint64_t flags;
 	const char *name;	/* not NUL-terminated */

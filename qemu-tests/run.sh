@@ -65,6 +65,17 @@ live_consistent() {	# the footprint adds up with the SUMMARY
 	[ -n "$retained" ] && [ "$retained" -gt 0 ] && [ "$retained" -eq $((net - ${missed:-0})) ]
 }
 
+phases_recorded() {	# the levels in order, initcalls, and what they kept adds up
+	"$kmf" report --phase --live "$out/$1/boot.kmt" > "$out/$1/phase.txt" || return 1
+	sed -n 's/^ \(level [a-z]*\|exec [^ ]*\) (.*/\1/p' "$out/$1/phase.txt" | tr '\n' ' ' > "$out/$1/phases"
+	cat "$out/$1/phases"; echo
+	grep -q "^level console level early level pure level core level postcore level arch level subsys level fs level device level late exec /init $" "$out/$1/phases" || return 1
+	kept=$(awk -F'|' '/^ (early|level|exec) / { s += $3 } END { print s }' "$out/$1/phase.txt")
+	retained=$(awk '$1 == "total" && $2 == "|" { print $3 }' "$out/$1/phase.txt")
+	echo "phases kept $kept, retained $retained"
+	[ "$kept" = "$retained" ] && [ "$(grep -c '^ [a-z_0-9.]*+0x0 ' "$out/$1/phase.txt")" -gt 100 ]
+}
+
 before_trace_init() {	# callsites that only run before trace_init()
 	grep -E '^ (sched_init|rcu_init|workqueue_init_early|mm_core_init|kmem_cache_init)[a-z_]*\+0x' \
 		"$out/$1/report.txt" | head -5 | tee /dev/stderr | grep -q .
@@ -84,6 +95,7 @@ for cpus in 1 2; do
 		sh -c "! grep -E '^ (kmt_|kmemtrace)' '$out/$name/report.txt'"
 	check "$name: saved file is mode 0600" sh -c "[ \$(stat -c %a '$out/$name/boot.kmt') = 600 ]"
 	check "$name: --live retained bytes == net allocated - frees the trace missed" live_consistent "$name"
+	check "$name: boot phases: the initcall levels, then exec /init" phases_recorded "$name"
 	check "$name: GFP flags are named with the kernel's own table" \
 		sh -c "'$kmf' dump '$out/$name/boot.kmt' | grep -m1 ' kmalloc .* gfp_flags=GFP_KERNEL'"
 	check "$name: dmesg shows the recorder started at kmem_cache_init" \
@@ -168,6 +180,10 @@ if [ -f "$out/$name/boot.kmt" ]; then
 		grep -q "^start pid=[0-9]* .* lost=0$" "$out/$name/spool.log"
 	check "$name: nothing lost with the attach running" nothing_lost "$name"
 	check "$name: events of the real root's workload are in the file" workload_events "$name"
+	check "$name: the pid 1 execs: the initramfs /init first, the real root's /sbin/init last" \
+		sh -c "'$kmf' report --phase '$out/$name/boot.kmt' | sed -n 's/^ exec \([^ ]*\) (.*/\1/p' > '$out/$name/execs' &&
+			cat '$out/$name/execs' && [ \"\$(head -1 '$out/$name/execs')\" = /init ] &&
+			[ \"\$(tail -1 '$out/$name/execs')\" = /sbin/init ]"
 	check "$name: file events == kernel recorded, lost == kernel lost, per CPU" \
 		stats_equal_file "$name"
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"

@@ -45,7 +45,10 @@
 #include <asm/local.h>
 #include <asm/local64.h>
 #include <asm/sections.h>
+#include <linux/binfmts.h>
+#include <trace/events/initcall.h>
 #include <trace/events/kmem.h>
+#include <trace/events/sched.h>
 
 #include "internal.h"
 #include "slab.h"
@@ -471,24 +474,19 @@ static void kmt_probe_page_free_batched(void *data, struct page *page)
 
 /* ---- cache definitions and marks -------------------------------------- */
 
-static void kmt_emit_cache_def(struct kmem_cache *s)
+/* A record whose last field is a string: @n values, then @str. */
+static void kmt_record_str(u8 type, const u64 *v, unsigned int n,
+			   const char *str)
 {
-	const char *name = s->name ? s->name : "";
-	size_t nlen = strnlen(name, KMT_MAX_NAME);
+	size_t nlen = strnlen(str, KMT_MAX_NAME);
 	struct kmt_cpu *cb;
 	struct kmt_rsv r;
-	unsigned int plen;
-	u64 v[5], pid = 0;
+	unsigned int plen, i;
+	u64 pid = 0;
 	u8 *p, ctx;
-	int i;
 
-	v[0] = s->kmt_id;
-	v[1] = s->object_size;
-	v[2] = s->size;
-	v[3] = s->align;
-	v[4] = (__force unsigned long)s->flags;
 	plen = kmt_uvar_len(nlen) + nlen;
-	for (i = 0; i < ARRAY_SIZE(v); i++)
+	for (i = 0; i < n; i++)
 		plen += kmt_uvar_len(v[i]);
 
 	preempt_disable();
@@ -498,17 +496,56 @@ static void kmt_emit_cache_def(struct kmem_cache *s)
 		plen += kmt_uvar_len(pid);
 	}
 	cb = this_cpu_ptr(&kmt_cpu_buf);
-	if (kmt_reserve(cb, plen, KMT_EV_CACHE_DEF, ctx, &r)) {
+	if (kmt_reserve(cb, plen, type, ctx, &r)) {
 		p = r.p;
 		if (ctx == KMT_CTX_TASK)
 			p = kmt_put_uvar(p, pid);
-		for (i = 0; i < ARRAY_SIZE(v); i++)
+		for (i = 0; i < n; i++)
 			p = kmt_put_uvar(p, v[i]);
 		p = kmt_put_uvar(p, nlen);
-		memcpy(p, name, nlen);
+		memcpy(p, str, nlen);
 		kmt_commit(cb, &r);
 	}
 	preempt_enable();
+}
+
+static void kmt_emit_cache_def(struct kmem_cache *s)
+{
+	u64 v[5];
+
+	v[0] = s->kmt_id;
+	v[1] = s->object_size;
+	v[2] = s->size;
+	v[3] = s->align;
+	v[4] = (__force unsigned long)s->flags;
+	kmt_record_str(KMT_EV_CACHE_DEF, v, ARRAY_SIZE(v), s->name ? s->name : "");
+}
+
+/* Boot phases: initcall levels and functions, and what pid 1 execs. */
+static void kmt_probe_initcall_level(void *data, const char *level)
+{
+	kmt_record_str(KMT_EV_INITCALL_LEVEL, NULL, 0, level);
+}
+
+static void kmt_probe_initcall_start(void *data, initcall_t func)
+{
+	u64 v = kmt_text((unsigned long)func);
+
+	kmt_record(KMT_EV_INITCALL_START, &v, 1);
+}
+
+static void kmt_probe_initcall_finish(void *data, initcall_t func, int ret)
+{
+	u64 v[2] = { kmt_text((unsigned long)func), kmt_zigzag(ret) };
+
+	kmt_record(KMT_EV_INITCALL_FINISH, v, 2);
+}
+
+static void kmt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+			   struct linux_binprm *bprm)
+{
+	if (task_pid_nr(p) == 1)
+		kmt_record_str(KMT_EV_INIT_EXEC, NULL, 0, bprm->filename);
 }
 
 static void kmt_emit_mark(enum kmt_mark mark)
@@ -618,6 +655,10 @@ out_free_buffers:
 
 static void kmt_unregister_probes(void)
 {
+	unregister_trace_sched_process_exec(kmt_probe_exec, NULL);
+	unregister_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
+	unregister_trace_initcall_start(kmt_probe_initcall_start, NULL);
+	unregister_trace_initcall_level(kmt_probe_initcall_level, NULL);
 	unregister_trace_mm_page_free_batched(kmt_probe_page_free_batched, NULL);
 	unregister_trace_mm_page_free(kmt_probe_page_free, NULL);
 	unregister_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
@@ -640,6 +681,10 @@ static int kmt_register_probes(void)
 	ret = ret ?: register_trace_mm_page_free(kmt_probe_page_free, NULL);
 	ret = ret ?: register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
 							 NULL);
+	ret = ret ?: register_trace_initcall_level(kmt_probe_initcall_level, NULL);
+	ret = ret ?: register_trace_initcall_start(kmt_probe_initcall_start, NULL);
+	ret = ret ?: register_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
+	ret = ret ?: register_trace_sched_process_exec(kmt_probe_exec, NULL);
 	if (ret)
 		kmt_unregister_probes();
 	return ret;

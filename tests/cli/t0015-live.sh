@@ -44,6 +44,28 @@ test_expect_success 'report --live -l 1 cuts both tables' '
 	grep -q "^ total  *|         7200 |        3 |" out
 '
 
+test_expect_success 'report --phase: what each phase and initcall allocated and kept' '
+	"$MKTRACE" phases t.kmt &&
+	"$KMF" report --phase t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/phases.report" out
+'
+
+test_expect_success 'report --phase: the phases add up to the --live and page totals' '
+	"$MKTRACE" phases t.kmt &&
+	"$KMF" report --phase --live t.kmt > out &&
+	awk -F"|" "/^ (early|level|exec) / { s += \$3; p += \$5 } END { print s, p }" out > got &&
+	echo "1248 8192" > want && test_cmp want got &&
+	grep -q "^ total  *|         1248 |        3 |" out &&
+	grep -q "^Pages still allocated: 1 blocks, 8192 bytes (order 1: 1)$" out
+'
+
+test_expect_success 'report --phase on a trace without phase events says so' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report --phase t.kmt > out &&
+	grep -q "^ early (0.000000)  *|         7520 |         7200 |         4096 |            0 |        14 | 0$" out &&
+	grep -q "^(no initcall events: the trace predates boot phase recording, or --time excludes them)$" out
+'
+
 test_expect_success '--time selects events for every view' '
 	"$MKTRACE" basic t.kmt &&
 	"$KMF" report --time ,2500ns t.kmt > out &&
@@ -71,7 +93,7 @@ test_expect_success 'bad --time and --at values exit 2 and say what is wanted' '
 
 test_expect_success 'an unknown option lists the valid ones (exit 2)' '
 	test_must_fail --code=2 "$KMF" report --bogus t.kmt 2> err &&
-	grep -q "^kmemflight report: unknown option .--bogus. (valid: --slab, --page, --live, --time, --at, --caller, -s/--sort, -l/--line, --raw-ip, -h/--help)$" err &&
+	grep -q "^kmemflight report: unknown option .--bogus. (valid: --slab, --page, --live, --phase, --time, --at, --caller, -s/--sort, -l/--line, --raw-ip, -h/--help)$" err &&
 	"$KMF" report --help | grep -o -- "--[a-z][a-z-]*" | sort -u > from-help &&
 	grep -o -- "--[a-z][a-z-]*" err | grep -v -- --bogus | sort -u > from-err &&
 	test_cmp from-help from-err &&

@@ -264,6 +264,33 @@ void kb_cache_def(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t id,
 	buf_put(&b->caches, line, strlen(line));
 }
 
+void kb_initcall_level(struct kb *b, unsigned int cpu, uint64_t ts,
+		       const char *level)
+{
+	record(b, cpu, ts, KMT_EV_INITCALL_LEVEL, KMT_CTX_TASK, 1, NULL, 0, level);
+}
+
+void kb_initcall_start(struct kb *b, unsigned int cpu, uint64_t ts, uint64_t fn)
+{
+	uint64_t v[1] = { kmt_zigzag((int64_t)(fn - KB_TEXT_BASE)) };
+
+	record(b, cpu, ts, KMT_EV_INITCALL_START, KMT_CTX_TASK, 1, v, 1, NULL);
+}
+
+void kb_initcall_finish(struct kb *b, unsigned int cpu, uint64_t ts,
+			uint64_t fn, int ret)
+{
+	uint64_t v[2] = { kmt_zigzag((int64_t)(fn - KB_TEXT_BASE)), kmt_zigzag(ret) };
+
+	record(b, cpu, ts, KMT_EV_INITCALL_FINISH, KMT_CTX_TASK, 1, v, 2, NULL);
+}
+
+void kb_init_exec(struct kb *b, unsigned int cpu, uint64_t ts,
+		  const char *filename)
+{
+	record(b, cpu, ts, KMT_EV_INIT_EXEC, KMT_CTX_TASK, 1, NULL, 0, filename);
+}
+
 static void section(struct kb *b, struct kb_buf *out, uint32_t type,
 		    const void *head, size_t hlen, const void *data, size_t len)
 {

@@ -54,6 +54,14 @@ void kb_cache_def(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t id,
 		  uint32_t object_size, uint32_t size, uint32_t align,
 		  const char *name);
 
+/* Boot phases: a level, an initcall's start and finish, a pid 1 exec. */
+void kb_initcall_level(struct kb *b, unsigned int cpu, uint64_t ts,
+		       const char *level);
+void kb_initcall_start(struct kb *b, unsigned int cpu, uint64_t ts, uint64_t fn);
+void kb_initcall_finish(struct kb *b, unsigned int cpu, uint64_t ts,
+			uint64_t fn, int ret);
+void kb_init_exec(struct kb *b, unsigned int cpu, uint64_t ts,
+		  const char *filename);
 /* kallsyms text of the scenarios: _stext, alloc_thing, helper_init, ... */
 extern const char kb_kallsyms[];
 /* The hand-computed scenario of the report golden tests. */

@@ -131,6 +131,37 @@ static void pages(struct kb *b)
 	kb_page_free(b, 1, 8000, KMT_CTX_HARDIRQ, 0, 0x9001, 1);
 }
 
+/*
+ * Boot phases with hand-computed totals (expect/phases.report): one
+ * allocation before the first initcall level, helper_init in level
+ * "core" keeps 1024 slab bytes and an order-1 page, free_thing in level
+ * "device" frees helper_init's other object and keeps a dentry, then
+ * /init and /sbin/init.  The second CPU allocates inside helper_init.
+ */
+static void phases(struct kb *b)
+{
+	kb_set_kallsyms(b, kb_kallsyms);
+	kb_cache_def(b, 0, 50, 1, 192, 192, 8, "dentry");
+	kb_kmalloc(b, 0, 100, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 100, 128, 0xcc0, -1);
+	kb_initcall_level(b, 0, 200, "core");
+	kb_initcall_start(b, 0, 300, T(0x2000));
+	kb_kmalloc(b, 1, 400, KMT_CTX_TASK, 7, T(0x2005), D(0x2000), 1000, 1024, 0xcc0, -1);
+	kb_page_alloc(b, 0, 450, KMT_CTX_TASK, 1, 0x1001, 1, 0xcc0, 0);
+	kb_kmalloc(b, 0, 500, KMT_CTX_TASK, 1, T(0x2005), D(0x3000), 60, 64, 0xcc0, -1);
+	kb_initcall_finish(b, 0, 600, T(0x2000), 0);
+	kb_initcall_level(b, 0, 700, "device");
+	kb_initcall_start(b, 0, 800, T(0x3000));
+	kb_kfree(b, 0, 900, KMT_CTX_TASK, 1, T(0x3008), D(0x3000));
+	kb_cache_alloc(b, 0, 950, KMT_CTX_TASK, 1, T(0x1040), D(0x4000), 1, 0xcc0, -1);
+	kb_initcall_finish(b, 0, 1000, T(0x3000), -19);
+	kb_init_exec(b, 0, 1100, "/init");
+	kb_kmalloc(b, 1, 1200, KMT_CTX_TASK, 1, T(0x1010), D(0x5000), 32, 32, 0xcc0, -1);
+	kb_page_alloc(b, 0, 1300, KMT_CTX_TASK, 1, 0x5001, 0, 0xcc0, 1);
+	kb_page_free(b, 0, 1400, KMT_CTX_TASK, 1, 0x5001, 0);
+	kb_init_exec(b, 0, 1500, "/sbin/init");
+	kb_kfree(b, 1, 1600, KMT_CTX_TASK, 1, T(0x3008), D(0x1000));
+}
+
 int main(int argc, char **argv)
 {
 	struct kb *b;
@@ -162,6 +193,13 @@ int main(int argc, char **argv)
 		kb_set_kallsyms(b, kb_kallsyms);
 		kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 100, 128, 0xcc0, -1);
 		kb_kmalloc(b, 0, 2000, KMT_CTX_TASK, 1, T(0x2005), D(0x1000), 60, 64, 0xcc0, -1);
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "phases")) {
+		b = kb_new(2, 4096);
+		phases(b);
 		ret = kb_write(b, argv[2]);
 		kb_free(b);
 		return ret ? 1 : 0;

@@ -206,12 +206,11 @@ static void test_basic_sort_keys(void **state)
 static void test_sort_keys_table(void **state)
 {
 	static const struct kmt_caller table[] = {
-		/* site  alloc req  hit pingpong */
-		{ 0x30, 100, 50, 1, 9 },	/* frag 50 */
-		{ 0x10, 400, 300, 7, 0 },	/* frag 25 */
-		{ 0x40, 0, 0, 5, 2 },		/* frag 0 (nothing allocated) */
-		{ 0x20, 800, 790, 3, 5 },	/* frag 1.25 */
-		{ 0x50, 200, 150, 7, 1 },	/* frag 25 */
+		{ .call_site = 0x30, .bytes_alloc = 100, .bytes_req = 50, .hit = 1, .pingpong = 9 },	/* frag 50 */
+		{ .call_site = 0x10, .bytes_alloc = 400, .bytes_req = 300, .hit = 7, .pingpong = 0 },	/* frag 25 */
+		{ .call_site = 0x40, .bytes_alloc = 0, .bytes_req = 0, .hit = 5, .pingpong = 2 },		/* frag 0 (nothing allocated) */
+		{ .call_site = 0x20, .bytes_alloc = 800, .bytes_req = 790, .hit = 3, .pingpong = 5 },	/* frag 1.25 */
+		{ .call_site = 0x50, .bytes_alloc = 200, .bytes_req = 150, .hit = 7, .pingpong = 1 },	/* frag 25 */
 	};
 	static const struct {
 		const char *spec;

@@ -312,10 +312,10 @@ static void check_small(const struct kmt_trace *t, bool swap)
 	assert_true(t->fmt.direct_map_base == KB_DMAP_BASE);
 	assert_true(t->fmt.boot_ts == 0);
 
-	/* layouts: exactly the ten described types */
+	/* layouts: exactly the fourteen described types */
 	for (unsigned int i = 0; i <= KMT_EV_MAX; i++)
 		assert_int_equal(t->layout[i].present,
-				 i >= KMT_EV_KMALLOC && i <= KMT_EV_MARK);
+				 i >= KMT_EV_KMALLOC && i <= KMT_EV_INIT_EXEC);
 	assert_int_equal(t->layout[KMT_EV_KMALLOC].nr_fields, 6);
 	assert_string_equal(t->layout[KMT_EV_KMALLOC].name, "kmalloc");
 	assert_int_equal(t->layout[KMT_EV_KMALLOC].fields[0].id, KMT_F_CALL_SITE);
@@ -883,7 +883,7 @@ static void test_err_format_sizes(void **state)
 	q = splice(p, len, sec, KMT_FORMAT_MIN_SIZE,
 		   sizeof(struct kmt_layout) * KMT_NR_LAYOUTS, NULL, 0, &qlen);
 	expect_open_err(q, qlen, -EBADMSG,
-			"format has 10 layouts of 160 bytes: more than its 72 bytes");
+			"format has 14 layouts of 160 bytes: more than its 72 bytes");
 	free(q);
 	/* the header itself cut off */
 	q = splice(p, len, sec, 8, sec_size(p, sec) - 8, NULL, 0, &qlen);
@@ -1127,7 +1127,7 @@ static void test_err_stray_bytes(void **state)
 
 static void test_err_undescribed_type(void **state)
 {
-	static const uint8_t types[] = { 0, 11, KMT_EV_MAX };
+	static const uint8_t types[] = { 0, 15, KMT_EV_MAX };
 	uint8_t *p;
 	size_t len, rec;
 	unsigned int i;

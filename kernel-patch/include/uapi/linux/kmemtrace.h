@@ -64,7 +64,11 @@ enum kmt_event_type {
 	KMT_EV_PAGE_FREE_BATCHED = 7,
 	KMT_EV_CACHE_DEF	= 8,	/* a kmem_cache and its id */
 	KMT_EV_CACHE_DESTROY	= 9,
-	KMT_EV_MARK		= 10,	/* phase marker (boot stage, initcall) */
+	KMT_EV_MARK		= 10,	/* recording on/off */
+	KMT_EV_INITCALL_LEVEL	= 11,	/* do_initcalls() enters a level */
+	KMT_EV_INITCALL_START	= 12,	/* an initcall starts ... */
+	KMT_EV_INITCALL_FINISH	= 13,	/* ... and returns */
+	KMT_EV_INIT_EXEC	= 14,	/* pid 1 execs: /init, then the real init */
 	KMT_EV_MAX		= 31,
 };
 
@@ -95,6 +99,7 @@ enum kmt_field_id {
 	KMT_F_FLAGS		= 14,	/* slab_flags_t */
 	KMT_F_NAME		= 15,
 	KMT_F_MARK		= 16,	/* enum kmt_mark */
+	KMT_F_RET		= 17,	/* an initcall's return value */
 	KMT_F_MAX		= 31,
 };
 
@@ -249,10 +254,19 @@ static const struct kmt_layout name[] = {				\
 	{ KMT_EV_CACHE_DESTROY, 1, {0}, "cache_destroy", {		\
 		KMT_FLD(CACHE, UVAR, "cache") } },			\
 	{ KMT_EV_MARK, 1, {0}, "mark", {				\
-		KMT_FLD(MARK, UVAR, "mark") } }				\
+		KMT_FLD(MARK, UVAR, "mark") } },			\
+	{ KMT_EV_INITCALL_LEVEL, 1, {0}, "initcall_level", {		\
+		KMT_FLD(NAME, STR, "level") } },			\
+	{ KMT_EV_INITCALL_START, 1, {0}, "initcall_start", {		\
+		KMT_FLD(CALL_SITE, TEXT, "func") } },			\
+	{ KMT_EV_INITCALL_FINISH, 2, {0}, "initcall_finish", {		\
+		KMT_FLD(CALL_SITE, TEXT, "func"),			\
+		KMT_FLD(RET, SVAR, "ret") } },				\
+	{ KMT_EV_INIT_EXEC, 1, {0}, "init_exec", {			\
+		KMT_FLD(NAME, STR, "filename") } }			\
 }
 
-#define KMT_NR_LAYOUTS		10
+#define KMT_NR_LAYOUTS		14
 
 /* ---- Layer 2: sub-buffers --------------------------------------------- */
 
