@@ -13,7 +13,7 @@
 #include "slab.h"
 
 #define DEFAULT_SORT "frag,hit,bytes"
-#define VALID_OPTS "--slab, --page, --live, --phase, --time, --at, --caller, -s/--sort, -l/--line, --raw-ip, -h/--help"
+#define VALID_OPTS "--slab, --page, --live, --phase, --time, --at, --caller, --alloc, -s/--sort, -l/--line, --raw-ip, -h/--help"
 
 struct report_opts {
 	const char *path;
@@ -22,6 +22,7 @@ struct report_opts {
 	bool live;
 	bool phase;
 	bool caller;
+	bool alloc;
 	uint64_t start, end;	/* --time / --at, ns, inclusive */
 	bool raw_ip;
 	long lines;
@@ -51,8 +52,10 @@ static void usage(FILE *f)
 		"                          suffixed ms, us or ns: --time 1.5,2s\n"
 		"    --at <time>           the same as --time ,<time>: the footprint then\n"
 		"    --caller              per-callsite table (the default)\n"
+		"    --alloc               per-object-address table: every object allocated\n"
+		"                          at an address, added up\n"
 		"    -s, --sort <keys>     sort by keys, comma separated, most significant\n"
-		"                          first: frag, hit, bytes, callsite, pingpong\n"
+		"                          first: frag, hit, bytes, callsite, pingpong, ptr\n"
 		"                          (default: " DEFAULT_SORT ")\n"
 		"    -l, --line <n>        print only the first n rows\n"
 		"    --raw-ip              print callsites as addresses, not sym+0xoff\n"
@@ -117,8 +120,9 @@ static int parse_range(const char *s, uint64_t *start, uint64_t *end)
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE, OPT_LIVE,
-	       OPT_TIME, OPT_AT, OPT_PHASE };
+	       OPT_TIME, OPT_AT, OPT_PHASE, OPT_ALLOC };
 	static const struct option longopts[] = {
+		{ "alloc", no_argument, NULL, OPT_ALLOC },
 		{ "phase", no_argument, NULL, OPT_PHASE },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "time", required_argument, NULL, OPT_TIME },
@@ -140,12 +144,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->end = UINT64_MAX;
 	o->lines = -1;
-	o->caller = true;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+s:l:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_CALLER: o->caller = true; break;
+		case OPT_ALLOC: o->alloc = true; break;
 		case OPT_SLAB: o->slab = true; break;
 		case OPT_LIVE: o->live = true; break;
 		case OPT_PHASE: o->phase = true; break;
@@ -185,6 +189,10 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	}
 	if (!o->slab && !o->page && !o->live && !o->phase)
 		o->slab = true;
+	if (o->alloc && !o->page && !o->live && !o->phase)
+		o->slab = true;
+	if (!o->caller && !o->alloc)
+		o->caller = true;
 	if (o->start > o->end)
 		return kmf_usage_error("--time: the start is after the end");
 	if (kmt_slab_parse_sort(sort, o->keys, &o->nr_keys, &err))
@@ -200,29 +208,33 @@ static const char dashes[] =
 	"---------------------------------------------------------------------"
 	"---------------------------------------------------------------------";
 
-static void print_callers(const struct kmt_slab *s, const struct kmt_symtab *st,
-			  const struct report_opts *o)
+/* The callsite table, or with @ptrs the table per object address. */
+static void print_rows(const struct kmt_caller *rows, size_t nr, bool ptrs,
+		       const struct kmt_symtab *st, const struct report_opts *o)
 {
 	char name[256];
-	size_t i, n = s->nr_callers;
+	size_t i, n = nr;
 
 	printf("%.105s\n", dashes);
 	printf(" %-34s | Total_alloc/Per | Total_req/Per   | Hit      | Ping-pong | Frag\n",
-	       "Callsite");
+	       ptrs ? "Alloc Ptr" : "Callsite");
 	printf("%.105s\n", dashes);
 	if (o->lines >= 0 && (size_t)o->lines < n)
 		n = (size_t)o->lines;
 	for (i = 0; i < n; i++) {
-		const struct kmt_caller *c = &s->callers[i];
+		const struct kmt_caller *c = &rows[i];
 
-		kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
+		if (ptrs)
+			snprintf(name, sizeof(name), "0x%" PRIx64, c->call_site);
+		else
+			kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
 		printf(" %-34s | %9" PRIu64 "/%-5" PRIu64 " | %9" PRIu64 "/%-5" PRIu64
 		       " | %8" PRIu64 " | %9" PRIu64 " | %6.3f%%\n",
 		       name, c->bytes_alloc, c->hit ? c->bytes_alloc / c->hit : 0,
 		       c->bytes_req, c->hit ? c->bytes_req / c->hit : 0,
 		       c->hit, c->pingpong, kmt_frag(c->bytes_req, c->bytes_alloc));
 	}
-	if (n < s->nr_callers)
+	if (n < nr)
 		printf(" %-34s | %-15s | %-15s | %-8s | %-9s | %s\n", "...", "...",
 		       "...", "...", "...", "...");
 	printf("%.105s\n", dashes);
@@ -472,7 +484,7 @@ int cmd_report(int argc, char **argv)
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
 	}
-	ret = kmt_slab_analyze_range(&t, o.start, o.end, &s, &err);
+	ret = kmt_slab_analyze_range(&t, o.start, o.end, o.alloc && o.slab, &s, &err);
 	if (ret) {
 		kmf_error("%s: %s", o.path, err.msg);
 		kmt_trace_close(&t);
@@ -516,9 +528,15 @@ int cmd_report(int argc, char **argv)
 			printf("\n");
 	}
 	kmt_slab_sort(&s, o.keys, o.nr_keys);
+	kmt_slab_sort_ptrs(&s, o.keys, o.nr_keys);
 	if (o.slab) {
 		if (o.caller)
-			print_callers(&s, &st, &o);
+			print_rows(s.callers, s.nr_callers, false, &st, &o);
+		if (o.alloc) {
+			if (o.caller)
+				printf("\n");
+			print_rows(s.ptrs, s.nr_ptrs, true, &st, &o);
+		}
 		print_summary(&t, &s);
 	}
 	if (o.page)

@@ -23,6 +23,7 @@ static const char *const key_names[KMT_SK_NR] = {
 	[KMT_SK_BYTES] = "bytes",
 	[KMT_SK_CALLSITE] = "callsite",
 	[KMT_SK_PINGPONG] = "pingpong",
+	[KMT_SK_PTR] = "ptr",
 };
 
 double kmt_frag(uint64_t req, uint64_t alloc)
@@ -32,33 +33,40 @@ double kmt_frag(uint64_t req, uint64_t alloc)
 	return 100.0 - 100.0 * (double)req / (double)alloc;
 }
 
-static int caller_index(struct kmt_slab *s, struct kmt_hm *idx,
-		       uint64_t call_site, uint32_t *out)
+/* The row of @addr in a table of rows (callsites, or object addresses). */
+static int row_index(struct kmt_caller **rows, size_t *nr, size_t max,
+		     struct kmt_hm *idx, uint64_t addr, uint32_t *out)
 {
 	struct kmt_hm_slot *slot;
 	int created;
 
-	slot = kmt_hm_get(idx, call_site ? call_site : 1, &created);
+	slot = kmt_hm_get(idx, addr ? addr : 1, &created);
 	if (!slot)
 		return -ENOMEM;
 	if (created) {
 		struct kmt_caller *n;
 
-		if (s->nr_callers >= (1u << LIVE_IDX_BITS))
+		if (*nr >= max)
 			return -E2BIG;
-		if (!(s->nr_callers & (s->nr_callers + 1))) {
-			n = realloc(s->callers,
-				    (s->nr_callers * 2 + 1) * sizeof(*n));
+		if (!(*nr & (*nr + 1))) {
+			n = realloc(*rows, (*nr * 2 + 1) * sizeof(*n));
 			if (!n)
 				return -ENOMEM;
-			s->callers = n;
+			*rows = n;
 		}
-		memset(&s->callers[s->nr_callers], 0, sizeof(*s->callers));
-		s->callers[s->nr_callers].call_site = call_site;
-		slot->val = s->nr_callers++;
+		memset(&(*rows)[*nr], 0, sizeof(**rows));
+		(*rows)[*nr].call_site = addr;
+		slot->val = (*nr)++;
 	}
 	*out = (uint32_t)slot->val;
 	return 0;
+}
+
+static int caller_index(struct kmt_slab *s, struct kmt_hm *idx,
+			uint64_t call_site, uint32_t *out)
+{
+	return row_index(&s->callers, &s->nr_callers, 1u << LIVE_IDX_BITS,
+			 idx, call_site, out);
 }
 
 static int cpu_node(const struct kmt_trace *t, uint32_t cpu)
@@ -73,11 +81,12 @@ static int cpu_node(const struct kmt_trace *t, uint32_t cpu)
 
 static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 		    struct kmt_hm *callers, struct kmt_hm *live,
-		    const struct kmt_event *ev, struct kmt_err *err)
+		    struct kmt_hm *ptrs, const struct kmt_event *ev,
+		    struct kmt_err *err)
 {
 	uint64_t req = ev->bytes_req, alloc = ev->bytes_alloc;
 	struct kmt_hm_slot *slot;
-	uint32_t idx;
+	uint32_t idx, pidx = 0;
 	int created, ret, n1, n2;
 
 	if (ev->type == KMT_EV_CACHE_ALLOC) {
@@ -103,6 +112,15 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	s->callers[idx].bytes_alloc += alloc;
 	s->callers[idx].bytes_req += req;
 	s->callers[idx].hit++;
+	if (s->by_ptr) {
+		ret = row_index(&s->ptrs, &s->nr_ptrs, UINT32_MAX, ptrs, ev->ptr,
+				&pidx);
+		if (ret)
+			return kmt_errf(err, -ret, "out of memory");
+		s->ptrs[pidx].bytes_alloc += alloc;
+		s->ptrs[pidx].bytes_req += req;
+		s->ptrs[pidx].hit++;
+	}
 	s->total_alloc += alloc;
 	s->total_req += req;
 	s->nr_allocs++;
@@ -128,8 +146,11 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	slot->val2 = (ev->ts & LIVE_TS_MASK) |
 		     (uint64_t)(ev->type == KMT_EV_CACHE_ALLOC ?
 				(ev->cache < 0xffff ? ev->cache : 0xffff) : 0) << 48;
-	/* the boot phase segment: by order of events, as times can tie */
-	slot->val3 = s->nr_segs ? s->nr_segs - 1 : 0;
+	/*
+	 * The boot phase segment (by order of events, as times can tie)
+	 * and the object address's row.
+	 */
+	slot->val3 = (s->nr_segs ? s->nr_segs - 1 : 0) | (uint64_t)pidx << 32;
 	return 0;
 }
 
@@ -165,6 +186,8 @@ static void on_free(struct kmt_slab *s, struct kmt_hm *live,
 	lifetime(s, (ev->ts & LIVE_TS_MASK) - (slot->val2 & LIVE_TS_MASK));
 	if (cpu != (ev->cpu & ((1u << LIVE_CPU_BITS) - 1))) {
 		s->callers[idx].pingpong++;
+		if (s->by_ptr)
+			s->ptrs[slot->val3 >> 32].pingpong++;
 		s->nr_cross_cpu++;
 	}
 	kmt_hm_remove(live, slot);
@@ -382,7 +405,7 @@ static int footprint(struct kmt_slab *s, const struct kmt_hm *live,
 			continue;
 		s->callers[idx].live_bytes += bytes;
 		s->callers[idx].live_objs++;
-		retained_in(s, o->val3, bytes, false);
+		retained_in(s, (uint32_t)o->val3, bytes, false);
 		s->live_bytes += bytes;
 		s->live_objs++;
 		/* a cache by its id; kmalloc objects by their size */
@@ -430,13 +453,14 @@ static int footprint(struct kmt_slab *s, const struct kmt_hm *live,
 int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		     struct kmt_err *err)
 {
-	return kmt_slab_analyze_range(t, 0, UINT64_MAX, s, err);
+	return kmt_slab_analyze_range(t, 0, UINT64_MAX, false, s, err);
 }
 
 int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
-			   uint64_t end, struct kmt_slab *s, struct kmt_err *err)
+			   uint64_t end, bool by_ptr, struct kmt_slab *s,
+			   struct kmt_err *err)
 {
-	struct kmt_hm callers, live, pages;
+	struct kmt_hm callers, live, pages, ptrs = { 0 };
 	struct kmt_event ring[LOOKAHEAD];
 	struct kmt_merge m;
 	struct phase_state ps = { .phase = -1, .initcall = -1 };
@@ -445,12 +469,14 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	int ret, more;
 
 	memset(s, 0, sizeof(*s));
+	s->by_ptr = by_ptr;
 	for (i = 0; i < t->nr_cpus; i++)
 		s->lost += t->cpus[i].lost;
 	if (kmt_hm_init(&callers, 1024) || kmt_hm_init(&live, 1 << 16) ||
-	    kmt_hm_init(&pages, 1 << 12)) {
+	    kmt_hm_init(&pages, 1 << 12) || (by_ptr && kmt_hm_init(&ptrs, 1 << 16))) {
 		kmt_hm_free(&callers);
 		kmt_hm_free(&live);
+		kmt_hm_free(&pages);
 		return kmt_errf(err, ENOMEM, "out of memory");
 	}
 	ret = kmt_merge_init(&m, t, err);
@@ -493,7 +519,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		switch (ev->type) {
 		case KMT_EV_KMALLOC:
 		case KMT_EV_CACHE_ALLOC:
-			ret = on_alloc(t, s, &callers, &live, ev, err);
+			ret = on_alloc(t, s, &callers, &live, &ptrs, ev, err);
 			break;
 		case KMT_EV_INITCALL_LEVEL:
 		case KMT_EV_INITCALL_START:
@@ -549,6 +575,7 @@ out:
 	kmt_hm_free(&callers);
 	kmt_hm_free(&live);
 	kmt_hm_free(&pages);
+	kmt_hm_free(&ptrs);
 	if (ret)
 		kmt_slab_free(s);
 	return ret;
@@ -556,6 +583,9 @@ out:
 
 void kmt_slab_free(struct kmt_slab *s)
 {
+	free(s->ptrs);
+	s->ptrs = NULL;
+	s->nr_ptrs = 0;
 	free(s->phases);
 	free(s->initcalls);
 	free(s->segs);
@@ -586,7 +616,7 @@ int kmt_slab_parse_sort(const char *spec, enum kmt_slab_key *keys,
 				break;
 		if (k == KMT_SK_NR)
 			return kmt_errf(err, EINVAL,
-					"unknown sort key '%.*s' (valid: frag, hit, bytes, callsite, pingpong)",
+					"unknown sort key '%.*s' (valid: frag, hit, bytes, callsite, pingpong, ptr)",
 					(int)len, p);
 		if (*nr == KMT_SLAB_MAX_KEYS)
 			return kmt_errf(err, EINVAL, "more than %d sort keys",
@@ -645,6 +675,7 @@ static int cmp_caller(const void *pa, const void *pb)
 			c = cmp_u64_desc(a->bytes_alloc, b->bytes_alloc);
 			break;
 		case KMT_SK_CALLSITE:
+		case KMT_SK_PTR:	/* the row's address: callsite or object */
 			c = a->call_site < b->call_site ? -1 :
 			    a->call_site > b->call_site;
 			break;
@@ -658,6 +689,16 @@ static int cmp_caller(const void *pa, const void *pb)
 	if (!c)
 		c = a->call_site < b->call_site ? -1 : a->call_site > b->call_site;
 	return c;
+}
+
+void kmt_slab_sort_ptrs(struct kmt_slab *s, const enum kmt_slab_key *keys,
+			unsigned int nr)
+{
+	if (!s->nr_ptrs)
+		return;
+	sort_keys = keys;
+	sort_nr = nr;
+	qsort(s->ptrs, s->nr_ptrs, sizeof(*s->ptrs), cmp_caller);
 }
 
 void kmt_slab_sort(struct kmt_slab *s, const enum kmt_slab_key *keys,

@@ -72,6 +72,10 @@ struct kmt_initcall {
 struct kmt_slab {
 	struct kmt_caller *callers;
 	size_t nr_callers;
+	/* with by_ptr: the same per object address (perf kmem --alloc) */
+	bool by_ptr;
+	struct kmt_caller *ptrs;
+	size_t nr_ptrs;
 
 	uint64_t total_req;
 	uint64_t total_alloc;
@@ -126,9 +130,13 @@ struct kmt_slab {
 
 int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		     struct kmt_err *err);
-/* The same, taking only the events with start <= time <= end. */
+/*
+ * The same, taking only the events with start <= time <= end, and with
+ * @by_ptr also the table per object address in s->ptrs.
+ */
 int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
-			   uint64_t end, struct kmt_slab *s, struct kmt_err *err);
+			   uint64_t end, bool by_ptr, struct kmt_slab *s,
+			   struct kmt_err *err);
 /* Initcalls by retained bytes (slab + pages), most first. */
 void kmt_slab_sort_initcalls(struct kmt_slab *s);
 /* Callsites by retained bytes, most first (then by address). */
@@ -142,6 +150,7 @@ enum kmt_slab_key {
 	KMT_SK_BYTES,
 	KMT_SK_CALLSITE,
 	KMT_SK_PINGPONG,
+	KMT_SK_PTR,
 	KMT_SK_NR,
 };
 
@@ -152,6 +161,9 @@ int kmt_slab_parse_sort(const char *spec, enum kmt_slab_key *keys,
 			unsigned int *nr, struct kmt_err *err);
 void kmt_slab_sort(struct kmt_slab *s, const enum kmt_slab_key *keys,
 		   unsigned int nr);
+/* The same for the table per object address. */
+void kmt_slab_sort_ptrs(struct kmt_slab *s, const enum kmt_slab_key *keys,
+			unsigned int nr);
 double kmt_frag(uint64_t req, uint64_t alloc);
 
 #endif

@@ -34,7 +34,7 @@ done
 test_expect_success 'report with an unknown sort key lists the valid ones' '
 	"$MKTRACE" basic t.kmt &&
 	test_must_fail --code=2 "$KMF" report -s frag,size t.kmt 2> err &&
-	grep -q "unknown sort key .size. (valid: frag, hit, bytes, callsite, pingpong)" err
+	grep -q "unknown sort key .size. (valid: frag, hit, bytes, callsite, pingpong, ptr)" err
 '
 
 test_expect_success 'report --line wants a number' '

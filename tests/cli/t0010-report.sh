@@ -39,6 +39,25 @@ test_expect_success 'report --slab --page prints both, slab first' '
 	grep -q "^Events: 8 (kmalloc 0, kmem_cache_alloc 0, kfree 0, kmem_cache_free 0, page alloc 5, page free 3, other 0)$" out
 '
 
+test_expect_success 'report --alloc: one row per object address' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report --alloc t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/basic-alloc.report" out &&
+	"$MKTRACE" realloc r.kmt &&
+	"$KMF" report --alloc r.kmt > out &&
+	grep -q "^ 0xffff888000001000  *|       192/96    |       160/80    |        2 |         0 | 16.667%$" out
+'
+
+test_expect_success 'report --caller --alloc -s ptr: both tables, addresses in order' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report --caller --alloc -s ptr t.kmt > out &&
+	grep -c "^ Callsite \|^ Alloc Ptr " out > n && echo 2 > want && test_cmp want n &&
+	sed -n "s/^ \(0x[0-9a-f]*\) .*/\1/p" out | tr "\n" " " > got &&
+	echo >> got &&
+	echo "0xffff888000001000 0xffff888000002000 0xffff888000003000 0xffff888000004000 0xffff888000005000 " > want &&
+	test_cmp want got
+'
+
 test_expect_success 'a trace written in the other byte order reads the same' '
 	"$MKTRACE" swapped t.kmt &&
 	"$KMF" report t.kmt > out &&

@@ -93,12 +93,12 @@ test_expect_success 'bad --time and --at values exit 2 and say what is wanted' '
 
 test_expect_success 'an unknown option lists the valid ones (exit 2)' '
 	test_must_fail --code=2 "$KMF" report --bogus t.kmt 2> err &&
-	grep -q "^kmemflight report: unknown option .--bogus. (valid: --slab, --page, --live, --phase, --time, --at, --caller, -s/--sort, -l/--line, --raw-ip, -h/--help)$" err &&
+	grep -q "^kmemflight report: unknown option .--bogus. (valid: --slab, --page, --live, --phase, --time, --at, --caller, --alloc, -s/--sort, -l/--line, --raw-ip, -h/--help)$" err &&
 	"$KMF" report --help | grep -o -- "--[a-z][a-z-]*" | sort -u > from-help &&
 	grep -o -- "--[a-z][a-z-]*" err | grep -v -- --bogus | sort -u > from-err &&
 	test_cmp from-help from-err &&
 	test_must_fail --code=2 "$KMF" report -s frag,nope t.kmt 2> err &&
-	grep -q "unknown sort key .nope. (valid: frag, hit, bytes, callsite, pingpong)" err
+	grep -q "unknown sort key .nope. (valid: frag, hit, bytes, callsite, pingpong, ptr)" err
 '
 
 test_done
