@@ -10,25 +10,11 @@
 #include <string.h>
 
 #include "../cli/cli.h"
+#include "report.h"
 #include "slab.h"
 
 #define DEFAULT_SORT "frag,hit,bytes"
-#define VALID_OPTS "--slab, --page, --live, --phase, --time, --at, --caller, --alloc, -s/--sort, -l/--line, --raw-ip, -h/--help"
-
-struct report_opts {
-	const char *path;
-	bool slab;
-	bool page;
-	bool live;
-	bool phase;
-	bool caller;
-	bool alloc;
-	uint64_t start, end;	/* --time / --at, ns, inclusive */
-	bool raw_ip;
-	long lines;
-	enum kmt_slab_key keys[KMT_SLAB_MAX_KEYS];
-	unsigned int nr_keys;
-};
+#define VALID_OPTS "--slab, --page, --live, --phase, --time, --at, --caller, --alloc, -s/--sort, -l/--line, --raw-ip, --json, --csv, -h/--help"
 
 static void usage(FILE *f)
 {
@@ -59,6 +45,9 @@ static void usage(FILE *f)
 		"                          (default: " DEFAULT_SORT ")\n"
 		"    -l, --line <n>        print only the first n rows\n"
 		"    --raw-ip              print callsites as addresses, not sym+0xoff\n"
+		"    --json                the same numbers as one JSON document\n"
+		"    --csv                 the same tables as CSV, each after a line\n"
+		"                          '# table: NAME'\n"
 		"    -h, --help            this help\n");
 }
 
@@ -120,8 +109,10 @@ static int parse_range(const char *s, uint64_t *start, uint64_t *end)
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE, OPT_LIVE,
-	       OPT_TIME, OPT_AT, OPT_PHASE, OPT_ALLOC };
+	       OPT_TIME, OPT_AT, OPT_PHASE, OPT_ALLOC, OPT_JSON, OPT_CSV };
 	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "alloc", no_argument, NULL, OPT_ALLOC },
 		{ "phase", no_argument, NULL, OPT_PHASE },
 		{ "live", no_argument, NULL, OPT_LIVE },
@@ -150,6 +141,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		switch (c) {
 		case OPT_CALLER: o->caller = true; break;
 		case OPT_ALLOC: o->alloc = true; break;
+		case OPT_JSON: o->json = true; break;
+		case OPT_CSV: o->csv = true; break;
 		case OPT_SLAB: o->slab = true; break;
 		case OPT_LIVE: o->live = true; break;
 		case OPT_PHASE: o->phase = true; break;
@@ -195,6 +188,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		o->caller = true;
 	if (o->start > o->end)
 		return kmf_usage_error("--time: the start is after the end");
+	if (o->json && o->csv)
+		return kmf_usage_error("--json and --csv: one output format at a time");
 	if (kmt_slab_parse_sort(sort, o->keys, &o->nr_keys, &err))
 		return kmf_usage_error("%s", err.msg);
 	if (optind != argc - 1)
@@ -340,6 +335,7 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 		"< 1us", "< 10us", "< 100us", "< 1ms", "< 10ms", "< 100ms",
 		"< 1s", "< 10s", ">= 10s",
 	};
+	struct kmt_caller *live = kmt_slab_live_sorted(s);
 	char name[256];
 	size_t i, n = 0, shown = 0;
 	unsigned int b;
@@ -352,10 +348,14 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 	printf(" %-34s | %12s | %8s | %12s | %12s | %s\n", "Callsite",
 	       "Retained", "Objects", "Allocated", "Transient", "Retained%");
 	printf("%.99s\n", dashes);
+	if (!live) {
+		kmf_error("out of memory");
+		return;
+	}
 	for (i = 0; i < s->nr_callers; i++)
-		n += s->callers[i].live_bytes > 0;
-	for (i = 0; i < s->nr_callers && s->callers[i].live_bytes; i++) {
-		const struct kmt_caller *c = &s->callers[i];
+		n += live[i].live_bytes > 0;
+	for (i = 0; i < s->nr_callers && live[i].live_bytes; i++) {
+		const struct kmt_caller *c = &live[i];
 
 		if (o->lines >= 0 && shown == (size_t)o->lines)
 			break;
@@ -403,6 +403,7 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 	for (b = 0; b < KMT_LIFE_BUCKETS; b++)
 		printf("%s %s: %" PRIu64, b ? "," : "", life[b], s->lifetime[b]);
 	printf("\n");
+	free(live);
 }
 
 static void print_stats_row(const char *name, const struct kmt_phase_stats *p,
@@ -515,6 +516,19 @@ int cmd_report(int argc, char **argv)
 		kmt_trace_close(&t);
 		return KMF_EXIT_FAIL;
 	}
+	if (o.json || o.csv) {
+		kmt_slab_sort_initcalls(&s);
+		kmt_slab_sort(&s, o.keys, o.nr_keys);
+		kmt_slab_sort_ptrs(&s, o.keys, o.nr_keys);
+		if (o.json)
+			kmt_report_json(stdout, &t, &s, &st, &o);
+		else
+			kmt_report_csv(stdout, &t, &s, &st, &o);
+		kmt_symtab_free(&st);
+		kmt_slab_free(&s);
+		kmt_trace_close(&t);
+		return KMF_EXIT_OK;
+	}
 	if (o.phase) {
 		kmt_slab_sort_initcalls(&s);
 		print_phases(&s, &st, &o);
@@ -522,7 +536,6 @@ int cmd_report(int argc, char **argv)
 			printf("\n");
 	}
 	if (o.live) {
-		kmt_slab_sort_live(&s);
 		print_live(&t, &s, &st, &o);
 		if (o.slab || o.page)
 			printf("\n");

@@ -640,10 +640,17 @@ static int cmp_live(const void *pa, const void *pb)
 	return a->call_site < b->call_site ? -1 : a->call_site > b->call_site;
 }
 
-void kmt_slab_sort_live(struct kmt_slab *s)
+struct kmt_caller *kmt_slab_live_sorted(const struct kmt_slab *s)
 {
-	if (s->nr_callers)
-		qsort(s->callers, s->nr_callers, sizeof(*s->callers), cmp_live);
+	struct kmt_caller *c = malloc((s->nr_callers ? s->nr_callers : 1) * sizeof(*c));
+
+	if (!c)
+		return NULL;
+	if (s->nr_callers) {
+		memcpy(c, s->callers, s->nr_callers * sizeof(*c));
+		qsort(c, s->nr_callers, sizeof(*c), cmp_live);
+	}
+	return c;
 }
 
 static const enum kmt_slab_key *sort_keys;

@@ -139,8 +139,8 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			   struct kmt_err *err);
 /* Initcalls by retained bytes (slab + pages), most first. */
 void kmt_slab_sort_initcalls(struct kmt_slab *s);
-/* Callsites by retained bytes, most first (then by address). */
-void kmt_slab_sort_live(struct kmt_slab *s);
+/* A copy of the callsites by retained bytes, most first; NULL: ENOMEM. */
+struct kmt_caller *kmt_slab_live_sorted(const struct kmt_slab *s);
 void kmt_slab_free(struct kmt_slab *s);
 
 /* Sort keys for the caller table. */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KMT_REPORT_H
+#define KMT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slab.h"
+
+struct report_opts {
+	const char *path;
+	bool slab;
+	bool page;
+	bool live;
+	bool phase;
+	bool caller;
+	bool alloc;
+	bool json;
+	bool csv;
+	uint64_t start, end;	/* --time / --at, ns, inclusive */
+	bool raw_ip;
+	long lines;
+	enum kmt_slab_key keys[KMT_SLAB_MAX_KEYS];
+	unsigned int nr_keys;
+};
+
+/*
+ * The views of a report for scripts: one JSON document, or CSV tables
+ * each after a "# table: NAME" line.  Field names are stable.
+ */
+void kmt_report_json(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s,
+		     const struct kmt_symtab *st, const struct report_opts *o);
+void kmt_report_csv(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s,
+		    const struct kmt_symtab *st, const struct report_opts *o);
+
+#endif

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemflight report --json / --csv: the same numbers as the tables, for
+ * scripts.  Field names are part of the interface: add, never rename.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s, size_t len)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_key(FILE *f, bool *first, const char *key)
+{
+	fprintf(f, "%s\"%s\": ", *first ? "" : ", ", key);
+	*first = false;
+}
+
+static void json_u64(FILE *f, bool *first, const char *key, uint64_t v)
+{
+	json_key(f, first, key);
+	fprintf(f, "%" PRIu64, v);
+}
+
+static size_t rows_shown(size_t n, const struct report_opts *o)
+{
+	return o->lines >= 0 && (size_t)o->lines < n ? (size_t)o->lines : n;
+}
+
+static void json_rows(FILE *f, const struct kmt_caller *rows, size_t nr, bool ptrs,
+		      const struct kmt_symtab *st, const struct report_opts *o)
+{
+	char name[256];
+	size_t i, n = rows_shown(nr, o);
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		const struct kmt_caller *c = &rows[i];
+		bool first = true;
+
+		fprintf(f, "%s\n    {", i ? "," : "");
+		if (!ptrs) {
+			kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
+			json_key(f, &first, "callsite");
+			json_str(f, name, strlen(name));
+		}
+		json_key(f, &first, ptrs ? "ptr" : "address");
+		fprintf(f, "\"0x%" PRIx64 "\"", c->call_site);
+		json_u64(f, &first, "bytes_alloc", c->bytes_alloc);
+		json_u64(f, &first, "bytes_req", c->bytes_req);
+		json_u64(f, &first, "hit", c->hit);
+		json_u64(f, &first, "pingpong", c->pingpong);
+		json_key(f, &first, "frag_pct");
+		fprintf(f, "%.6f", kmt_frag(c->bytes_req, c->bytes_alloc));
+		fputc('}', f);
+	}
+	fprintf(f, "%s]", n ? "\n  " : "");
+}
+
+static void json_summary(FILE *f, const struct kmt_slab *s)
+{
+	bool first = true;
+
+	fputc('{', f);
+	json_u64(f, &first, "bytes_req", s->total_req);
+	json_u64(f, &first, "bytes_alloc", s->total_alloc);
+	json_u64(f, &first, "bytes_freed", s->total_freed);
+	json_u64(f, &first, "allocations", s->nr_allocs);
+	json_u64(f, &first, "failed", s->nr_failed);
+	json_u64(f, &first, "frees", s->nr_frees);
+	json_u64(f, &first, "frees_unknown", s->nr_unknown_frees);
+	json_u64(f, &first, "cross_cpu", s->nr_cross_cpu);
+	json_u64(f, &first, "cross_node", s->nr_cross_node);
+	json_u64(f, &first, "node_known", s->nr_node_known);
+	json_u64(f, &first, "events", s->nr_events);
+	json_u64(f, &first, "lost", s->lost);
+	fputc('}', f);
+}
+
+static void json_page(FILE *f, const struct kmt_slab *s)
+{
+	bool first = true;
+	unsigned int o, m;
+
+	fputc('{', f);
+	json_u64(f, &first, "requests", s->pg_requests);
+	json_u64(f, &first, "failures", s->pg_fails);
+	json_u64(f, &first, "bytes_alloc", s->pg_bytes_alloc);
+	json_u64(f, &first, "frees", s->pg_frees);
+	json_u64(f, &first, "frees_unmatched", s->pg_free_unmatched);
+	json_u64(f, &first, "bytes_freed", s->pg_bytes_freed);
+	json_key(f, &first, "order_migratetype");
+	fputc('[', f);
+	for (o = 0; o < KMT_PG_ORDERS; o++) {
+		fprintf(f, "%s[", o ? ", " : "");
+		for (m = 0; m < KMT_PG_MT_COLS; m++)
+			fprintf(f, "%s%" PRIu64, m ? ", " : "", s->pg_order_mt[o][m]);
+		fputc(']', f);
+	}
+	fprintf(f, "]}");
+}
+
+static void cache_label(const struct kmt_trace *t, const struct kmt_live_cache *c,
+			char *buf, size_t size)
+{
+	const struct kmt_cache *k = c->cache ? kmt_trace_cache(t, c->cache) : NULL;
+
+	if (!c->cache)
+		snprintf(buf, size, "kmalloc size %u", c->size);
+	else if (k)
+		snprintf(buf, size, "%s", k->name);
+	else
+		snprintf(buf, size, "cache %u", c->cache);
+}
+
+static void json_live(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s,
+		      const struct kmt_symtab *st, const struct report_opts *o)
+{
+	static const char *const life[KMT_LIFE_BUCKETS] = {
+		"lt_1us", "lt_10us", "lt_100us", "lt_1ms", "lt_10ms", "lt_100ms",
+		"lt_1s", "lt_10s", "ge_10s",
+	};
+	struct kmt_caller *live = kmt_slab_live_sorted(s);
+	char name[256];
+	bool first = true, f2;
+	size_t i, n = 0, shown;
+	unsigned int b;
+
+	fputc('{', f);
+	json_u64(f, &first, "at_ns", s->last_ts);
+	json_u64(f, &first, "retained_bytes", s->live_bytes);
+	json_u64(f, &first, "retained_objects", s->live_objs);
+	json_u64(f, &first, "untraced_frees", s->nr_untraced_frees);
+	json_u64(f, &first, "untraced_free_bytes", s->untraced_free_bytes);
+	json_key(f, &first, "callsites");
+	fputc('[', f);
+	for (i = 0; live && i < s->nr_callers && live[i].live_bytes; i++)
+		n++;
+	shown = rows_shown(n, o);
+	for (i = 0; i < shown; i++) {
+		const struct kmt_caller *c = &live[i];
+
+		kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
+		f2 = true;
+		fprintf(f, "%s\n    {", i ? "," : "");
+		json_key(f, &f2, "callsite");
+		json_str(f, name, strlen(name));
+		json_key(f, &f2, "address");
+		fprintf(f, "\"0x%" PRIx64 "\"", c->call_site);
+		json_u64(f, &f2, "retained_bytes", c->live_bytes);
+		json_u64(f, &f2, "retained_objects", c->live_objs);
+		json_u64(f, &f2, "bytes_alloc", c->bytes_alloc);
+		json_u64(f, &f2, "transient_bytes", c->bytes_alloc - c->live_bytes);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]", shown ? "\n  " : "");
+	json_key(f, &first, "caches");
+	fputc('[', f);
+	shown = rows_shown(s->nr_live_caches, o);
+	for (i = 0; i < shown; i++) {
+		cache_label(t, &s->live_caches[i], name, sizeof(name));
+		f2 = true;
+		fprintf(f, "%s\n    {", i ? "," : "");
+		json_key(f, &f2, "cache");
+		json_str(f, name, strlen(name));
+		json_u64(f, &f2, "retained_bytes", s->live_caches[i].bytes);
+		json_u64(f, &f2, "retained_objects", s->live_caches[i].objs);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]", shown ? "\n  " : "");
+	json_u64(f, &first, "pages_retained_blocks", s->pg_live_blocks);
+	json_u64(f, &first, "pages_retained_bytes", s->pg_live_bytes);
+	json_key(f, &first, "pages_retained_by_order");
+	fputc('[', f);
+	for (b = 0; b < KMT_PG_ORDERS; b++)
+		fprintf(f, "%s%" PRIu64, b ? ", " : "", s->pg_live_order[b]);
+	fputc(']', f);
+	json_key(f, &first, "lifetime");
+	fputc('{', f);
+	f2 = true;
+	for (b = 0; b < KMT_LIFE_BUCKETS; b++)
+		json_u64(f, &f2, life[b], s->lifetime[b]);
+	fprintf(f, "}}");
+	free(live);
+}
+
+static void json_stats(FILE *f, bool *first, const struct kmt_phase_stats *p)
+{
+	json_u64(f, first, "slab_alloc", p->slab_alloc);
+	json_u64(f, first, "slab_retained", p->slab_retained);
+	json_u64(f, first, "page_alloc", p->page_alloc);
+	json_u64(f, first, "page_retained", p->page_retained);
+	json_u64(f, first, "events", p->events);
+}
+
+static void json_phases(FILE *f, const struct kmt_slab *s,
+			const struct kmt_symtab *st, const struct report_opts *o)
+{
+	char name[256];
+	size_t i, n;
+	bool first;
+
+	fputc('[', f);
+	for (i = 0; i < s->nr_phases; i++) {
+		const struct kmt_phase *p = &s->phases[i];
+
+		first = true;
+		fprintf(f, "%s\n    {", i ? "," : "");
+		json_key(f, &first, "phase");
+		json_str(f, p->name, p->name_len);
+		json_key(f, &first, "kind");
+		fprintf(f, "\"%s\"", p->exec ? "exec" : i ? "level" : "early");
+		json_u64(f, &first, "start_ns", p->start);
+		json_stats(f, &first, &p->st);
+		fputc('}', f);
+	}
+	fprintf(f, "%s], \"initcalls\": [", s->nr_phases ? "\n  " : "");
+	n = rows_shown(s->nr_initcalls, o);
+	for (i = 0; i < n; i++) {
+		const struct kmt_initcall *c = &s->initcalls[i];
+		const struct kmt_phase *p = &s->phases[c->phase];
+
+		kmt_symtab_format(st, c->fn, o->raw_ip, name, sizeof(name));
+		first = true;
+		fprintf(f, "%s\n    {", i ? "," : "");
+		json_key(f, &first, "initcall");
+		json_str(f, name, strlen(name));
+		json_key(f, &first, "level");
+		json_str(f, p->name, p->name_len);
+		json_u64(f, &first, "start_ns", c->start);
+		json_u64(f, &first, "duration_ns", c->ns);
+		json_key(f, &first, "ret");
+		fprintf(f, "%d", c->ret);
+		json_stats(f, &first, &c->st);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]", n ? "\n  " : "");
+}
+
+void kmt_report_json(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s,
+		     const struct kmt_symtab *st, const struct report_opts *o)
+{
+	fprintf(f, "{\"kmemflight_report\": 1");
+	fprintf(f, ",\n  \"file\": ");
+	json_str(f, o->path, strlen(o->path));
+	fprintf(f, ",\n  \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64,
+		s->first_ts, s->last_ts);
+	if (o->phase) {
+		fprintf(f, ",\n  \"phases\": ");
+		json_phases(f, s, st, o);
+	}
+	if (o->live) {
+		fprintf(f, ",\n  \"live\": ");
+		json_live(f, t, s, st, o);
+	}
+	if (o->slab && o->caller) {
+		fprintf(f, ",\n  \"callers\": ");
+		json_rows(f, s->callers, s->nr_callers, false, st, o);
+	}
+	if (o->slab && o->alloc) {
+		fprintf(f, ",\n  \"allocs\": ");
+		json_rows(f, s->ptrs, s->nr_ptrs, true, st, o);
+	}
+	if (o->slab) {
+		fprintf(f, ",\n  \"slab_summary\": ");
+		json_summary(f, s);
+	}
+	if (o->page) {
+		fprintf(f, ",\n  \"page_summary\": ");
+		json_page(f, s);
+	}
+	fprintf(f, "\n}\n");
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+/* RFC 4180: quote a field that holds a comma, a quote or a line break. */
+static void csv_str(FILE *f, const char *s, size_t len)
+{
+	size_t i;
+
+	if (!memchr(s, ',', len) && !memchr(s, '"', len) &&
+	    !memchr(s, '\n', len) && !memchr(s, '\r', len)) {
+		fwrite(s, 1, len, f);
+		return;
+	}
+	fputc('"', f);
+	for (i = 0; i < len; i++) {
+		if (s[i] == '"')
+			fputc('"', f);
+		fputc(s[i], f);
+	}
+	fputc('"', f);
+}
+
+static void csv_rows(FILE *f, const char *table, const struct kmt_caller *rows,
+		     size_t nr, bool ptrs, const struct kmt_symtab *st,
+		     const struct report_opts *o)
+{
+	char name[256];
+	size_t i, n = rows_shown(nr, o);
+
+	fprintf(f, "# table: %s\n%s,bytes_alloc,bytes_req,hit,pingpong,frag_pct\n",
+		table, ptrs ? "ptr" : "callsite,address");
+	for (i = 0; i < n; i++) {
+		const struct kmt_caller *c = &rows[i];
+
+		if (!ptrs) {
+			kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
+			csv_str(f, name, strlen(name));
+			fputc(',', f);
+		}
+		fprintf(f, "0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%.6f\n", c->call_site, c->bytes_alloc, c->bytes_req, c->hit,
+			c->pingpong, kmt_frag(c->bytes_req, c->bytes_alloc));
+	}
+}
+
+void kmt_report_csv(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s,
+		    const struct kmt_symtab *st, const struct report_opts *o)
+{
+	char name[256];
+	bool sep = false;
+	size_t i, n;
+
+	if (o->phase) {
+		fprintf(f, "# table: phases\nphase,kind,start_ns,slab_alloc,slab_retained,page_alloc,page_retained,events\n");
+		for (i = 0; i < s->nr_phases; i++) {
+			const struct kmt_phase *p = &s->phases[i];
+
+			csv_str(f, p->name, p->name_len);
+			fprintf(f, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%" PRIu64 "\n",
+				p->exec ? "exec" : i ? "level" : "early", p->start,
+				p->st.slab_alloc, p->st.slab_retained, p->st.page_alloc,
+				p->st.page_retained, p->st.events);
+		}
+		fprintf(f, "\n# table: initcalls\ninitcall,level,start_ns,duration_ns,ret,slab_alloc,slab_retained,page_alloc,page_retained,events\n");
+		n = rows_shown(s->nr_initcalls, o);
+		for (i = 0; i < n; i++) {
+			const struct kmt_initcall *c = &s->initcalls[i];
+			const struct kmt_phase *p = &s->phases[c->phase];
+
+			kmt_symtab_format(st, c->fn, o->raw_ip, name, sizeof(name));
+			csv_str(f, name, strlen(name));
+			fputc(',', f);
+			csv_str(f, p->name, p->name_len);
+			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", c->start, c->ns,
+				c->ret, c->st.slab_alloc, c->st.slab_retained,
+				c->st.page_alloc, c->st.page_retained, c->st.events);
+		}
+		sep = true;
+	}
+	if (o->live) {
+		struct kmt_caller *live = kmt_slab_live_sorted(s);
+
+		fprintf(f, "%s# table: live_callsites\ncallsite,address,retained_bytes,retained_objects,bytes_alloc,transient_bytes\n",
+			sep ? "\n" : "");
+		for (i = 0, n = 0; live && i < s->nr_callers && live[i].live_bytes; i++)
+			n++;
+		n = rows_shown(n, o);
+		for (i = 0; i < n; i++) {
+			const struct kmt_caller *c = &live[i];
+
+			kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
+			csv_str(f, name, strlen(name));
+			fprintf(f, ",0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 "\n", c->call_site, c->live_bytes, c->live_objs,
+				c->bytes_alloc, c->bytes_alloc - c->live_bytes);
+		}
+		fprintf(f, "\n# table: live_caches\ncache,retained_bytes,retained_objects\n");
+		n = rows_shown(s->nr_live_caches, o);
+		for (i = 0; i < n; i++) {
+			cache_label(t, &s->live_caches[i], name, sizeof(name));
+			csv_str(f, name, strlen(name));
+			fprintf(f, ",%" PRIu64 ",%" PRIu64 "\n", s->live_caches[i].bytes,
+				s->live_caches[i].objs);
+		}
+		free(live);
+		sep = true;
+	}
+	if (o->slab && o->caller) {
+		if (sep)
+			fputc('\n', f);
+		csv_rows(f, "callers", s->callers, s->nr_callers, false, st, o);
+		sep = true;
+	}
+	if (o->slab && o->alloc) {
+		if (sep)
+			fputc('\n', f);
+		csv_rows(f, "allocs", s->ptrs, s->nr_ptrs, true, st, o);
+		sep = true;
+	}
+	if (o->page) {
+		unsigned int ord, m;
+
+		fprintf(f, "%s# table: page_order_migratetype\norder,unmovable,movable,reclaimable,highatomic,cma_isolate\n",
+			sep ? "\n" : "");
+		for (ord = 0; ord < KMT_PG_ORDERS; ord++) {
+			fprintf(f, "%u", ord);
+			for (m = 0; m < KMT_PG_MT_COLS; m++)
+				fprintf(f, ",%" PRIu64, s->pg_order_mt[ord][m]);
+			fputc('\n', f);
+		}
+	}
+}
