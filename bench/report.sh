@@ -3,8 +3,9 @@
 # trace, on one core.  Generates a deterministic N-event trace with
 # build/tests/mktrace (2 CPUs, 2048 callsites, ~64k live objects, one
 # free in ten on the other CPU), cached under build/bench/, then times
-# each report view N times and prints the best run, events/s and the
-# peak RSS.  Target (DEVELOPERS.md): report --caller >= 40 M events/s.
+# each report view (--caller, --alloc, --live, --phase, JSON) N times
+# and prints the best run, events/s and the peak RSS.
+# Target (DEVELOPERS.md): report --caller >= 40 M events/s.
 #
 #   bench/report.sh [EVENTS] [RUNS]      default 10000000 events, 3 runs
 set -eu
@@ -24,7 +25,7 @@ cat "$trace" > /dev/null	# in the page cache: time the tool, not the disk
 echo "trace: $trace ($events events, $size bytes, $(awk -v s="$size" -v e="$events" 'BEGIN { printf "%.1f", s / e }') B/event)"
 echo "cpu:   $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), pinned to CPU 0"
 printf '%-24s %10s %12s %10s\n' view "best s" "M events/s" "peak RSS"
-for view in "--caller" "--caller --raw-ip"; do
+for view in "--caller" "--caller --raw-ip" "--alloc" "--live" "--phase" "--json --live --phase"; do
 	best=
 	rss=
 	i=0
