@@ -17,7 +17,9 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(CFLAGS)
 
 LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c
 TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c \
-            analyze/slab.c analyze/report.c analyze/report_out.c analyze/info.c
+            analyze/slab.c analyze/report.c analyze/report_out.c analyze/info.c \
+            lib/vmlinux.c
+TOOL_LIBS := -lelf -ldw
 HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -31,11 +33,11 @@ all: build/kmemflight
 
 build/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
 	@mkdir -p build
-	$(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) $(TOOL_SRC)
+	$(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) $(TOOL_SRC) $(TOOL_LIBS)
 
 build-asan/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
 	@mkdir -p build-asan
-	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $(LIB_SRC) $(TOOL_SRC)
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $(LIB_SRC) $(TOOL_SRC) $(TOOL_LIBS)
 
 asan: build-asan/kmemflight
 

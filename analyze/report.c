@@ -10,11 +10,12 @@
 #include <string.h>
 
 #include "../cli/cli.h"
+#include "../lib/vmlinux.h"
 #include "report.h"
 #include "slab.h"
 
 #define DEFAULT_SORT "frag,hit,bytes"
-#define VALID_OPTS "--slab, --page, --live, --phase, --time, --at, --caller, --alloc, -s/--sort, -l/--line, --raw-ip, --json, --csv, -h/--help"
+#define VALID_OPTS "--slab, --page, --live, --phase, --time, --at, --caller, --alloc, -s/--sort, -l/--line, --raw-ip, --vmlinux, --json, --csv, -h/--help"
 
 static void usage(FILE *f)
 {
@@ -45,6 +46,9 @@ static void usage(FILE *f)
 		"                          (default: " DEFAULT_SORT ")\n"
 		"    -l, --line <n>        print only the first n rows\n"
 		"    --raw-ip              print callsites as addresses, not sym+0xoff\n"
+		"    --vmlinux <file>      name callsites from this kernel image (its build-id\n"
+		"                          must match the trace's), with file:line where it\n"
+		"                          has debug info; KASLR is taken into account\n"
 		"    --json                the same numbers as one JSON document\n"
 		"    --csv                 the same tables as CSV, each after a line\n"
 		"                          '# table: NAME'\n"
@@ -109,8 +113,10 @@ static int parse_range(const char *s, uint64_t *start, uint64_t *end)
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE, OPT_LIVE,
-	       OPT_TIME, OPT_AT, OPT_PHASE, OPT_ALLOC, OPT_JSON, OPT_CSV };
+	       OPT_TIME, OPT_AT, OPT_PHASE, OPT_ALLOC, OPT_JSON, OPT_CSV,
+	       OPT_VMLINUX };
 	static const struct option longopts[] = {
+		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "alloc", no_argument, NULL, OPT_ALLOC },
@@ -142,6 +148,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case OPT_CALLER: o->caller = true; break;
 		case OPT_ALLOC: o->alloc = true; break;
 		case OPT_JSON: o->json = true; break;
+		case OPT_VMLINUX: o->vmlinux = optarg; break;
 		case OPT_CSV: o->csv = true; break;
 		case OPT_SLAB: o->slab = true; break;
 		case OPT_LIVE: o->live = true; break;
@@ -473,9 +480,12 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o;
 	struct kmt_trace t;
 	struct kmt_slab s;
-	struct kmt_symtab st;
+	struct kmt_symtab st = { 0 };
+	struct kmt_vmlinux vm = { .fd = -1 };
+	const struct kmt_symtab *sym = &st;
 	struct kmt_err err = { "" };
-	int ret;
+	char bid[129];
+	int ret, status = KMF_EXIT_FAIL;
 
 	ret = parse_args(argc, argv, &o);
 	if (ret)
@@ -491,15 +501,24 @@ int cmd_report(int argc, char **argv)
 		kmt_trace_close(&t);
 		return KMF_EXIT_FAIL;
 	}
-	if (kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len)) {
+	if (o.vmlinux) {
+		if (kmt_vmlinux_open(&vm, o.vmlinux, &t, &err)) {
+			kmf_error("%s", err.msg);
+			goto out;
+		}
+		if (!kmt_trace_meta(&t, "build_id", bid, sizeof(bid)) || !bid[0])
+			kmf_warn("%s has no build-id: cannot check that %s is the recording kernel",
+				 o.path, o.vmlinux);
+		if (!vm.dwarf)
+			kmf_warn("%s has no debug info: no file:line", o.vmlinux);
+		sym = &vm.st;
+	} else if (kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len)) {
 		kmf_error("out of memory");
-		kmt_slab_free(&s);
-		kmt_trace_close(&t);
-		return KMF_EXIT_FAIL;
-	}
-	if (!st.nr && !o.raw_ip)
-		kmf_warn("%s has no kallsyms: callsites are printed as addresses",
+		goto out;
+	} else if (!st.nr && !o.raw_ip) {
+		kmf_warn("%s has no kallsyms: callsites are printed as addresses (--vmlinux names them)",
 			 o.path);
+	}
 	if (s.nr_unknown_cache)
 		kmf_warn("%" PRIu64 " kmem_cache events name a cache the trace never defined",
 			 s.nr_unknown_cache);
@@ -511,51 +530,46 @@ int cmd_report(int argc, char **argv)
 			  ".%09" PRIu64 " s to %" PRIu64 ".%09" PRIu64 " s", o.path,
 			  s.trace_first_ts / 1000000000u, s.trace_first_ts % 1000000000u,
 			  s.trace_last_ts / 1000000000u, s.trace_last_ts % 1000000000u);
-		kmt_symtab_free(&st);
-		kmt_slab_free(&s);
-		kmt_trace_close(&t);
-		return KMF_EXIT_FAIL;
+		goto out;
 	}
-	if (o.json || o.csv) {
-		kmt_slab_sort_initcalls(&s);
-		kmt_slab_sort(&s, o.keys, o.nr_keys);
-		kmt_slab_sort_ptrs(&s, o.keys, o.nr_keys);
-		if (o.json)
-			kmt_report_json(stdout, &t, &s, &st, &o);
-		else
-			kmt_report_csv(stdout, &t, &s, &st, &o);
-		kmt_symtab_free(&st);
-		kmt_slab_free(&s);
-		kmt_trace_close(&t);
-		return KMF_EXIT_OK;
+	status = KMF_EXIT_OK;
+	kmt_slab_sort_initcalls(&s);
+	kmt_slab_sort(&s, o.keys, o.nr_keys);
+	kmt_slab_sort_ptrs(&s, o.keys, o.nr_keys);
+	if (o.json) {
+		kmt_report_json(stdout, &t, &s, sym, &o);
+		goto out;
+	}
+	if (o.csv) {
+		kmt_report_csv(stdout, &t, &s, sym, &o);
+		goto out;
 	}
 	if (o.phase) {
-		kmt_slab_sort_initcalls(&s);
-		print_phases(&s, &st, &o);
+		print_phases(&s, sym, &o);
 		if (o.live || o.slab || o.page)
 			printf("\n");
 	}
 	if (o.live) {
-		print_live(&t, &s, &st, &o);
+		print_live(&t, &s, sym, &o);
 		if (o.slab || o.page)
 			printf("\n");
 	}
-	kmt_slab_sort(&s, o.keys, o.nr_keys);
-	kmt_slab_sort_ptrs(&s, o.keys, o.nr_keys);
 	if (o.slab) {
 		if (o.caller)
-			print_rows(s.callers, s.nr_callers, false, &st, &o);
+			print_rows(s.callers, s.nr_callers, false, sym, &o);
 		if (o.alloc) {
 			if (o.caller)
 				printf("\n");
-			print_rows(s.ptrs, s.nr_ptrs, true, &st, &o);
+			print_rows(s.ptrs, s.nr_ptrs, true, sym, &o);
 		}
 		print_summary(&t, &s);
 	}
 	if (o.page)
 		print_page_summary(&s);
+out:
+	kmt_vmlinux_close(&vm);
 	kmt_symtab_free(&st);
 	kmt_slab_free(&s);
 	kmt_trace_close(&t);
-	return KMF_EXIT_OK;
+	return status;
 }

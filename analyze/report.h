@@ -10,6 +10,7 @@
 
 struct report_opts {
 	const char *path;
+	const char *vmlinux;	/* symbols from this image, not kallsyms */
 	bool slab;
 	bool page;
 	bool live;

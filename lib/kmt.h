@@ -267,18 +267,26 @@ struct kmt_sym {
 	uint64_t addr;
 	const char *name;
 	uint32_t name_len;
+	bool global;		/* preferred when two share an address */
 };
 
 struct kmt_symtab {
 	struct kmt_sym *syms;
 	size_t nr;
+	/* trace address - symbol address: a KASLR boot against a vmlinux */
+	int64_t slide;
+	/* file:line of a (symbol-space) address, if the source knows it */
+	int (*line)(void *ctx, uint64_t addr, char *buf, size_t size);
+	void *line_ctx;
 };
 
 int kmt_symtab_load(struct kmt_symtab *st, const char *text, size_t len);
 void kmt_symtab_free(struct kmt_symtab *st);
 const struct kmt_sym *kmt_symtab_find(const struct kmt_symtab *st,
 				      uint64_t addr);
-/* "sym+0xoff" or "0xaddr" into buf. */
+/* Sort the symbols and keep them (after filling syms by hand). */
+void kmt_symtab_sort(struct kmt_symtab *st);
+/* "sym+0xoff" or "0xaddr" into buf, then " (file:line)" if known. */
 void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr, bool raw,
 		       char *buf, size_t size);
 

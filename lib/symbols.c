@@ -11,12 +11,6 @@
 
 #include "kmt.h"
 
-static bool sym_global(const struct kmt_sym *s)
-{
-	/* names point into "addr T name": the type is two bytes before */
-	return s->name[-2] >= 'A' && s->name[-2] <= 'Z';
-}
-
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct kmt_sym *x = a, *y = b;
@@ -24,8 +18,8 @@ static int cmp_sym(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	/* Prefer the global name when two symbols share an address. */
-	if (sym_global(x) != sym_global(y))
-		return sym_global(x) ? -1 : 1;
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
 	/* then the first in the file */
 	return x->name < y->name ? -1 : x->name > y->name;
 }
@@ -87,11 +81,18 @@ int kmt_symtab_load(struct kmt_symtab *st, const char *text, size_t len)
 		st->syms[st->nr].addr = addr;
 		st->syms[st->nr].name = name;
 		st->syms[st->nr].name_len = (uint32_t)(q - name);
+		/* "addr T name": the type letter is two bytes before the name */
+		st->syms[st->nr].global = name[-2] >= 'A' && name[-2] <= 'Z';
 		st->nr++;
 	}
+	kmt_symtab_sort(st);
+	return 0;
+}
+
+void kmt_symtab_sort(struct kmt_symtab *st)
+{
 	if (st->nr)
 		qsort(st->syms, st->nr, sizeof(*st->syms), cmp_sym);
-	return 0;
 }
 
 void kmt_symtab_free(struct kmt_symtab *st)
@@ -126,12 +127,23 @@ const struct kmt_sym *kmt_symtab_find(const struct kmt_symtab *st,
 void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr, bool raw,
 		       char *buf, size_t size)
 {
-	const struct kmt_sym *s = raw ? NULL : kmt_symtab_find(st, addr);
+	uint64_t a = addr - (uint64_t)st->slide;
+	const struct kmt_sym *s = raw ? NULL : kmt_symtab_find(st, a);
+	char line[192];
+	int n;
 
 	/* Past 1 MiB from the nearest symbol it is not that symbol. */
-	if (!s || addr - s->addr >= (1u << 20))
+	if (!s || a - s->addr >= (1u << 20)) {
 		snprintf(buf, size, "0x%" PRIx64, addr);
-	else
-		snprintf(buf, size, "%.*s+0x%" PRIx64, (int)s->name_len,
-			 s->name, addr - s->addr);
+		return;
+	}
+	n = snprintf(buf, size, "%.*s+0x%" PRIx64, (int)s->name_len, s->name,
+		     a - s->addr);
+	/*
+	 * A callsite is a return address: its line is the call's, just
+	 * before it.  A function's own address (an initcall) is its line.
+	 */
+	if (st->line && n > 0 && (size_t)n < size &&
+	    !st->line(st->line_ctx, a > s->addr ? a - 1 : a, line, sizeof(line)))
+		snprintf(buf + n, size - (size_t)n, " (%s)", line);
 }

@@ -76,6 +76,16 @@ phases_recorded() {	# the levels in order, initcalls, and what they kept adds up
 	[ "$kept" = "$retained" ] && [ "$(grep -c '^ [a-z_0-9.]*+0x0 ' "$out/$1/phase.txt")" -gt 100 ]
 }
 
+vmlinux_names() {	# the callsite table from vmlinux == from the trace's kallsyms
+	vmlinux=${kernel%/arch/x86/boot/bzImage}/vmlinux
+	"$kmf" report --vmlinux "$vmlinux" "$out/$1/boot.kmt" 2> "$out/$1/vmlinux.err" |
+		sed 's/ ([^)]*:[0-9]*) / /' | tr -s ' ' > "$out/$1/report-vmlinux.txt" || return 1
+	cat "$out/$1/vmlinux.err"
+	"$kmf" report "$out/$1/boot.kmt" | tr -s ' ' > "$out/$1/report-kallsyms.txt" &&
+	cmp "$out/$1/report-kallsyms.txt" "$out/$1/report-vmlinux.txt" &&
+	[ "$(wc -l < "$out/$1/report-vmlinux.txt")" -gt 100 ]
+}
+
 before_trace_init() {	# callsites that only run before trace_init()
 	grep -E '^ (sched_init|rcu_init|workqueue_init_early|mm_core_init|kmem_cache_init)[a-z_]*\+0x' \
 		"$out/$1/report.txt" | head -5 | tee /dev/stderr | grep -q .
@@ -96,6 +106,8 @@ for cpus in 1 2; do
 	check "$name: saved file is mode 0600" sh -c "[ \$(stat -c %a '$out/$name/boot.kmt') = 600 ]"
 	check "$name: --live retained bytes == net allocated - frees the trace missed" live_consistent "$name"
 	check "$name: boot phases: the initcall levels, then exec /init" phases_recorded "$name"
+	check "$name: --vmlinux (libelf, build-id checked) names callsites as kallsyms does" \
+		vmlinux_names "$name"
 	check "$name: GFP flags are named with the kernel's own table" \
 		sh -c "'$kmf' dump '$out/$name/boot.kmt' | grep -m1 ' kmalloc .* gfp_flags=GFP_KERNEL'"
 	check "$name: dmesg shows the recorder started at kmem_cache_init" \
