@@ -265,6 +265,9 @@ static void print_summary(const struct kmt_trace *t, const struct kmt_slab *s)
 	printf("Allocations: %" PRIu64 ", failed: %" PRIu64 ", frees: %" PRIu64
 	       " (%" PRIu64 " of objects not allocated in the trace)\n",
 	       s->nr_allocs, s->nr_failed, s->nr_frees, s->nr_unknown_frees);
+	if (s->nr_double_traced)
+		printf("(%" PRIu64 " large kmallocs were traced twice by the kernel: counted once, for their caller)\n",
+		       s->nr_double_traced);
 	pages_freed = s->by_type[KMT_EV_PAGE_FREE] +
 		      s->by_type[KMT_EV_PAGE_FREE_BATCHED];
 	printf("Events: %" PRIu64 " (kmalloc %" PRIu64 ", kmem_cache_alloc %" PRIu64
@@ -304,6 +307,9 @@ static void print_page_summary(const struct kmt_slab *s)
 	printf("Total free requested:  %" PRIu64 "\n", s->pg_frees);
 	printf("Total free unmatched:  %" PRIu64 "\n", s->pg_free_unmatched);
 	printf("Total bytes freed:     %" PRIu64 "\n", s->pg_bytes_freed);
+	if (s->pg_frees_batched)
+		printf("(%" PRIu64 " mm_page_free_batched events repeat an mm_page_free: not counted again)\n",
+		       s->pg_frees_batched);
 	printf("\nOrder");
 	for (m = 0; m < KMT_PG_MT_COLS; m++)
 		printf("  %12s", mt_names[m]);

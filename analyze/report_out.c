@@ -89,6 +89,7 @@ static void json_summary(FILE *f, const struct kmt_slab *s)
 	json_u64(f, &first, "failed", s->nr_failed);
 	json_u64(f, &first, "frees", s->nr_frees);
 	json_u64(f, &first, "frees_unknown", s->nr_unknown_frees);
+	json_u64(f, &first, "double_traced", s->nr_double_traced);
 	json_u64(f, &first, "cross_cpu", s->nr_cross_cpu);
 	json_u64(f, &first, "cross_node", s->nr_cross_node);
 	json_u64(f, &first, "node_known", s->nr_node_known);
@@ -109,6 +110,7 @@ static void json_page(FILE *f, const struct kmt_slab *s)
 	json_u64(f, &first, "frees", s->pg_frees);
 	json_u64(f, &first, "frees_unmatched", s->pg_free_unmatched);
 	json_u64(f, &first, "bytes_freed", s->pg_bytes_freed);
+	json_u64(f, &first, "frees_batched", s->pg_frees_batched);
 	json_key(f, &first, "order_migratetype");
 	fputc('[', f);
 	for (o = 0; o < KMT_PG_ORDERS; o++) {

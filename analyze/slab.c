@@ -81,8 +81,8 @@ static int cpu_node(const struct kmt_trace *t, uint32_t cpu)
 
 static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 		    struct kmt_hm *callers, struct kmt_hm *live,
-		    struct kmt_hm *ptrs, const struct kmt_event *ev,
-		    struct kmt_err *err)
+		    struct kmt_hm *ptrs, const uint64_t *last, size_t nr_last,
+		    const struct kmt_event *ev, struct kmt_err *err)
 {
 	uint64_t req = ev->bytes_req, alloc = ev->bytes_alloc;
 	struct kmt_hm_slot *slot;
@@ -135,7 +135,35 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	slot = kmt_hm_get(live, ev->ptr, &created);
 	if (!slot)
 		return kmt_errf(err, ENOMEM, "out of memory");
-	if (!created) {
+	if (!created && ev->type == KMT_EV_KMALLOC && last &&
+	    last[(ev->cpu % nr_last) * 4 + (ev->ctx & 3)] == ev->ptr &&
+	    slot->val >> 32 == alloc &&
+	    ((slot->val >> LIVE_IDX_BITS) & ((1u << LIVE_CPU_BITS) - 1)) ==
+	    (ev->cpu & ((1u << LIVE_CPU_BITS) - 1))) {
+		/*
+		 * 6.12 traces a large kmalloc twice, back to back: inside
+		 * __kmalloc_large_node_noprof(), then for the real caller.
+		 * Keep the second: take the first one's counts back.
+		 */
+		uint32_t prev = slot->val & ((1u << LIVE_IDX_BITS) - 1);
+
+		s->callers[prev].bytes_alloc -= alloc;
+		s->callers[prev].bytes_req -= req;
+		s->callers[prev].hit--;
+		if (s->by_ptr) {
+			s->ptrs[pidx].bytes_alloc -= alloc;
+			s->ptrs[pidx].bytes_req -= req;
+			s->ptrs[pidx].hit--;
+		}
+		s->total_alloc -= alloc;
+		s->total_req -= req;
+		s->nr_allocs--;
+		if (n1 >= 0 && n2 >= 0) {	/* same object, same CPU: same */
+			s->nr_node_known--;
+			s->nr_cross_node -= n1 != n2;
+		}
+		s->nr_double_traced++;
+	} else if (!created) {
 		s->nr_untraced_frees++;
 		s->untraced_free_bytes += slot->val >> 32;
 	}
@@ -224,8 +252,18 @@ static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 static void on_page_free(const struct kmt_trace *t, struct kmt_slab *s,
 			 struct kmt_hm *pages, const struct kmt_event *ev)
 {
-	uint32_t order = ev->type == KMT_EV_PAGE_FREE_BATCHED ? 0 : ev->order;
+	uint32_t order = ev->order;
 	struct kmt_hm_slot *slot;
+
+	/*
+	 * 6.12's free_unref_folios() reports each page with mm_page_free
+	 * (in free_pages_prepare()) and again with mm_page_free_batched:
+	 * the second is not another free.
+	 */
+	if (ev->type == KMT_EV_PAGE_FREE_BATCHED) {
+		s->pg_frees_batched++;
+		return;
+	}
 
 	s->pg_frees++;
 	s->pg_bytes_freed += (1ULL << t->fmt.page_shift) << (order < 63 ? order : 63);
@@ -450,6 +488,21 @@ static int footprint(struct kmt_slab *s, const struct kmt_hm *live,
 	return 0;
 }
 
+/* Rows that a double trace emptied: nothing to show. */
+static void drop_empty_rows(struct kmt_slab *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr_callers; i++)
+		if (s->callers[i].hit || s->callers[i].live_bytes)
+			s->callers[n++] = s->callers[i];
+	s->nr_callers = n;
+	for (i = 0, n = 0; i < s->nr_ptrs; i++)
+		if (s->ptrs[i].hit)
+			s->ptrs[n++] = s->ptrs[i];
+	s->nr_ptrs = n;
+}
+
 int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		     struct kmt_err *err)
 {
@@ -461,6 +514,13 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			   struct kmt_err *err)
 {
 	struct kmt_hm callers, live, pages, ptrs = { 0 };
+	/*
+	 * Per CPU and context (task, softirq, hardirq, NMI): the object of
+	 * the last event if it was a kmalloc, so that an interrupt between
+	 * the two traces of one large kmalloc does not hide the pair.
+	 */
+	size_t nr_last = t->fmt.nr_cpu_ids ? t->fmt.nr_cpu_ids : 1;
+	uint64_t *last;
 	struct kmt_event ring[LOOKAHEAD];
 	struct kmt_merge m;
 	struct phase_state ps = { .phase = -1, .initcall = -1 };
@@ -470,6 +530,9 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 
 	memset(s, 0, sizeof(*s));
 	s->by_ptr = by_ptr;
+	last = calloc(nr_last * 4, sizeof(*last));
+	if (!last)
+		return kmt_errf(err, ENOMEM, "out of memory");
 	for (i = 0; i < t->nr_cpus; i++)
 		s->lost += t->cpus[i].lost;
 	if (kmt_hm_init(&callers, 1024) || kmt_hm_init(&live, 1 << 16) ||
@@ -477,6 +540,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		kmt_hm_free(&callers);
 		kmt_hm_free(&live);
 		kmt_hm_free(&pages);
+		free(last);
 		return kmt_errf(err, ENOMEM, "out of memory");
 	}
 	ret = kmt_merge_init(&m, t, err);
@@ -519,7 +583,8 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		switch (ev->type) {
 		case KMT_EV_KMALLOC:
 		case KMT_EV_CACHE_ALLOC:
-			ret = on_alloc(t, s, &callers, &live, &ptrs, ev, err);
+			ret = on_alloc(t, s, &callers, &live, &ptrs, last, nr_last,
+				       ev, err);
 			break;
 		case KMT_EV_INITCALL_LEVEL:
 		case KMT_EV_INITCALL_START:
@@ -556,6 +621,8 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 				b->page_alloc += s->pg_bytes_alloc - page0;
 			}
 		}
+		last[(ev->cpu % nr_last) * 4 + (ev->ctx & 3)] =
+			ev->type == KMT_EV_KMALLOC ? ev->ptr : 0;
 next:
 		/* the slot is free again: read the next event into it */
 		if (more > 0 && !ret) {
@@ -576,6 +643,9 @@ out:
 	kmt_hm_free(&live);
 	kmt_hm_free(&pages);
 	kmt_hm_free(&ptrs);
+	free(last);
+	if (!ret)
+		drop_empty_rows(s);
 	if (ret)
 		kmt_slab_free(s);
 	return ret;

@@ -104,6 +104,10 @@ struct kmt_slab {
 	 * traced.  The earlier object counts as freed then.
 	 */
 	uint64_t nr_untraced_frees, untraced_free_bytes;
+	/* large kmallocs 6.12 traces twice: counted once, for the caller */
+	uint64_t nr_double_traced;
+	/* mm_page_free_batched: a page mm_page_free already reported */
+	uint64_t pg_frees_batched;
 	/* the footprint at the end: what was never freed */
 	uint64_t live_bytes, live_objs;
 	struct kmt_live_cache *live_caches;	/* most bytes first */

@@ -58,6 +58,15 @@ test_expect_success 'report --caller --alloc -s ptr: both tables, addresses in o
 	test_cmp want got
 '
 
+test_expect_success '6.12 double traces: a large kmalloc and a batched page free count once' '
+	"$MKTRACE" double t.kmt &&
+	"$KMF" report --slab --page t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/double.report" out &&
+	"$KMF" report --live t.kmt > out &&
+	! grep -q "allocated again" out &&
+	grep -q "^ total  *|        32776 |        3 |        32776 |            0 |$" out
+'
+
 test_expect_success 'a trace written in the other byte order reads the same' '
 	"$MKTRACE" swapped t.kmt &&
 	"$KMF" report t.kmt > out &&

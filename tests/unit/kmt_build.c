@@ -243,6 +243,14 @@ void kb_page_alloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 	record(b, cpu, ts, KMT_EV_PAGE_ALLOC, ctx, pid, v, 4, NULL);
 }
 
+void kb_page_free_batched(struct kb *b, unsigned int cpu, uint64_t ts,
+			  uint64_t pfn1)
+{
+	uint64_t v[1] = { pfn1 };
+
+	record(b, cpu, ts, KMT_EV_PAGE_FREE_BATCHED, KMT_CTX_TASK, 1, v, 1, NULL);
+}
+
 void kb_page_free(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 		  uint32_t pid, uint64_t pfn1, uint32_t order)
 {

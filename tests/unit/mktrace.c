@@ -187,6 +187,28 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "double")) {
+		/*
+		 * What 6.12 writes for one large kmalloc (traced inside
+		 * __kmalloc_large_node_noprof, then for the caller) and for
+		 * a page freed through free_unref_folios (mm_page_free, then
+		 * mm_page_free_batched); and an interrupt's kmalloc between
+		 * two traces of another large kmalloc on CPU 1.
+		 */
+		b = kb_new(2, 4096);
+		kb_set_kallsyms(b, kb_kallsyms);
+		kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 1, T(0x2005), D(0x10000), 10000, 16384, 0xcc0, -1);
+		kb_kmalloc(b, 0, 1001, KMT_CTX_TASK, 1, T(0x1010), D(0x10000), 10000, 16384, 0xcc0, -1);
+		kb_page_alloc(b, 0, 2000, KMT_CTX_TASK, 1, 0x1001, 0, 0xcc0, 1);
+		kb_page_free(b, 0, 3000, KMT_CTX_TASK, 1, 0x1001, 0);
+		kb_page_free_batched(b, 0, 3001, 0x1001);
+		kb_kmalloc(b, 1, 4000, KMT_CTX_TASK, 1, T(0x2005), D(0x20000), 9000, 16384, 0xcc0, -1);
+		kb_kmalloc(b, 1, 4001, KMT_CTX_HARDIRQ, 0, T(0x3008), D(0x30000), 8, 8, 0x820, -1);
+		kb_kmalloc(b, 1, 4002, KMT_CTX_TASK, 1, T(0x1040), D(0x20000), 9000, 16384, 0xcc0, -1);
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "realloc")) {
 		/* one address allocated twice, the free in between untraced */
 		b = kb_new(1, 4096);
