@@ -17,7 +17,8 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(CFLAGS)
 
 LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c
 TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c \
-            analyze/slab.c analyze/report.c analyze/report_out.c analyze/info.c \
+            analyze/slab.c analyze/pagesite.c analyze/report.c analyze/report_out.c \
+            analyze/info.c \
             lib/vmlinux.c
 TOOL_LIBS := -lelf -ldw
 HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h
@@ -41,9 +42,9 @@ build-asan/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
 
 asan: build-asan/kmemflight
 
-build-asan/tests/%: tests/unit/%.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) analyze/slab.c $(HDRS)
+build-asan/tests/%: tests/unit/%.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) analyze/slab.c analyze/pagesite.c $(HDRS)
 	@mkdir -p build-asan/tests
-	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) analyze/slab.c -lcmocka
+	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) analyze/slab.c analyze/pagesite.c -lcmocka
 
 unit-build: $(patsubst tests/unit/%,build-asan/tests/%,$(UNIT))
 

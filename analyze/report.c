@@ -15,7 +15,7 @@
 #include "slab.h"
 
 #define DEFAULT_SORT "frag,hit,bytes"
-#define VALID_OPTS "--slab, --page, --live, --phase, --time, --at, --caller, --alloc, -s/--sort, -l/--line, --raw-ip, --vmlinux, --json, --csv, -h/--help"
+#define VALID_OPTS "--slab, --page, --live, --phase, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help"
 
 static void usage(FILE *f)
 {
@@ -43,8 +43,12 @@ static void usage(FILE *f)
 		"                          at an address, added up\n"
 		"    -s, --sort <keys>     sort by keys, comma separated, most significant\n"
 		"                          first: frag, hit, bytes, callsite, pingpong, ptr\n"
+		"                          (with --page alone: bytes, hit, callsite, order,\n"
+		"                          migtype, gfp; default bytes,hit)\n"
 		"                          (default: " DEFAULT_SORT ")\n"
 		"    -l, --line <n>        print only the first n rows\n"
+		"    -v, --verbose         with --page: list the frames taken as the page\n"
+		"                          allocator's when naming page callers\n"
 		"    --raw-ip              print callsites as addresses, not sym+0xoff\n"
 		"    --vmlinux <file>      name callsites from this kernel image (its build-id\n"
 		"                          must match the trace's), with file:line where it\n"
@@ -130,11 +134,13 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "sort", required_argument, NULL, 's' },
 		{ "line", required_argument, NULL, 'l' },
 		{ "raw-ip", no_argument, NULL, OPT_RAW_IP },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kmt_err err;
 	const char *sort = DEFAULT_SORT;
+	bool sort_given = false;
 	char *end;
 	int c;
 
@@ -143,7 +149,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->lines = -1;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+s:l:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:l:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_CALLER: o->caller = true; break;
 		case OPT_ALLOC: o->alloc = true; break;
@@ -166,7 +172,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_PAGE: o->page = true; break;
 		case OPT_RAW_IP: o->raw_ip = true; break;
-		case 's': sort = optarg; break;
+		case 's': sort = optarg; sort_given = true; break;
+		case 'v': o->verbose = true; break;
 		case 'l':
 			errno = 0;
 			o->lines = strtol(optarg, &end, 10);
@@ -197,6 +204,14 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		return kmf_usage_error("--time: the start is after the end");
 	if (o->json && o->csv)
 		return kmf_usage_error("--json and --csv: one output format at a time");
+	/* -s sorts the slab tables, or the page table with --page alone */
+	if (o->page && !o->slab && sort_given) {
+		if (kmt_page_parse_sort(sort, o->pkeys, &o->nr_pkeys, &err))
+			return kmf_usage_error("%s", err.msg);
+		sort = DEFAULT_SORT;
+	} else if (kmt_page_parse_sort("bytes,hit", o->pkeys, &o->nr_pkeys, &err)) {
+		return kmf_usage_error("%s", err.msg);
+	}
 	if (kmt_slab_parse_sort(sort, o->keys, &o->nr_keys, &err))
 		return kmf_usage_error("%s", err.msg);
 	if (optind != argc - 1)
@@ -294,6 +309,59 @@ static void print_summary(const struct kmt_trace *t, const struct kmt_slab *s)
 static const char *const mt_names[KMT_PG_MT_COLS] = {
 	"Unmovable", "Movable", "Reclaimable", "HighAtomic", "CMA/Isolate",
 };
+
+static void print_page_callers(const struct kmt_trace *t, const struct kmt_slab *s,
+			       const struct kmt_symtab *st, const struct report_opts *o)
+{
+	static const char *const mt_short[] = {
+		"UNMOVABLE", "MOVABLE", "RECLAIMABLE", "HIGHATOMIC",
+	};
+	char name[256], gfp[256];
+	size_t i, n = s->nr_pcallers;
+
+	if (o->verbose) {
+		const char *const *ex, *const *pre;
+		size_t ne, np;
+
+		kmt_page_internal_names(&ex, &ne, &pre, &np);
+		printf("Frames taken as the page allocator's (the caller is the first other one):\n ");
+		for (i = 0; i < ne; i++)
+			printf(" %s", ex[i]);
+		printf("\n  and any name starting with:");
+		for (i = 0; i < np; i++)
+			printf(" %s", pre[i]);
+		printf("\n\n");
+	}
+	printf("%.120s\n", dashes);
+	printf(" %-34s | Total_alloc/Per   | Hit      | Order | Migrate type | GFP flags\n",
+	       "Callsite");
+	printf("%.120s\n", dashes);
+	if (o->lines >= 0 && (size_t)o->lines < n)
+		n = (size_t)o->lines;
+	for (i = 0; i < n; i++) {
+		const struct kmt_page_caller *c = &s->pcallers[i];
+		char mt[16];
+
+		if (c->site)
+			kmt_symtab_format(st, c->site, o->raw_ip, name, sizeof(name));
+		else
+			snprintf(name, sizeof(name), "(unknown)");
+		if (c->migratetype >= 0 && c->migratetype < 4)
+			snprintf(mt, sizeof(mt), "%s", mt_short[c->migratetype]);
+		else
+			snprintf(mt, sizeof(mt), "%d", c->migratetype);
+		kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
+		printf(" %-34s | %9" PRIu64 "/%-7" PRIu64 " | %8" PRIu64 " | %5u | %-12s | %s\n",
+		       name, c->bytes, c->hit ? c->bytes / c->hit : 0, c->hit, c->order,
+		       mt, gfp);
+	}
+	if (n < s->nr_pcallers)
+		printf(" %-34s | %-17s | %-8s | %-5s | %-12s | %s\n", "...", "...",
+		       "...", "...", "...", "...");
+	printf("%.120s\n", dashes);
+	if (!s->pg_with_stack)
+		printf("(no page allocation carries its callers: boot with kmemtrace.page_stack=6 to record them)\n");
+}
 
 static void print_page_summary(const struct kmt_slab *s)
 {
@@ -501,12 +569,7 @@ int cmd_report(int argc, char **argv)
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
 	}
-	ret = kmt_slab_analyze_range(&t, o.start, o.end, o.alloc && o.slab, &s, &err);
-	if (ret) {
-		kmf_error("%s: %s", o.path, err.msg);
-		kmt_trace_close(&t);
-		return KMF_EXIT_FAIL;
-	}
+	memset(&s, 0, sizeof(s));
 	if (o.vmlinux) {
 		if (kmt_vmlinux_open(&vm, o.vmlinux, &t, &err)) {
 			kmf_error("%s", err.msg);
@@ -525,6 +588,12 @@ int cmd_report(int argc, char **argv)
 		kmf_warn("%s has no kallsyms: callsites are printed as addresses (--vmlinux names them)",
 			 o.path);
 	}
+	ret = kmt_slab_analyze_range(&t, o.start, o.end, o.alloc && o.slab, sym,
+				     &s, &err);
+	if (ret) {
+		kmf_error("%s: %s", o.path, err.msg);
+		goto out;
+	}
 	if (s.nr_unknown_cache)
 		kmf_warn("%" PRIu64 " kmem_cache events name a cache the trace never defined",
 			 s.nr_unknown_cache);
@@ -542,6 +611,7 @@ int cmd_report(int argc, char **argv)
 	kmt_slab_sort_initcalls(&s);
 	kmt_slab_sort(&s, o.keys, o.nr_keys);
 	kmt_slab_sort_ptrs(&s, o.keys, o.nr_keys);
+	kmt_page_sort(&s, o.pkeys, o.nr_pkeys);
 	if (o.json) {
 		kmt_report_json(stdout, &t, &s, sym, &o);
 		goto out;
@@ -570,8 +640,13 @@ int cmd_report(int argc, char **argv)
 		}
 		print_summary(&t, &s);
 	}
-	if (o.page)
+	if (o.page) {
+		if (o.slab)
+			printf("\n");
+		if (o.caller)
+			print_page_callers(&t, &s, sym, &o);
 		print_page_summary(&s);
+	}
 out:
 	kmt_vmlinux_close(&vm);
 	kmt_symtab_free(&st);

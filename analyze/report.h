@@ -24,6 +24,9 @@ struct report_opts {
 	long lines;
 	enum kmt_slab_key keys[KMT_SLAB_MAX_KEYS];
 	unsigned int nr_keys;
+	enum kmt_page_key pkeys[KMT_SLAB_MAX_KEYS];
+	unsigned int nr_pkeys;
+	bool verbose;
 };
 
 /*

@@ -111,6 +111,7 @@ static void json_page(FILE *f, const struct kmt_slab *s)
 	json_u64(f, &first, "frees_unmatched", s->pg_free_unmatched);
 	json_u64(f, &first, "bytes_freed", s->pg_bytes_freed);
 	json_u64(f, &first, "frees_batched", s->pg_frees_batched);
+	json_u64(f, &first, "with_stack", s->pg_with_stack);
 	json_key(f, &first, "order_migratetype");
 	fputc('[', f);
 	for (o = 0; o < KMT_PG_ORDERS; o++) {
@@ -259,6 +260,43 @@ static void json_phases(FILE *f, const struct kmt_slab *s,
 	fprintf(f, "%s]", n ? "\n  " : "");
 }
 
+static void json_page_callers(FILE *f, const struct kmt_trace *t,
+			      const struct kmt_slab *s, const struct kmt_symtab *st,
+			      const struct report_opts *o)
+{
+	char name[256], gfp[256];
+	size_t i, n = rows_shown(s->nr_pcallers, o);
+	bool first;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		const struct kmt_page_caller *c = &s->pcallers[i];
+
+		first = true;
+		fprintf(f, "%s\n    {", i ? "," : "");
+		json_key(f, &first, "callsite");
+		if (c->site) {
+			kmt_symtab_format(st, c->site, o->raw_ip, name, sizeof(name));
+			json_str(f, name, strlen(name));
+		} else {
+			fputs("null", f);
+		}
+		json_key(f, &first, "address");
+		fprintf(f, "\"0x%" PRIx64 "\"", c->site);
+		json_u64(f, &first, "bytes_alloc", c->bytes);
+		json_u64(f, &first, "hit", c->hit);
+		json_u64(f, &first, "order", c->order);
+		json_key(f, &first, "migratetype");
+		fprintf(f, "%d", c->migratetype);
+		json_u64(f, &first, "gfp", c->gfp);
+		kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
+		json_key(f, &first, "gfp_names");
+		json_str(f, gfp, strlen(gfp));
+		fputc('}', f);
+	}
+	fprintf(f, "%s]", n ? "\n  " : "");
+}
+
 void kmt_report_json(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s,
 		     const struct kmt_symtab *st, const struct report_opts *o)
 {
@@ -286,6 +324,10 @@ void kmt_report_json(FILE *f, const struct kmt_trace *t, const struct kmt_slab *
 	if (o->slab) {
 		fprintf(f, ",\n  \"slab_summary\": ");
 		json_summary(f, s);
+	}
+	if (o->page && o->caller) {
+		fprintf(f, ",\n  \"page_callers\": ");
+		json_page_callers(f, t, s, st, o);
 	}
 	if (o->page) {
 		fprintf(f, ",\n  \"page_summary\": ");
@@ -412,6 +454,27 @@ void kmt_report_csv(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s
 		if (sep)
 			fputc('\n', f);
 		csv_rows(f, "allocs", s->ptrs, s->nr_ptrs, true, st, o);
+		sep = true;
+	}
+	if (o->page && o->caller) {
+		char gfp[256];
+
+		fprintf(f, "%s# table: page_callers\ncallsite,address,bytes_alloc,hit,order,migratetype,gfp,gfp_names\n",
+			sep ? "\n" : "");
+		n = rows_shown(s->nr_pcallers, o);
+		for (i = 0; i < n; i++) {
+			const struct kmt_page_caller *c = &s->pcallers[i];
+
+			if (c->site) {
+				kmt_symtab_format(st, c->site, o->raw_ip, name, sizeof(name));
+				csv_str(f, name, strlen(name));
+			}
+			kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
+			fprintf(f, ",0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%u,%d,%" PRIu64 ",",
+				c->site, c->bytes, c->hit, c->order, c->migratetype, c->gfp);
+			csv_str(f, gfp, strlen(gfp));
+			fputc('\n', f);
+		}
 		sep = true;
 	}
 	if (o->page) {

@@ -221,9 +221,65 @@ static void on_free(struct kmt_slab *s, struct kmt_hm *live,
 	kmt_hm_remove(live, slot);
 }
 
+struct page_ctx {
+	const struct kmt_symtab *sym;
+	struct kmt_hm frames;	/* return address -> internal or not */
+	struct kmt_hm sites;	/* site -> first row + 1 */
+};
+
+static int page_caller(const struct kmt_trace *t, struct kmt_slab *s,
+		       struct page_ctx *pc, const struct kmt_event *ev,
+		       uint64_t bytes)
+{
+	uint64_t site = 0;
+	struct kmt_hm_slot *slot;
+	struct kmt_page_caller *r;
+	uint32_t i, prev = UINT32_MAX;	/* an index: realloc moves rows */
+	int created;
+
+	if ((ev->has & KMT_HAS(KMT_F_STACK)) && ev->stack_len) {
+		s->pg_with_stack++;
+		site = kmt_page_site(t, pc->sym, &pc->frames, ev->stack,
+				     ev->stack_len);
+	}
+	slot = kmt_hm_get(&pc->sites, site ? site : 1, &created);
+	if (!slot)
+		return -ENOMEM;
+	for (i = slot->val ? (uint32_t)slot->val - 1 : UINT32_MAX; i != UINT32_MAX;
+	     i = s->pcallers[i].next) {
+		r = &s->pcallers[i];
+		if (r->order == ev->order && r->migratetype == ev->migratetype &&
+		    r->gfp == ev->gfp)
+			goto found;
+		prev = i;
+	}
+	if (!(s->nr_pcallers & (s->nr_pcallers + 1))) {
+		r = realloc(s->pcallers, (s->nr_pcallers * 2 + 1) * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		s->pcallers = r;
+	}
+	i = (uint32_t)s->nr_pcallers++;
+	r = &s->pcallers[i];
+	memset(r, 0, sizeof(*r));
+	r->site = site;
+	r->order = ev->order;
+	r->migratetype = ev->migratetype;
+	r->gfp = ev->gfp;
+	r->next = UINT32_MAX;
+	if (prev != UINT32_MAX)
+		s->pcallers[prev].next = i;
+	else
+		slot->val = i + 1;
+found:
+	r->bytes += bytes;
+	r->hit++;
+	return 0;
+}
+
 static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
-			 struct kmt_hm *pages, const struct kmt_event *ev,
-			 struct kmt_err *err)
+			 struct kmt_hm *pages, struct page_ctx *pc,
+			 const struct kmt_event *ev, struct kmt_err *err)
 {
 	uint64_t bytes = (1ULL << t->fmt.page_shift) << (ev->order < 63 ? ev->order : 63);
 	unsigned int order = ev->order < KMT_PG_ORDERS ? ev->order : KMT_PG_ORDERS - 1;
@@ -240,6 +296,8 @@ static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	}
 	s->pg_bytes_alloc += bytes;
 	s->pg_order_mt[order][mt]++;
+	if (page_caller(t, s, pc, ev, bytes))
+		return kmt_errf(err, ENOMEM, "out of memory");
 	slot = kmt_hm_get(pages, ev->pfn1, &created);
 	if (!slot)
 		return kmt_errf(err, ENOMEM, "out of memory");
@@ -506,14 +564,15 @@ static void drop_empty_rows(struct kmt_slab *s)
 int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		     struct kmt_err *err)
 {
-	return kmt_slab_analyze_range(t, 0, UINT64_MAX, false, s, err);
+	return kmt_slab_analyze_range(t, 0, UINT64_MAX, false, NULL, s, err);
 }
 
 int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
-			   uint64_t end, bool by_ptr, struct kmt_slab *s,
-			   struct kmt_err *err)
+			   uint64_t end, bool by_ptr, const struct kmt_symtab *sym,
+			   struct kmt_slab *s, struct kmt_err *err)
 {
 	struct kmt_hm callers, live, pages, ptrs = { 0 };
+	struct page_ctx pc = { .sym = sym };
 	/*
 	 * Per CPU and context (task, softirq, hardirq, NMI): the object of
 	 * the last event if it was a kmalloc, so that an interrupt between
@@ -536,10 +595,13 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	for (i = 0; i < t->nr_cpus; i++)
 		s->lost += t->cpus[i].lost;
 	if (kmt_hm_init(&callers, 1024) || kmt_hm_init(&live, 1 << 16) ||
-	    kmt_hm_init(&pages, 1 << 12) || (by_ptr && kmt_hm_init(&ptrs, 1 << 16))) {
+	    kmt_hm_init(&pages, 1 << 12) || (by_ptr && kmt_hm_init(&ptrs, 1 << 16)) ||
+	    kmt_hm_init(&pc.frames, 1024) || kmt_hm_init(&pc.sites, 256)) {
 		kmt_hm_free(&callers);
 		kmt_hm_free(&live);
 		kmt_hm_free(&pages);
+		kmt_hm_free(&ptrs);
+		kmt_hm_free(&pc.frames);
 		free(last);
 		return kmt_errf(err, ENOMEM, "out of memory");
 	}
@@ -598,7 +660,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			on_free(s, &live, ev);
 			break;
 		case KMT_EV_PAGE_ALLOC:
-			ret = on_page_alloc(t, s, &pages, ev, err);
+			ret = on_page_alloc(t, s, &pages, &pc, ev, err);
 			break;
 		case KMT_EV_PAGE_FREE:
 		case KMT_EV_PAGE_FREE_BATCHED:
@@ -643,6 +705,8 @@ out:
 	kmt_hm_free(&live);
 	kmt_hm_free(&pages);
 	kmt_hm_free(&ptrs);
+	kmt_hm_free(&pc.frames);
+	kmt_hm_free(&pc.sites);
 	free(last);
 	if (!ret)
 		drop_empty_rows(s);
@@ -653,6 +717,9 @@ out:
 
 void kmt_slab_free(struct kmt_slab *s)
 {
+	free(s->pcallers);
+	s->pcallers = NULL;
+	s->nr_pcallers = 0;
 	free(s->ptrs);
 	s->ptrs = NULL;
 	s->nr_ptrs = 0;
@@ -721,6 +788,102 @@ struct kmt_caller *kmt_slab_live_sorted(const struct kmt_slab *s)
 		qsort(c, s->nr_callers, sizeof(*c), cmp_live);
 	}
 	return c;
+}
+
+static const char *const page_key_names[KMT_PK_NR] = {
+	[KMT_PK_BYTES] = "bytes",
+	[KMT_PK_HIT] = "hit",
+	[KMT_PK_CALLSITE] = "callsite",
+	[KMT_PK_ORDER] = "order",
+	[KMT_PK_MIGTYPE] = "migtype",
+	[KMT_PK_GFP] = "gfp",
+};
+
+int kmt_page_parse_sort(const char *spec, enum kmt_page_key *keys,
+			unsigned int *nr, struct kmt_err *err)
+{
+	const char *p = spec, *comma;
+	unsigned int k;
+	size_t len;
+
+	*nr = 0;
+	while (*p) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		for (k = 0; k < KMT_PK_NR; k++)
+			if (strlen(page_key_names[k]) == len &&
+			    !strncmp(p, page_key_names[k], len))
+				break;
+		if (k == KMT_PK_NR)
+			return kmt_errf(err, EINVAL,
+					"unknown page sort key '%.*s' (valid: bytes, hit, callsite, order, migtype, gfp)",
+					(int)len, p);
+		if (*nr == KMT_SLAB_MAX_KEYS)
+			return kmt_errf(err, EINVAL, "more than %d sort keys",
+					KMT_SLAB_MAX_KEYS);
+		keys[(*nr)++] = k;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!*nr)
+		return kmt_errf(err, EINVAL, "empty sort key list");
+	return 0;
+}
+
+static const enum kmt_page_key *page_keys;
+static unsigned int page_nr;
+
+static int cmp_page(const void *pa, const void *pb)
+{
+	const struct kmt_page_caller *a = pa, *b = pb;
+	unsigned int i;
+	int c = 0;
+
+	for (i = 0; i < page_nr && !c; i++) {
+		switch (page_keys[i]) {
+		case KMT_PK_BYTES:
+			c = a->bytes > b->bytes ? -1 : a->bytes < b->bytes;
+			break;
+		case KMT_PK_HIT:
+			c = a->hit > b->hit ? -1 : a->hit < b->hit;
+			break;
+		case KMT_PK_CALLSITE:
+			c = a->site < b->site ? -1 : a->site > b->site;
+			break;
+		case KMT_PK_ORDER:
+			c = a->order < b->order ? -1 : a->order > b->order;
+			break;
+		case KMT_PK_MIGTYPE:
+			c = a->migratetype < b->migratetype ? -1 :
+			    a->migratetype > b->migratetype;
+			break;
+		case KMT_PK_GFP:
+			c = a->gfp < b->gfp ? -1 : a->gfp > b->gfp;
+			break;
+		default:
+			break;
+		}
+	}
+	if (!c)
+		c = a->site < b->site ? -1 : a->site > b->site;
+	if (!c)
+		c = a->order < b->order ? -1 : a->order > b->order;
+	if (!c)
+		c = a->migratetype < b->migratetype ? -1 : a->migratetype > b->migratetype;
+	if (!c)
+		c = a->gfp < b->gfp ? -1 : a->gfp > b->gfp;
+	return c;
+}
+
+void kmt_page_sort(struct kmt_slab *s, const enum kmt_page_key *keys,
+		   unsigned int nr)
+{
+	if (!s->nr_pcallers)
+		return;
+	page_keys = keys;
+	page_nr = nr;
+	qsort(s->pcallers, s->nr_pcallers, sizeof(*s->pcallers), cmp_page);
 }
 
 static const enum kmt_slab_key *sort_keys;

@@ -5,6 +5,8 @@
 #include "../lib/hashmap.h"
 #include "../lib/kmt.h"
 
+struct kmt_slab;
+
 struct kmt_caller {
 	uint64_t call_site;
 	uint64_t bytes_alloc;
@@ -57,6 +59,39 @@ struct kmt_initcall {
 	struct kmt_phase_stats st;
 };
 
+/* Page allocations by caller, order, migrate type and GFP flags. */
+struct kmt_page_caller {
+	uint64_t site;		/* 0: unknown (no stack, or all allocator) */
+	uint32_t order;
+	int32_t migratetype;
+	uint64_t gfp;
+	uint64_t bytes, hit;
+	uint32_t next;		/* next row of the same site, or UINT32_MAX */
+};
+
+/* Page sort keys: default bytes,hit. */
+enum kmt_page_key {
+	KMT_PK_BYTES,
+	KMT_PK_HIT,
+	KMT_PK_CALLSITE,
+	KMT_PK_ORDER,
+	KMT_PK_MIGTYPE,
+	KMT_PK_GFP,
+	KMT_PK_NR,
+};
+
+int kmt_page_parse_sort(const char *spec, enum kmt_page_key *keys,
+			unsigned int *nr, struct kmt_err *err);
+void kmt_page_sort(struct kmt_slab *s, const enum kmt_page_key *keys,
+		   unsigned int nr);
+
+/* The first return address outside the page allocator (pagesite.c). */
+uint64_t kmt_page_site(const struct kmt_trace *t, const struct kmt_symtab *st,
+		       struct kmt_hm *cache, const uint8_t *stack, size_t len);
+/* The names treated as the page allocator's, for -v. */
+void kmt_page_internal_names(const char *const **exact, size_t *nr_exact,
+			     const char *const **prefix, size_t *nr_prefix);
+
 /* Lifetimes of freed objects: < 1 us, < 10 us, ... < 10 s, >= 10 s. */
 #define KMT_LIFE_BUCKETS	9
 
@@ -96,6 +131,9 @@ struct kmt_slab {
 	uint64_t pg_frees;		/* pages (blocks) freed */
 	uint64_t pg_free_unmatched;	/* ... not seen allocated */
 	uint64_t pg_bytes_freed;	/* bytes of every freed block */
+	struct kmt_page_caller *pcallers;
+	size_t nr_pcallers;
+	uint64_t pg_with_stack;		/* allocations that carry a stack */
 	/* successful allocations by order and migrate type column */
 	uint64_t pg_order_mt[KMT_PG_ORDERS][KMT_PG_MT_COLS];
 
@@ -136,11 +174,12 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		     struct kmt_err *err);
 /*
  * The same, taking only the events with start <= time <= end, and with
- * @by_ptr also the table per object address in s->ptrs.
+ * @by_ptr also the table per object address in s->ptrs.  With @sym, page
+ * allocations that carry a stack are put to their callers (pcallers).
  */
 int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
-			   uint64_t end, bool by_ptr, struct kmt_slab *s,
-			   struct kmt_err *err);
+			   uint64_t end, bool by_ptr, const struct kmt_symtab *sym,
+			   struct kmt_slab *s, struct kmt_err *err);
 /* Initcalls by retained bytes (slab + pages), most first. */
 void kmt_slab_sort_initcalls(struct kmt_slab *s);
 /* A copy of the callsites by retained bytes, most first; NULL: ENOMEM. */

@@ -215,8 +215,14 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 			GET(ev->order = (uint32_t)v);
 			GET(ev->gfp = v);
 			GET(ev->migratetype = (int32_t)kmt_unzigzag(v));
+			GET(ev->stack_len = (uint32_t)v);
+			if (v > (uint64_t)(e - q))
+				return bad_record(c, "string runs past the sub-buffer", err);
+			ev->stack = q;
+			q += v;
 			ev->has = KMT_HAS(KMT_F_PFN1) | KMT_HAS(KMT_F_ORDER) |
-				  KMT_HAS(KMT_F_GFP) | KMT_HAS(KMT_F_MIGRATETYPE);
+				  KMT_HAS(KMT_F_GFP) | KMT_HAS(KMT_F_MIGRATETYPE) |
+				  KMT_HAS(KMT_F_STACK);
 			break;
 		case KMT_EV_PAGE_FREE:
 			GET(ev->pfn1 = v);
@@ -246,6 +252,10 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 				ev->name = (const char *)q;
 				ev->name_len = (uint32_t)v;
 				ev->has |= KMT_HAS(KMT_F_NAME);
+			} else if (f->id == KMT_F_STACK) {
+				ev->stack = q;
+				ev->stack_len = (uint32_t)v;
+				ev->has |= KMT_HAS(KMT_F_STACK);
 			}
 			q += v;
 			continue;

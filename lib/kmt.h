@@ -215,6 +215,8 @@ struct kmt_event {
 	uint64_t flags;
 	const char *name;	/* not NUL-terminated */
 	uint32_t name_len;
+	const uint8_t *stack;	/* page allocation: TEXT varints */
+	uint32_t stack_len;
 };
 
 /* Walks one CPU's sub-buffers record by record. */

@@ -76,6 +76,17 @@ phases_recorded() {	# the levels in order, initcalls, and what they kept adds up
 	[ "$kept" = "$retained" ] && [ "$(grep -c '^ [a-z_0-9.]*+0x0 ' "$out/$1/phase.txt")" -gt 100 ]
 }
 
+page_callers() {	# the page table names callers from the recorded stacks
+	"$kmf" report --page --csv "$out/$1/boot.kmt" > "$out/$1/page.csv" || return 1
+	awk -F, '/^# table: page_callers/ { t = 1; next } /^$/ { t = 0 }
+		t && NR > 2 && $2 ~ /^0x/ { split($1, a, "+"); b[a[1] == "" ? "(unknown)" : a[1]] += $3 }
+		END { for (k in b) print b[k], k }' "$out/$1/page.csv" | sort -rn > "$out/$1/page-callers"
+	head -8 "$out/$1/page-callers"
+	grep -q ' new_slab$' "$out/$1/page-callers" &&
+	! grep -q '(unknown)' "$out/$1/page-callers" &&
+	! grep -qE ' (__alloc_pages|alloc_pages|folio_alloc)' "$out/$1/page-callers"
+}
+
 vmlinux_names() {	# the callsite table from vmlinux == from the trace's kallsyms
 	vmlinux=${kernel%/arch/x86/boot/bzImage}/vmlinux
 	"$kmf" report --vmlinux "$vmlinux" "$out/$1/boot.kmt" 2> "$out/$1/vmlinux.err" |
@@ -93,8 +104,11 @@ before_trace_init() {	# callsites that only run before trace_init()
 
 for cpus in 1 2; do
 	name=default-${cpus}cpu
-	check "boot $cpus vCPU with kmemtrace.enable=1 and save in the guest" \
-		boot_saved "$name" "$cpus" "kmemtrace.enable=1"
+	# the 2-CPU boot also records page callers (6 return addresses)
+	args="kmemtrace.enable=1"
+	[ "$cpus" = 2 ] && args="$args kmemtrace.page_stack=6"
+	check "boot $cpus vCPU with $args and save in the guest" \
+		boot_saved "$name" "$cpus" "$args"
 	[ -f "$out/$name/boot.kmt" ] || continue
 	check "$name: events recorded on each of the $cpus CPUs" every_cpu_recorded "$name" "$cpus"
 	check "$name: default buffers lose nothing" nothing_lost "$name"
@@ -106,6 +120,8 @@ for cpus in 1 2; do
 	check "$name: saved file is mode 0600" sh -c "[ \$(stat -c %a '$out/$name/boot.kmt') = 600 ]"
 	check "$name: --live retained bytes == net allocated - frees the trace missed" live_consistent "$name"
 	check "$name: boot phases: the initcall levels, then exec /init" phases_recorded "$name"
+	[ "$cpus" = 2 ] && check "$name: page callers: new_slab and others, none unknown" \
+		page_callers "$name"
 	check "$name: --vmlinux (libelf, build-id checked) names callsites as kallsyms does" \
 		vmlinux_names "$name"
 	check "$name: GFP flags are named with the kernel's own table" \

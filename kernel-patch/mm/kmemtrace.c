@@ -40,6 +40,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/stacktrace.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <asm/local.h>
@@ -101,6 +102,9 @@ static bool kmt_param_invalid __initdata;
 static unsigned int kmt_nr_subbufs = KMT_DEFAULT_SUBBUFS;
 static unsigned int kmt_subbuf_mask = KMT_DEFAULT_SUBBUFS - 1;
 static unsigned int kmt_subbuf_size = KMT_DEFAULT_SUBBUF_SIZE;
+/* Return addresses recorded with each page allocation, 0: none. */
+#define KMT_MAX_STACK		16
+static unsigned int kmt_page_stack __read_mostly;
 
 static bool kmt_allocated;
 static bool kmt_recording;
@@ -166,6 +170,20 @@ static int __init kmt_parse_subbuf_size(char *str)
 	return 0;
 }
 early_param("kmemtrace.subbuf_size", kmt_parse_subbuf_size);
+
+static int __init kmt_parse_page_stack(char *str)
+{
+	unsigned int n;
+
+	if (!str || kstrtouint(str, 0, &n) || n > KMT_MAX_STACK) {
+		pr_warn("kmemtrace.page_stack=%s is invalid: use 0..%u; page callers are not recorded\n",
+			str ? str : "", KMT_MAX_STACK);
+		return 0;
+	}
+	kmt_page_stack = n;
+	return 0;
+}
+early_param("kmemtrace.page_stack", kmt_parse_page_stack);
 
 /* ---- encoding --------------------------------------------------------- */
 
@@ -441,17 +459,32 @@ static __always_inline u64 kmt_pfn1(struct page *page)
 	return page ? page_to_pfn(page) + 1 : 0;
 }
 
+static void kmt_record_bytes(u8 type, const u64 *v, unsigned int n,
+			     const void *str, size_t nlen);
+
+/*
+ * The page tracepoints carry no caller: with kmemtrace.page_stack=N the
+ * record ends with N return addresses, as TEXT varints in a STR field,
+ * from the allocator's frames outwards.  Readers skip the allocator's.
+ */
 static void kmt_probe_page_alloc(void *data, struct page *page,
 				 unsigned int order, gfp_t gfp_flags,
 				 int migratetype)
 {
+	unsigned long entries[KMT_MAX_STACK];
+	u8 stack[KMT_MAX_STACK * 10], *p = stack;
+	unsigned int i, nr = 0;
 	u64 v[4];
 
 	v[0] = kmt_pfn1(page);
 	v[1] = order;
 	v[2] = (__force unsigned long)gfp_flags;
 	v[3] = kmt_zigzag(migratetype);
-	kmt_record(KMT_EV_PAGE_ALLOC, v, 4);
+	if (kmt_page_stack)	/* skip this probe's own frame */
+		nr = stack_trace_save(entries, kmt_page_stack, 1);
+	for (i = 0; i < nr; i++)
+		p = kmt_put_uvar(p, kmt_text(entries[i]));
+	kmt_record_bytes(KMT_EV_PAGE_ALLOC, v, 4, stack, p - stack);
 }
 
 static void kmt_probe_page_free(void *data, struct page *page,
@@ -474,11 +507,10 @@ static void kmt_probe_page_free_batched(void *data, struct page *page)
 
 /* ---- cache definitions and marks -------------------------------------- */
 
-/* A record whose last field is a string: @n values, then @str. */
-static void kmt_record_str(u8 type, const u64 *v, unsigned int n,
-			   const char *str)
+/* A record whose last field is a string: @n values, then @nlen bytes. */
+static void kmt_record_bytes(u8 type, const u64 *v, unsigned int n,
+			     const void *str, size_t nlen)
 {
-	size_t nlen = strnlen(str, KMT_MAX_NAME);
 	struct kmt_cpu *cb;
 	struct kmt_rsv r;
 	unsigned int plen, i;
@@ -507,6 +539,12 @@ static void kmt_record_str(u8 type, const u64 *v, unsigned int n,
 		kmt_commit(cb, &r);
 	}
 	preempt_enable();
+}
+
+static void kmt_record_str(u8 type, const u64 *v, unsigned int n,
+			   const char *str)
+{
+	kmt_record_bytes(type, v, n, str, strnlen(str, KMT_MAX_NAME));
 }
 
 static void kmt_emit_cache_def(struct kmem_cache *s)

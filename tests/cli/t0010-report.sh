@@ -30,11 +30,31 @@ test_expect_success 'dump names GFP flags with the kernel'"'"'s own table' '
 	grep -q "gfp_flags=0xcc0 " out
 '
 
+test_expect_success 'report --page: page callers from the recorded stacks' '
+	"$MKTRACE" pagestack t.kmt &&
+	"$KMF" report --page t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/pagestack.report" out &&
+	! grep -q "no page allocation carries" out
+'
+
+test_expect_success 'report --page -s order,gfp, and -v lists the allocator frames' '
+	"$MKTRACE" pagestack t.kmt &&
+	"$KMF" report --page -s order,gfp t.kmt > out &&
+	sed -n "s/^ \([a-z_(][^ ]*\) .*/\1/p" out | head -4 | tr "\n" " " > got && echo >> got &&
+	echo "(unknown) alloc_thing+0x50 new_slab+0x30 helper_init+0x20 " > want &&
+	test_cmp want got &&
+	"$KMF" report --page -v t.kmt > out &&
+	grep -q "^Frames taken as the page allocator.s (the caller is the first other one):$" out &&
+	grep -q " alloc_pages_noprof .* alloc_slab_page allocate_slab " out &&
+	test_must_fail --code=2 "$KMF" report --page -s frag t.kmt 2> err &&
+	grep -q "unknown page sort key .frag. (valid: bytes, hit, callsite, order, migtype, gfp)" err
+'
+
 test_expect_success 'report --slab --page prints both, slab first' '
 	"$MKTRACE" pages t.kmt &&
 	"$KMF" report --slab --page t.kmt > out &&
 	grep -n "^SUMMARY" out > got &&
-	printf "%s\n" "6:SUMMARY (SLAB allocator)" "20:SUMMARY (page allocator)" > want &&
+	printf "%s\n" "6:SUMMARY (SLAB allocator)" "30:SUMMARY (page allocator)" > want &&
 	test_cmp want got &&
 	grep -q "^Events: 8 (kmalloc 0, kmem_cache_alloc 0, kfree 0, kmem_cache_free 0, page alloc 5, page free 3, other 0)$" out
 '

@@ -124,13 +124,25 @@ static void close_subbuf(struct kb *b, struct kb_cpu *c)
 }
 
 /* fields: already the unsigned values the varints carry */
+static void record_bytes(struct kb *b, unsigned int cpu, uint64_t ts,
+			 uint8_t type, int ctx, uint32_t pid, const uint64_t *v,
+			 unsigned int n, const char *str, size_t slen);
+
 static void record(struct kb *b, unsigned int cpu, uint64_t ts, uint8_t type,
 		   int ctx, uint32_t pid, const uint64_t *v, unsigned int n,
 		   const char *str)
 {
+	record_bytes(b, cpu, ts, type, ctx, pid, v, n, str, str ? strlen(str) : 0);
+}
+
+/* A record whose last field is a string of @slen bytes (if @str). */
+static void record_bytes(struct kb *b, unsigned int cpu, uint64_t ts,
+			 uint8_t type, int ctx, uint32_t pid, const uint64_t *v,
+			 unsigned int n, const char *str, size_t slen)
+{
 	struct kb_cpu *c = &b->cpu[cpu];
-	uint8_t rec[256];
-	size_t len = 0, slen = str ? strlen(str) : 0;
+	uint8_t rec[512];
+	size_t len = 0;
 	uint64_t tval;
 	bool absolute = false;
 	unsigned int i;
@@ -238,9 +250,25 @@ void kb_page_alloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 		   uint32_t pid, uint64_t pfn1, uint32_t order, uint64_t gfp,
 		   int migratetype)
 {
-	uint64_t v[4] = { pfn1, order, gfp, kmt_zigzag(migratetype) };
+	kb_page_alloc_stack(b, cpu, ts, ctx, pid, pfn1, order, gfp, migratetype,
+			    NULL, 0);
+}
 
-	record(b, cpu, ts, KMT_EV_PAGE_ALLOC, ctx, pid, v, 4, NULL);
+void kb_page_alloc_stack(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+			 uint32_t pid, uint64_t pfn1, uint32_t order,
+			 uint64_t gfp, int migratetype, const uint64_t *frames,
+			 unsigned int nr)
+{
+	uint64_t v[4] = { pfn1, order, gfp, kmt_zigzag(migratetype) };
+	uint8_t stack[16 * 10];
+	size_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr && i < 16; i++)
+		len += kmt_put_uvar(stack + len,
+				    kmt_zigzag((int64_t)(frames[i] - KB_TEXT_BASE)));
+	record_bytes(b, cpu, ts, KMT_EV_PAGE_ALLOC, ctx, pid, v, 4,
+		     (const char *)stack, len);
 }
 
 void kb_page_free_batched(struct kb *b, unsigned int cpu, uint64_t ts,

@@ -48,6 +48,11 @@ void kb_cache_free(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 void kb_page_alloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 		   uint32_t pid, uint64_t pfn1, uint32_t order, uint64_t gfp,
 		   int migratetype);
+/* With the return addresses of kmemtrace.page_stack, innermost first. */
+void kb_page_alloc_stack(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+			 uint32_t pid, uint64_t pfn1, uint32_t order,
+			 uint64_t gfp, int migratetype, const uint64_t *frames,
+			 unsigned int nr);
 void kb_page_free_batched(struct kb *b, unsigned int cpu, uint64_t ts,
 			  uint64_t pfn1);
 void kb_page_free(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,

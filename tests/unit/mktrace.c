@@ -162,6 +162,40 @@ static void phases(struct kb *b)
 	kb_kfree(b, 1, 1600, KMT_CTX_TASK, 1, T(0x3008), D(0x1000));
 }
 
+/*
+ * Page allocations with recorded stacks (expect/pagestack.report): the
+ * callers are the first frames outside the page allocator's 6.12 names,
+ * new_slab for a slab's page; one stack is all allocator, one is empty.
+ */
+static void pagestack(struct kb *b)
+{
+	static const uint64_t s1[] = { T(0xa010), T(0x4020), T(0x5030), T(0x6010), T(0x1050) };
+	static const uint64_t s2[] = { T(0x4020), T(0x9008), T(0x8040), T(0x7030), T(0x2009) };
+	static const uint64_t s3[] = { T(0xc005), T(0x4020), T(0xb011), T(0x2020) };
+	static const uint64_t s4[] = { T(0x4020), T(0x6010) };
+
+	kb_set_kallsyms(b,
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81001000 T alloc_thing\n"
+		"ffffffff81002000 t helper_init\n"
+		"ffffffff81004000 T __alloc_pages_noprof\n"
+		"ffffffff81005000 T alloc_pages_mpol_noprof\n"
+		"ffffffff81006000 T alloc_pages_noprof\n"
+		"ffffffff81007000 t new_slab\n"
+		"ffffffff81008000 t allocate_slab\n"
+		"ffffffff81009000 t alloc_slab_page\n"
+		"ffffffff8100a000 T __traceiter_mm_page_alloc\n"
+		"ffffffff8100b000 T __get_free_pages_noprof\n"
+		"ffffffff8100c000 t get_page_from_freelist.constprop.0\n");
+	kb_set_gfp_names(b, true);
+	kb_page_alloc_stack(b, 0, 1000, KMT_CTX_TASK, 1, 0x1001, 0, 0xcc0, 0, s1, 5);
+	kb_page_alloc_stack(b, 0, 2000, KMT_CTX_TASK, 1, 0x2001, 0, 0xcc0, 0, s1, 5);
+	kb_page_alloc_stack(b, 0, 3000, KMT_CTX_TASK, 1, 0x3001, 1, 0x400cc0, 2, s2, 5);
+	kb_page_alloc_stack(b, 0, 4000, KMT_CTX_TASK, 1, 0x4001, 2, 0x140cca, 1, s3, 4);
+	kb_page_alloc_stack(b, 0, 5000, KMT_CTX_TASK, 1, 0x8001, 0, 0xcc0, 0, s4, 2);
+	kb_page_alloc(b, 0, 6000, KMT_CTX_TASK, 1, 0x9001, 0, 0xcc0, 0);
+}
+
 int main(int argc, char **argv)
 {
 	struct kb *b;
@@ -184,6 +218,13 @@ int main(int argc, char **argv)
 		kb_set_topology(b, "cpu 0 node 0\ncpu 1 node 0\nnode 0 start_pfn 0 end_pfn 16777216\n");
 		ret = big(b, strtoull(argv[2], NULL, 10));
 		ret = ret ?: kb_write(b, argv[3]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "pagestack")) {
+		b = kb_new(1, 4096);
+		pagestack(b);
+		ret = kb_write(b, argv[2]);
 		kb_free(b);
 		return ret ? 1 : 0;
 	}

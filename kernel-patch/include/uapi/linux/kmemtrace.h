@@ -100,6 +100,7 @@ enum kmt_field_id {
 	KMT_F_NAME		= 15,
 	KMT_F_MARK		= 16,	/* enum kmt_mark */
 	KMT_F_RET		= 17,	/* an initcall's return value */
+	KMT_F_STACK		= 18,	/* STR: return addresses, TEXT varints */
 	KMT_F_MAX		= 31,
 };
 
@@ -234,11 +235,12 @@ static const struct kmt_layout name[] = {				\
 		KMT_FLD(CALL_SITE, TEXT, "call_site"),			\
 		KMT_FLD(PTR, DMAP, "ptr"),				\
 		KMT_FLD(CACHE, UVAR, "cache") } },			\
-	{ KMT_EV_PAGE_ALLOC, 4, {0}, "mm_page_alloc", {			\
+	{ KMT_EV_PAGE_ALLOC, 5, {0}, "mm_page_alloc", {			\
 		KMT_FLD(PFN1, UVAR, "pfn1"),				\
 		KMT_FLD(ORDER, UVAR, "order"),				\
 		KMT_FLD(GFP, UVAR, "gfp_flags"),			\
-		KMT_FLD(MIGRATETYPE, SVAR, "migratetype") } },		\
+		KMT_FLD(MIGRATETYPE, SVAR, "migratetype"),		\
+		KMT_FLD(STACK, STR, "stack") } },			\
 	{ KMT_EV_PAGE_FREE, 2, {0}, "mm_page_free", {			\
 		KMT_FLD(PFN1, UVAR, "pfn1"),				\
 		KMT_FLD(ORDER, UVAR, "order") } },			\
