@@ -17,20 +17,16 @@
 
 #define DEBUGFS_MAGIC_NR 0x64626720
 
-int kmt_read_file(const char *path, char **buf, size_t *len)
+int kmt_read_fd(int fd, char **buf, size_t *len)
 {
 	size_t cap = 4096, n = 0;
 	char *b = malloc(cap + 1), *nb;
 	ssize_t r;
-	int fd, ret = 0;
+	int ret = 0;
 
-	if (!b)
+	if (!b) {
+		close(fd);
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		free(b);
-		return ret;
 	}
 	for (;;) {
 		if (n == cap) {
@@ -62,6 +58,15 @@ int kmt_read_file(const char *path, char **buf, size_t *len)
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+int kmt_read_file(const char *path, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return kmt_read_fd(fd, buf, len);
 }
 
 static int write_str(const char *dir, const char *file, const char *s)

@@ -19,7 +19,9 @@ struct kmt_cpu_stats {
 	uint64_t lost;
 };
 
+/* All of a file (NUL-terminated, malloc'd); kmt_read_fd closes @fd. */
 int kmt_read_file(const char *path, char **buf, size_t *len);
+int kmt_read_fd(int fd, char **buf, size_t *len);
 int kmt_recorder_open(struct kmt_recorder *r, struct kmt_err *err);
 void kmt_recorder_close(struct kmt_recorder *r);
 int kmt_recorder_enabled(struct kmt_recorder *r, bool *on);

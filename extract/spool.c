@@ -27,69 +27,13 @@ const char *kmt_spool_path(const char *opt)
 	return env && *env ? env : KMT_SPOOL_DEFAULT;
 }
 
-int kmt_write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int read_at(int dirfd, const char *name, char **buf, size_t *len)
 {
-	size_t cap = 4096, n = 0;
-	char *b, *nb;
-	ssize_t r;
-	int fd, ret = 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	b = malloc(cap + 1);
-	if (!b) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (n == cap) {
-			cap *= 2;
-			nb = realloc(b, cap + 1);
-			if (!nb) {
-				ret = -ENOMEM;
-				break;
-			}
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (ret) {
-		free(b);
-		return ret;
-	}
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
+	return kmt_read_fd(fd, buf, len);
 }
 
 static int write_at(int dirfd, const char *name, const void *buf, size_t len)

@@ -79,6 +79,5 @@ int kmt_spool_remove(struct kmt_spool *s);
 
 /* This boot's id from /proc/sys/kernel/random/boot_id, or "". */
 void kmt_boot_id(char *buf, size_t size);
-int kmt_write_all(int fd, const void *buf, size_t len);
 
 #endif

@@ -294,6 +294,9 @@ void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr, bool raw,
 
 /* ---- writing --------------------------------------------------------- */
 
+/* write() all of @buf, across short writes and EINTR; 0 or -errno. */
+int kmt_write_all(int fd, const void *buf, size_t len);
+
 struct kmt_writer {
 	int fd;
 	uint64_t off;

@@ -15,7 +15,7 @@
 
 #include "kmt.h"
 
-static int write_all(int fd, const void *buf, size_t len)
+int kmt_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 	ssize_t n;
@@ -91,7 +91,7 @@ int kmt_writer_open(struct kmt_writer *w, const char *path, struct kmt_err *err)
 		return ret;
 	}
 	memset(&h, 0, sizeof(h));
-	ret = write_all(w->fd, &h, sizeof(h));	/* filled in at commit */
+	ret = kmt_write_all(w->fd, &h, sizeof(h));	/* filled in at commit */
 	if (ret) {
 		kmt_writer_abort(w);
 		return kmt_errf(err, -ret, "%s: %s", path, strerror(-ret));
@@ -112,13 +112,13 @@ int kmt_writer_section2(struct kmt_writer *w, uint32_t type,
 	uint64_t pad = (8 - ((head_size + size) & 7)) & 7;
 	int ret;
 
-	ret = write_all(w->fd, &s, sizeof(s));
+	ret = kmt_write_all(w->fd, &s, sizeof(s));
 	if (!ret && head_size)
-		ret = write_all(w->fd, head, head_size);
+		ret = kmt_write_all(w->fd, head, head_size);
 	if (!ret && size)
-		ret = write_all(w->fd, data, size);
+		ret = kmt_write_all(w->fd, data, size);
 	if (!ret && pad)
-		ret = write_all(w->fd, zero, pad);
+		ret = kmt_write_all(w->fd, zero, pad);
 	if (ret)
 		return kmt_errf(err, -ret, "writing %s: %s", w->path,
 				strerror(-ret));
