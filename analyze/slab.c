@@ -736,8 +736,13 @@ void kmt_slab_free(struct kmt_slab *s)
 	s->nr_callers = 0;
 }
 
-int kmt_slab_parse_sort(const char *spec, enum kmt_slab_key *keys,
-			unsigned int *nr, struct kmt_err *err)
+/*
+ * "frag,hit,bytes" into key indexes of @names; -EINVAL with err naming
+ * the bad key and the valid ones (@valid).
+ */
+static int parse_keys(const char *spec, const char *const *names,
+		      unsigned int nr_names, const char *what, const char *valid,
+		      unsigned int *keys, unsigned int *nr, struct kmt_err *err)
 {
 	const char *p = spec, *comma;
 	unsigned int k;
@@ -747,14 +752,12 @@ int kmt_slab_parse_sort(const char *spec, enum kmt_slab_key *keys,
 	while (*p) {
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
-		for (k = 0; k < KMT_SK_NR; k++)
-			if (strlen(key_names[k]) == len &&
-			    !strncmp(p, key_names[k], len))
+		for (k = 0; k < nr_names; k++)
+			if (strlen(names[k]) == len && !strncmp(p, names[k], len))
 				break;
-		if (k == KMT_SK_NR)
-			return kmt_errf(err, EINVAL,
-					"unknown sort key '%.*s' (valid: frag, hit, bytes, callsite, pingpong, ptr)",
-					(int)len, p);
+		if (k == nr_names)
+			return kmt_errf(err, EINVAL, "unknown %s '%.*s' (valid: %s)",
+					what, (int)len, p, valid);
 		if (*nr == KMT_SLAB_MAX_KEYS)
 			return kmt_errf(err, EINVAL, "more than %d sort keys",
 					KMT_SLAB_MAX_KEYS);
@@ -766,6 +769,19 @@ int kmt_slab_parse_sort(const char *spec, enum kmt_slab_key *keys,
 	if (!*nr)
 		return kmt_errf(err, EINVAL, "empty sort key list");
 	return 0;
+}
+
+int kmt_slab_parse_sort(const char *spec, enum kmt_slab_key *keys,
+			unsigned int *nr, struct kmt_err *err)
+{
+	unsigned int k[KMT_SLAB_MAX_KEYS], i;
+	int ret;
+
+	ret = parse_keys(spec, key_names, KMT_SK_NR, "sort key",
+			 "frag, hit, bytes, callsite, pingpong, ptr", k, nr, err);
+	for (i = 0; !ret && i < *nr; i++)
+		keys[i] = (enum kmt_slab_key)k[i];
+	return ret;
 }
 
 static int cmp_live(const void *pa, const void *pb)
@@ -802,33 +818,14 @@ static const char *const page_key_names[KMT_PK_NR] = {
 int kmt_page_parse_sort(const char *spec, enum kmt_page_key *keys,
 			unsigned int *nr, struct kmt_err *err)
 {
-	const char *p = spec, *comma;
-	unsigned int k;
-	size_t len;
+	unsigned int k[KMT_SLAB_MAX_KEYS], i;
+	int ret;
 
-	*nr = 0;
-	while (*p) {
-		comma = strchr(p, ',');
-		len = comma ? (size_t)(comma - p) : strlen(p);
-		for (k = 0; k < KMT_PK_NR; k++)
-			if (strlen(page_key_names[k]) == len &&
-			    !strncmp(p, page_key_names[k], len))
-				break;
-		if (k == KMT_PK_NR)
-			return kmt_errf(err, EINVAL,
-					"unknown page sort key '%.*s' (valid: bytes, hit, callsite, order, migtype, gfp)",
-					(int)len, p);
-		if (*nr == KMT_SLAB_MAX_KEYS)
-			return kmt_errf(err, EINVAL, "more than %d sort keys",
-					KMT_SLAB_MAX_KEYS);
-		keys[(*nr)++] = k;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	if (!*nr)
-		return kmt_errf(err, EINVAL, "empty sort key list");
-	return 0;
+	ret = parse_keys(spec, page_key_names, KMT_PK_NR, "page sort key",
+			 "bytes, hit, callsite, order, migtype, gfp", k, nr, err);
+	for (i = 0; !ret && i < *nr; i++)
+		keys[i] = (enum kmt_page_key)k[i];
+	return ret;
 }
 
 static const enum kmt_page_key *page_keys;
