@@ -40,11 +40,12 @@ static void usage(FILE *f)
 		"    --at <time>           the same as --time ,<time>: the footprint then\n"
 		"    --caller              per-callsite table (the default)\n"
 		"    --alloc               per-object-address table: every object allocated\n"
-		"                          at an address, added up\n"
+		"                          at an address, added up (with --page: per page\n"
+		"                          frame)\n"
 		"    -s, --sort <keys>     sort by keys, comma separated, most significant\n"
 		"                          first: frag, hit, bytes, callsite, pingpong, ptr\n"
 		"                          (with --page alone: bytes, hit, callsite, order,\n"
-		"                          migtype, gfp; default bytes,hit)\n"
+		"                          migtype, gfp, page; default bytes,hit)\n"
 		"                          (default: " DEFAULT_SORT ")\n"
 		"    -l, --line <n>        print only the first n rows\n"
 		"    -v, --verbose         with --page: list the frames taken as the page\n"
@@ -310,16 +311,20 @@ static const char *const mt_names[KMT_PG_MT_COLS] = {
 	"Unmovable", "Movable", "Reclaimable", "HighAtomic", "CMA/Isolate",
 };
 
-static void print_page_callers(const struct kmt_trace *t, const struct kmt_slab *s,
-			       const struct kmt_symtab *st, const struct report_opts *o)
+/* The page table by caller, or with @pfns by page frame. */
+static void print_page_rows(const struct kmt_trace *t, const struct kmt_slab *s,
+			    bool pfns, const struct kmt_symtab *st,
+			    const struct report_opts *o)
 {
+	const struct kmt_page_caller *rows = pfns ? s->ppages : s->pcallers;
+	size_t nr = pfns ? s->nr_ppages : s->nr_pcallers;
 	static const char *const mt_short[] = {
 		"UNMOVABLE", "MOVABLE", "RECLAIMABLE", "HIGHATOMIC",
 	};
 	char name[256], gfp[256];
-	size_t i, n = s->nr_pcallers;
+	size_t i, n = nr;
 
-	if (o->verbose) {
+	if (o->verbose && !pfns) {
 		const char *const *ex, *const *pre;
 		size_t ne, np;
 
@@ -334,15 +339,17 @@ static void print_page_callers(const struct kmt_trace *t, const struct kmt_slab 
 	}
 	printf("%.120s\n", dashes);
 	printf(" %-34s | Total_alloc/Per   | Hit      | Order | Migrate type | GFP flags\n",
-	       "Callsite");
+	       pfns ? "Page" : "Callsite");
 	printf("%.120s\n", dashes);
 	if (o->lines >= 0 && (size_t)o->lines < n)
 		n = (size_t)o->lines;
 	for (i = 0; i < n; i++) {
-		const struct kmt_page_caller *c = &s->pcallers[i];
+		const struct kmt_page_caller *c = &rows[i];
 		char mt[16];
 
-		if (c->site)
+		if (pfns)
+			snprintf(name, sizeof(name), "0x%" PRIx64, c->site);
+		else if (c->site)
 			kmt_symtab_format(st, c->site, o->raw_ip, name, sizeof(name));
 		else
 			snprintf(name, sizeof(name), "(unknown)");
@@ -355,11 +362,11 @@ static void print_page_callers(const struct kmt_trace *t, const struct kmt_slab 
 		       name, c->bytes, c->hit ? c->bytes / c->hit : 0, c->hit, c->order,
 		       mt, gfp);
 	}
-	if (n < s->nr_pcallers)
+	if (n < nr)
 		printf(" %-34s | %-17s | %-8s | %-5s | %-12s | %s\n", "...", "...",
 		       "...", "...", "...", "...");
 	printf("%.120s\n", dashes);
-	if (!s->pg_with_stack)
+	if (!pfns && !s->pg_with_stack)
 		printf("(no page allocation carries its callers: boot with kmemtrace.page_stack=6 to record them)\n");
 }
 
@@ -588,8 +595,7 @@ int cmd_report(int argc, char **argv)
 		kmf_warn("%s has no kallsyms: callsites are printed as addresses (--vmlinux names them)",
 			 o.path);
 	}
-	ret = kmt_slab_analyze_range(&t, o.start, o.end, o.alloc && o.slab, sym,
-				     &s, &err);
+	ret = kmt_slab_analyze_range(&t, o.start, o.end, o.alloc, sym, &s, &err);
 	if (ret) {
 		kmf_error("%s: %s", o.path, err.msg);
 		goto out;
@@ -644,7 +650,12 @@ int cmd_report(int argc, char **argv)
 		if (o.slab)
 			printf("\n");
 		if (o.caller)
-			print_page_callers(&t, &s, sym, &o);
+			print_page_rows(&t, &s, false, sym, &o);
+		if (o.alloc) {
+			if (o.caller)
+				printf("\n");
+			print_page_rows(&t, &s, true, sym, &o);
+		}
 		print_page_summary(&s);
 	}
 out:

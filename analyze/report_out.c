@@ -297,6 +297,35 @@ static void json_page_callers(FILE *f, const struct kmt_trace *t,
 	fprintf(f, "%s]", n ? "\n  " : "");
 }
 
+static void json_page_frames(FILE *f, const struct kmt_trace *t,
+			     const struct kmt_slab *s, const struct report_opts *o)
+{
+	char gfp[256];
+	size_t i, n = rows_shown(s->nr_ppages, o);
+	bool first;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		const struct kmt_page_caller *c = &s->ppages[i];
+
+		first = true;
+		fprintf(f, "%s\n    {", i ? "," : "");
+		json_key(f, &first, "pfn");
+		fprintf(f, "\"0x%" PRIx64 "\"", c->site);
+		json_u64(f, &first, "bytes_alloc", c->bytes);
+		json_u64(f, &first, "hit", c->hit);
+		json_u64(f, &first, "order", c->order);
+		json_key(f, &first, "migratetype");
+		fprintf(f, "%d", c->migratetype);
+		json_u64(f, &first, "gfp", c->gfp);
+		kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
+		json_key(f, &first, "gfp_names");
+		json_str(f, gfp, strlen(gfp));
+		fputc('}', f);
+	}
+	fprintf(f, "%s]", n ? "\n  " : "");
+}
+
 void kmt_report_json(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s,
 		     const struct kmt_symtab *st, const struct report_opts *o)
 {
@@ -328,6 +357,10 @@ void kmt_report_json(FILE *f, const struct kmt_trace *t, const struct kmt_slab *
 	if (o->page && o->caller) {
 		fprintf(f, ",\n  \"page_callers\": ");
 		json_page_callers(f, t, s, st, o);
+	}
+	if (o->page && o->alloc) {
+		fprintf(f, ",\n  \"page_frames\": ");
+		json_page_frames(f, t, s, o);
 	}
 	if (o->page) {
 		fprintf(f, ",\n  \"page_summary\": ");
@@ -471,6 +504,23 @@ void kmt_report_csv(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s
 			}
 			kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
 			fprintf(f, ",0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%u,%d,%" PRIu64 ",",
+				c->site, c->bytes, c->hit, c->order, c->migratetype, c->gfp);
+			csv_str(f, gfp, strlen(gfp));
+			fputc('\n', f);
+		}
+		sep = true;
+	}
+	if (o->page && o->alloc) {
+		char gfp[256];
+
+		fprintf(f, "%s# table: page_frames\npfn,bytes_alloc,hit,order,migratetype,gfp,gfp_names\n",
+			sep ? "\n" : "");
+		n = rows_shown(s->nr_ppages, o);
+		for (i = 0; i < n; i++) {
+			const struct kmt_page_caller *c = &s->ppages[i];
+
+			kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
+			fprintf(f, "0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%u,%d,%" PRIu64 ",",
 				c->site, c->bytes, c->hit, c->order, c->migratetype, c->gfp);
 			csv_str(f, gfp, strlen(gfp));
 			fputc('\n', f);

@@ -225,56 +225,71 @@ struct page_ctx {
 	const struct kmt_symtab *sym;
 	struct kmt_hm frames;	/* return address -> internal or not */
 	struct kmt_hm sites;	/* site -> first row + 1 */
+	struct kmt_hm pfns;	/* page frame -> first row + 1 (by_ptr) */
 };
 
-static int page_caller(const struct kmt_trace *t, struct kmt_slab *s,
-		       struct page_ctx *pc, const struct kmt_event *ev,
-		       uint64_t bytes)
+/* Add a page allocation to the row of (@key, order, migrate type, gfp). */
+static int page_row(struct kmt_page_caller **rows, size_t *nr, struct kmt_hm *keys,
+		    uint64_t key, const struct kmt_event *ev, uint64_t bytes)
 {
-	uint64_t site = 0;
 	struct kmt_hm_slot *slot;
 	struct kmt_page_caller *r;
 	uint32_t i, prev = UINT32_MAX;	/* an index: realloc moves rows */
 	int created;
 
-	if ((ev->has & KMT_HAS(KMT_F_STACK)) && ev->stack_len) {
-		s->pg_with_stack++;
-		site = kmt_page_site(t, pc->sym, &pc->frames, ev->stack,
-				     ev->stack_len);
-	}
-	slot = kmt_hm_get(&pc->sites, site ? site : 1, &created);
+	slot = kmt_hm_get(keys, key ? key : 1, &created);
 	if (!slot)
 		return -ENOMEM;
 	for (i = slot->val ? (uint32_t)slot->val - 1 : UINT32_MAX; i != UINT32_MAX;
-	     i = s->pcallers[i].next) {
-		r = &s->pcallers[i];
+	     i = (*rows)[i].next) {
+		r = &(*rows)[i];
 		if (r->order == ev->order && r->migratetype == ev->migratetype &&
 		    r->gfp == ev->gfp)
 			goto found;
 		prev = i;
 	}
-	if (!(s->nr_pcallers & (s->nr_pcallers + 1))) {
-		r = realloc(s->pcallers, (s->nr_pcallers * 2 + 1) * sizeof(*r));
+	if (!(*nr & (*nr + 1))) {
+		r = realloc(*rows, (*nr * 2 + 1) * sizeof(*r));
 		if (!r)
 			return -ENOMEM;
-		s->pcallers = r;
+		*rows = r;
 	}
-	i = (uint32_t)s->nr_pcallers++;
-	r = &s->pcallers[i];
+	i = (uint32_t)(*nr)++;
+	r = &(*rows)[i];
 	memset(r, 0, sizeof(*r));
-	r->site = site;
+	r->site = key;
 	r->order = ev->order;
 	r->migratetype = ev->migratetype;
 	r->gfp = ev->gfp;
 	r->next = UINT32_MAX;
 	if (prev != UINT32_MAX)
-		s->pcallers[prev].next = i;
+		(*rows)[prev].next = i;
 	else
 		slot->val = i + 1;
 found:
 	r->bytes += bytes;
 	r->hit++;
 	return 0;
+}
+
+static int page_caller(const struct kmt_trace *t, struct kmt_slab *s,
+		       struct page_ctx *pc, const struct kmt_event *ev,
+		       uint64_t bytes)
+{
+	uint64_t site = 0;
+	int ret;
+
+	if ((ev->has & KMT_HAS(KMT_F_STACK)) && ev->stack_len) {
+		s->pg_with_stack++;
+		site = kmt_page_site(t, pc->sym, &pc->frames, ev->stack,
+				     ev->stack_len);
+	}
+	ret = page_row(&s->pcallers, &s->nr_pcallers, &pc->sites, site, ev, bytes);
+	/* with by_ptr, the same per page frame (perf kmem --page --alloc) */
+	if (!ret && s->by_ptr)
+		ret = page_row(&s->ppages, &s->nr_ppages, &pc->pfns, ev->pfn1 - 1,
+			       ev, bytes);
+	return ret;
 }
 
 static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
@@ -573,6 +588,8 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 {
 	struct kmt_hm callers, live, pages, ptrs = { 0 };
 	struct page_ctx pc = { .sym = sym };
+
+	memset(&pc.pfns, 0, sizeof(pc.pfns));
 	/*
 	 * Per CPU and context (task, softirq, hardirq, NMI): the object of
 	 * the last event if it was a kmalloc, so that an interrupt between
@@ -596,12 +613,14 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		s->lost += t->cpus[i].lost;
 	if (kmt_hm_init(&callers, 1024) || kmt_hm_init(&live, 1 << 16) ||
 	    kmt_hm_init(&pages, 1 << 12) || (by_ptr && kmt_hm_init(&ptrs, 1 << 16)) ||
-	    kmt_hm_init(&pc.frames, 1024) || kmt_hm_init(&pc.sites, 256)) {
+	    kmt_hm_init(&pc.frames, 1024) || kmt_hm_init(&pc.sites, 256) ||
+	    (by_ptr && kmt_hm_init(&pc.pfns, 1024))) {
 		kmt_hm_free(&callers);
 		kmt_hm_free(&live);
 		kmt_hm_free(&pages);
 		kmt_hm_free(&ptrs);
 		kmt_hm_free(&pc.frames);
+		kmt_hm_free(&pc.sites);
 		free(last);
 		return kmt_errf(err, ENOMEM, "out of memory");
 	}
@@ -707,6 +726,7 @@ out:
 	kmt_hm_free(&ptrs);
 	kmt_hm_free(&pc.frames);
 	kmt_hm_free(&pc.sites);
+	kmt_hm_free(&pc.pfns);
 	free(last);
 	if (!ret)
 		drop_empty_rows(s);
@@ -717,6 +737,9 @@ out:
 
 void kmt_slab_free(struct kmt_slab *s)
 {
+	free(s->ppages);
+	s->ppages = NULL;
+	s->nr_ppages = 0;
 	free(s->pcallers);
 	s->pcallers = NULL;
 	s->nr_pcallers = 0;
@@ -813,6 +836,7 @@ static const char *const page_key_names[KMT_PK_NR] = {
 	[KMT_PK_ORDER] = "order",
 	[KMT_PK_MIGTYPE] = "migtype",
 	[KMT_PK_GFP] = "gfp",
+	[KMT_PK_PAGE] = "page",
 };
 
 int kmt_page_parse_sort(const char *spec, enum kmt_page_key *keys,
@@ -822,7 +846,7 @@ int kmt_page_parse_sort(const char *spec, enum kmt_page_key *keys,
 	int ret;
 
 	ret = parse_keys(spec, page_key_names, KMT_PK_NR, "page sort key",
-			 "bytes, hit, callsite, order, migtype, gfp", k, nr, err);
+			 "bytes, hit, callsite, order, migtype, gfp, page", k, nr, err);
 	for (i = 0; !ret && i < *nr; i++)
 		keys[i] = (enum kmt_page_key)k[i];
 	return ret;
@@ -846,6 +870,7 @@ static int cmp_page(const void *pa, const void *pb)
 			c = a->hit > b->hit ? -1 : a->hit < b->hit;
 			break;
 		case KMT_PK_CALLSITE:
+		case KMT_PK_PAGE:	/* the row's key: caller or page frame */
 			c = a->site < b->site ? -1 : a->site > b->site;
 			break;
 		case KMT_PK_ORDER:
@@ -876,11 +901,12 @@ static int cmp_page(const void *pa, const void *pb)
 void kmt_page_sort(struct kmt_slab *s, const enum kmt_page_key *keys,
 		   unsigned int nr)
 {
-	if (!s->nr_pcallers)
-		return;
 	page_keys = keys;
 	page_nr = nr;
-	qsort(s->pcallers, s->nr_pcallers, sizeof(*s->pcallers), cmp_page);
+	if (s->nr_pcallers)
+		qsort(s->pcallers, s->nr_pcallers, sizeof(*s->pcallers), cmp_page);
+	if (s->nr_ppages)
+		qsort(s->ppages, s->nr_ppages, sizeof(*s->ppages), cmp_page);
 }
 
 static const enum kmt_slab_key *sort_keys;

@@ -77,6 +77,7 @@ enum kmt_page_key {
 	KMT_PK_ORDER,
 	KMT_PK_MIGTYPE,
 	KMT_PK_GFP,
+	KMT_PK_PAGE,
 	KMT_PK_NR,
 };
 
@@ -133,6 +134,8 @@ struct kmt_slab {
 	uint64_t pg_bytes_freed;	/* bytes of every freed block */
 	struct kmt_page_caller *pcallers;
 	size_t nr_pcallers;
+	struct kmt_page_caller *ppages;	/* by page frame (site = pfn), by_ptr */
+	size_t nr_ppages;
 	uint64_t pg_with_stack;		/* allocations that carry a stack */
 	/* successful allocations by order and migrate type column */
 	uint64_t pg_order_mt[KMT_PG_ORDERS][KMT_PG_MT_COLS];

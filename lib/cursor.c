@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+
 #include "kmt.h"
 
 /*
@@ -61,10 +63,37 @@ void kmt_cursor_init(struct kmt_cursor *c, const struct kmt_format *fmt,
 	c->fast = known_types(layout);
 }
 
+/*
+ * A mapped trace read front to back: give back the pages already read,
+ * a few MiB at a time, so that memory follows what is live, not the
+ * file's size.  The mapping stays valid: a later access (a cache or
+ * phase name) reads the page from the page cache again.
+ */
+#define KMT_RELEASE_CHUNK	(4u << 20)
+
+static void release_read(struct kmt_cursor *c)
+{
+	uintptr_t upto = (uintptr_t)c->p & ~(uintptr_t)(KMT_RELEASE_CHUNK - 1);
+
+	if (upto > c->released) {
+		madvise((void *)c->released, upto - c->released, MADV_DONTNEED);
+		c->released = upto;
+	}
+}
+
+void kmt_cursor_release_pages(struct kmt_cursor *c)
+{
+	c->released = ((uintptr_t)c->p + KMT_RELEASE_CHUNK - 1) &
+		      ~(uintptr_t)(KMT_RELEASE_CHUNK - 1);
+}
+
 static int next_subbuf(struct kmt_cursor *c, struct kmt_err *err)
 {
 	struct kmt_subbuf_header h;
 	uint32_t hsz = c->fmt->subbuf_header_size;
+
+	if (c->released)
+		release_read(c);
 
 	if ((uint64_t)(c->end - c->p) < hsz)
 		return kmt_errf(err, EBADMSG,
@@ -363,6 +392,8 @@ int kmt_merge_init(struct kmt_merge *m, const struct kmt_trace *t,
 		kmt_cursor_init(&m->cur[i], &t->fmt, t->layout, t->swap,
 				t->cpus[i].cpu, t->cpus[i].data,
 				t->cpus[i].size);
+		if (t->mapped)
+			kmt_cursor_release_pages(&m->cur[i]);
 		ret = kmt_cursor_next(&m->cur[i], &m->ev[i], err);
 		if (ret < 0) {
 			kmt_merge_free(m);

@@ -235,11 +235,14 @@ struct kmt_cursor {
 	uint64_t lost_before;		/* from the current sub-buffer */
 	uint64_t nr_subbufs;
 	uint32_t fast;			/* types with the known layout */
+	uintptr_t released;		/* mapped pages given back below */
 };
 
 void kmt_cursor_init(struct kmt_cursor *c, const struct kmt_format *fmt,
 		     const struct kmt_layout_info *layout, bool swap,
 		     uint32_t cpu, const uint8_t *data, uint64_t size);
+/* On a mapped trace: drop the pages read so far as the cursor goes. */
+void kmt_cursor_release_pages(struct kmt_cursor *c);
 /* 1 with *ev filled, 0 at the end, or -EBADMSG with err set. */
 int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 		    struct kmt_err *err);

@@ -47,7 +47,23 @@ test_expect_success 'report --page -s order,gfp, and -v lists the allocator fram
 	grep -q "^Frames taken as the page allocator.s (the caller is the first other one):$" out &&
 	grep -q " alloc_pages_noprof .* alloc_slab_page allocate_slab " out &&
 	test_must_fail --code=2 "$KMF" report --page -s frag t.kmt 2> err &&
-	grep -q "unknown page sort key .frag. (valid: bytes, hit, callsite, order, migtype, gfp)" err
+	grep -q "unknown page sort key .frag. (valid: bytes, hit, callsite, order, migtype, gfp, page)" err
+'
+
+test_expect_success 'report --page --alloc: one row per page frame; -s page orders them' '
+	"$MKTRACE" pagestack t.kmt &&
+	"$KMF" report --page --alloc t.kmt > out &&
+	head -11 out > got && test_cmp "$TEST_DIR/expect/pagestack-alloc.report" got &&
+	"$KMF" report --page --alloc -s page t.kmt > out &&
+	sed -n "s/^ \(0x[0-9a-f]*\) .*/\1/p" out | tr "\n" " " > got && echo >> got &&
+	echo "0x1000 0x2000 0x3000 0x4000 0x8000 0x9000 " > want && test_cmp want got &&
+	"$KMF" report --page --alloc --json t.kmt > j &&
+	python3 -c "
+import json
+d = json.load(open(\"j\"))
+assert [r[\"pfn\"] for r in d[\"page_frames\"]][:2] == [\"0x4000\", \"0x3000\"], d[\"page_frames\"]
+assert \"page_callers\" not in d
+"
 '
 
 test_expect_success 'report --slab --page prints both, slab first' '
