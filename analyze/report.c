@@ -485,6 +485,24 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 			printf("%sorder %u: %" PRIu64, n++ ? ", " : " (", b,
 			       s->pg_live_order[b]);
 	printf("%s\n", n ? ")" : "");
+	if (s->pg_with_stack && s->nr_live_psites) {
+		printf(" %-34s | %12s | %8s\n", "Page caller", "Retained", "Blocks");
+		printf("%.62s\n", dashes);
+		for (i = 0; i < s->nr_live_psites; i++) {
+			const struct kmt_live_psite *p = &s->live_psites[i];
+
+			if (o->lines >= 0 && i == (size_t)o->lines) {
+				printf(" %-34s | %12s | %8s\n", "...", "...", "...");
+				break;
+			}
+			if (p->site)
+				kmt_symtab_format(st, p->site, o->raw_ip, name, sizeof(name));
+			else
+				snprintf(name, sizeof(name), "(unknown)");
+			printf(" %-34s | %12" PRIu64 " | %8" PRIu64 "\n", name, p->bytes,
+			       p->blocks);
+		}
+	}
 	for (b = 0; b < KMT_LIFE_BUCKETS; b++)
 		freed += s->lifetime[b];
 	printf("Lifetime of the %" PRIu64 " objects freed:", freed);

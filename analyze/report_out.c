@@ -193,6 +193,26 @@ static void json_live(FILE *f, const struct kmt_trace *t, const struct kmt_slab 
 	fprintf(f, "%s]", shown ? "\n  " : "");
 	json_u64(f, &first, "pages_retained_blocks", s->pg_live_blocks);
 	json_u64(f, &first, "pages_retained_bytes", s->pg_live_bytes);
+	json_key(f, &first, "pages_retained_by_caller");
+	fputc('[', f);
+	shown = s->pg_with_stack ? rows_shown(s->nr_live_psites, o) : 0;
+	for (i = 0; i < shown; i++) {
+		const struct kmt_live_psite *p = &s->live_psites[i];
+
+		f2 = true;
+		fprintf(f, "%s\n    {", i ? "," : "");
+		json_key(f, &f2, "callsite");
+		if (p->site) {
+			kmt_symtab_format(st, p->site, o->raw_ip, name, sizeof(name));
+			json_str(f, name, strlen(name));
+		} else {
+			fputs("null", f);
+		}
+		json_u64(f, &f2, "retained_bytes", p->bytes);
+		json_u64(f, &f2, "retained_blocks", p->blocks);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]", shown ? "\n  " : "");
 	json_key(f, &first, "pages_retained_by_order");
 	fputc('[', f);
 	for (b = 0; b < KMT_PG_ORDERS; b++)

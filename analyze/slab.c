@@ -274,7 +274,7 @@ found:
 
 static int page_caller(const struct kmt_trace *t, struct kmt_slab *s,
 		       struct page_ctx *pc, const struct kmt_event *ev,
-		       uint64_t bytes)
+		       uint64_t bytes, uint64_t *site_out)
 {
 	uint64_t site = 0;
 	int ret;
@@ -284,6 +284,7 @@ static int page_caller(const struct kmt_trace *t, struct kmt_slab *s,
 		site = kmt_page_site(t, pc->sym, &pc->frames, ev->stack,
 				     ev->stack_len);
 	}
+	*site_out = site;
 	ret = page_row(&s->pcallers, &s->nr_pcallers, &pc->sites, site, ev, bytes);
 	/* with by_ptr, the same per page frame (perf kmem --page --alloc) */
 	if (!ret && s->by_ptr)
@@ -302,6 +303,7 @@ static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 			  ev->migratetype < KMT_PG_MT_COLS ? (unsigned int)ev->migratetype :
 			  KMT_PG_MT_COLS - 1;
 	struct kmt_hm_slot *slot;
+	uint64_t site;
 	int created;
 
 	s->pg_requests++;
@@ -311,13 +313,13 @@ static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	}
 	s->pg_bytes_alloc += bytes;
 	s->pg_order_mt[order][mt]++;
-	if (page_caller(t, s, pc, ev, bytes))
+	if (page_caller(t, s, pc, ev, bytes, &site))
 		return kmt_errf(err, ENOMEM, "out of memory");
 	slot = kmt_hm_get(pages, ev->pfn1, &created);
 	if (!slot)
 		return kmt_errf(err, ENOMEM, "out of memory");
 	slot->val = ev->order;
-	slot->val2 = ev->ts;
+	slot->val2 = site;	/* its caller, 0 if unknown */
 	slot->val3 = s->nr_segs ? s->nr_segs - 1 : 0;
 	return 0;
 }
@@ -483,6 +485,15 @@ void kmt_slab_sort_initcalls(struct kmt_slab *s)
 		      cmp_initcall);
 }
 
+static int cmp_live_psite(const void *pa, const void *pb)
+{
+	const struct kmt_live_psite *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	return a->site < b->site ? -1 : a->site > b->site;
+}
+
 static int cmp_live_cache(const void *pa, const void *pb)
 {
 	const struct kmt_live_cache *a = pa, *b = pb;
@@ -547,17 +558,45 @@ static int footprint(struct kmt_slab *s, const struct kmt_hm *live,
 	s->nr_live_caches = n;
 	qsort(s->live_caches, n, sizeof(*s->live_caches), cmp_live_cache);
 	kmt_hm_free(&by_cache);
+	if (kmt_hm_init(&by_cache, 256))
+		return kmt_errf(err, ENOMEM, "out of memory");
 	for (i = 0; i <= pages->mask; i++) {
 		uint64_t order = pages->s[i].val;
 
 		if (!pages->s[i].key)
 			continue;
+		c = kmt_hm_get(&by_cache, pages->s[i].val2 ? pages->s[i].val2 : 1,
+			       &created);
+		if (!c) {
+			kmt_hm_free(&by_cache);
+			return kmt_errf(err, ENOMEM, "out of memory");
+		}
+		c->val++;
+		c->val2 += (1ULL << page_shift) << (order < 63 ? order : 63);
 		s->pg_live_blocks++;
 		s->pg_live_bytes += (1ULL << page_shift) << (order < 63 ? order : 63);
 		retained_in(s, pages->s[i].val3,
 			    (1ULL << page_shift) << (order < 63 ? order : 63), true);
 		s->pg_live_order[order < KMT_PG_ORDERS ? order : KMT_PG_ORDERS - 1]++;
 	}
+	/* the pages still held, by caller */
+	s->live_psites = calloc(by_cache.nr ? by_cache.nr : 1, sizeof(*s->live_psites));
+	if (!s->live_psites) {
+		kmt_hm_free(&by_cache);
+		return kmt_errf(err, ENOMEM, "out of memory");
+	}
+	for (i = 0, n = 0; i <= by_cache.mask; i++) {
+		c = &by_cache.s[i];
+		if (!c->key)
+			continue;
+		s->live_psites[n].site = c->key == 1 ? 0 : c->key;
+		s->live_psites[n].blocks = c->val;
+		s->live_psites[n].bytes = c->val2;
+		n++;
+	}
+	s->nr_live_psites = n;
+	qsort(s->live_psites, n, sizeof(*s->live_psites), cmp_live_psite);
+	kmt_hm_free(&by_cache);
 	return 0;
 }
 
@@ -737,6 +776,9 @@ out:
 
 void kmt_slab_free(struct kmt_slab *s)
 {
+	free(s->live_psites);
+	s->live_psites = NULL;
+	s->nr_live_psites = 0;
 	free(s->ppages);
 	s->ppages = NULL;
 	s->nr_ppages = 0;

@@ -93,6 +93,12 @@ uint64_t kmt_page_site(const struct kmt_trace *t, const struct kmt_symtab *st,
 void kmt_page_internal_names(const char *const **exact, size_t *nr_exact,
 			     const char *const **prefix, size_t *nr_prefix);
 
+/* Pages still allocated at the end, by caller (0: unknown). */
+struct kmt_live_psite {
+	uint64_t site;
+	uint64_t blocks, bytes;
+};
+
 /* Lifetimes of freed objects: < 1 us, < 10 us, ... < 10 s, >= 10 s. */
 #define KMT_LIFE_BUCKETS	9
 
@@ -154,6 +160,8 @@ struct kmt_slab {
 	struct kmt_live_cache *live_caches;	/* most bytes first */
 	size_t nr_live_caches;
 	uint64_t pg_live_blocks, pg_live_bytes;
+	struct kmt_live_psite *live_psites;	/* most bytes first */
+	size_t nr_live_psites;
 	uint64_t pg_live_order[KMT_PG_ORDERS];
 	uint64_t lifetime[KMT_LIFE_BUCKETS];
 	uint64_t first_ts, last_ts;	/* of the events taken */

@@ -84,7 +84,14 @@ page_callers() {	# the page table names callers from the recorded stacks
 	head -8 "$out/$1/page-callers"
 	grep -q ' new_slab$' "$out/$1/page-callers" &&
 	! grep -q '(unknown)' "$out/$1/page-callers" &&
-	! grep -qE ' (__alloc_pages|alloc_pages|folio_alloc)' "$out/$1/page-callers"
+	! grep -qE ' (__alloc_pages|alloc_pages|folio_alloc)' "$out/$1/page-callers" || return 1
+	# the pages still held add up by caller to --live's total
+	"$kmf" report --live "$out/$1/boot.kmt" > "$out/$1/live-pages.txt" || return 1
+	held=$(sed -n 's/^Pages still allocated: [0-9]* blocks, \([0-9]*\) bytes.*/\1/p' "$out/$1/live-pages.txt")
+	sum=$(sed -n '/^ Page caller/,/^Lifetime/p' "$out/$1/live-pages.txt" |
+		awk -F'|' 'NR > 2 && NF == 3 { s += $2 } END { print s + 0 }')
+	echo "pages held $held, by caller $sum"
+	[ -n "$held" ] && [ "$held" -gt 0 ] && [ "$held" = "$sum" ]
 }
 
 vmlinux_names() {	# the callsite table from vmlinux == from the trace's kallsyms

@@ -37,6 +37,17 @@ test_expect_success 'report --live: pages still allocated, by order' '
 	grep -q "^Pages still allocated: 2 blocks, 4198400 bytes (order 0: 1, order 10: 1)$" out
 '
 
+test_expect_success 'report --live: the pages still held, by their recorded caller' '
+	"$MKTRACE" pagestack t.kmt &&
+	"$KMF" report --live t.kmt > out &&
+	sed -n "/^ Page caller/,/^Lifetime/p" out | grep "|" | grep -v "^ Page caller" | tr -s " " > got &&
+	printf "%s\n" " helper_init+0x20 | 16384 | 1" " (unknown) | 8192 | 2" \
+		" alloc_thing+0x50 | 8192 | 2" " new_slab+0x30 | 8192 | 1" > want &&
+	test_cmp want got &&
+	"$MKTRACE" basic b.kmt && "$KMF" report --live b.kmt > out &&
+	! grep -q "Page caller" out
+'
+
 test_expect_success 'report --live -l 1 cuts both tables' '
 	"$MKTRACE" basic t.kmt &&
 	"$KMF" report --live -l 1 t.kmt > out &&
