@@ -400,22 +400,6 @@ static void print_page_summary(const struct kmt_slab *s)
 	}
 }
 
-static void cache_name(const struct kmt_trace *t, const struct kmt_live_cache *c,
-		       char *buf, size_t size)
-{
-	const struct kmt_cache *k;
-
-	if (!c->cache) {
-		snprintf(buf, size, "kmalloc size %u", c->size);
-		return;
-	}
-	k = kmt_trace_cache(t, c->cache);
-	if (k)
-		snprintf(buf, size, "%s", k->name);
-	else
-		snprintf(buf, size, "cache %u", c->cache);
-}
-
 static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 		       const struct kmt_symtab *st, const struct report_opts *o)
 {
@@ -473,7 +457,7 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 			printf(" %-34s | %12s | %8s\n", "...", "...", "...");
 			break;
 		}
-		cache_name(t, &s->live_caches[i], name, sizeof(name));
+		kmt_cache_label(t, &s->live_caches[i], name, sizeof(name));
 		printf(" %-34s | %12" PRIu64 " | %8" PRIu64 "\n", name,
 		       s->live_caches[i].bytes, s->live_caches[i].objs);
 	}

@@ -38,4 +38,8 @@ void kmt_report_json(FILE *f, const struct kmt_trace *t, const struct kmt_slab *
 void kmt_report_csv(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s,
 		    const struct kmt_symtab *st, const struct report_opts *o);
 
+/* "dentry", "kmalloc size 64" or "cache N": a row of the --live caches. */
+void kmt_cache_label(const struct kmt_trace *t, const struct kmt_live_cache *c,
+		     char *buf, size_t size);
+
 #endif

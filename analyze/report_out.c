@@ -123,8 +123,8 @@ static void json_page(FILE *f, const struct kmt_slab *s)
 	fprintf(f, "]}");
 }
 
-static void cache_label(const struct kmt_trace *t, const struct kmt_live_cache *c,
-			char *buf, size_t size)
+void kmt_cache_label(const struct kmt_trace *t, const struct kmt_live_cache *c,
+		     char *buf, size_t size)
 {
 	const struct kmt_cache *k = c->cache ? kmt_trace_cache(t, c->cache) : NULL;
 
@@ -181,7 +181,7 @@ static void json_live(FILE *f, const struct kmt_trace *t, const struct kmt_slab 
 	fputc('[', f);
 	shown = rows_shown(s->nr_live_caches, o);
 	for (i = 0; i < shown; i++) {
-		cache_label(t, &s->live_caches[i], name, sizeof(name));
+		kmt_cache_label(t, &s->live_caches[i], name, sizeof(name));
 		f2 = true;
 		fprintf(f, "%s\n    {", i ? "," : "");
 		json_key(f, &f2, "cache");
@@ -280,57 +280,32 @@ static void json_phases(FILE *f, const struct kmt_slab *s,
 	fprintf(f, "%s]", n ? "\n  " : "");
 }
 
-static void json_page_callers(FILE *f, const struct kmt_trace *t,
-			      const struct kmt_slab *s, const struct kmt_symtab *st,
-			      const struct report_opts *o)
+/* The page table by caller, or with @pfns by page frame. */
+static void json_page_rows(FILE *f, const struct kmt_trace *t,
+			   const struct kmt_slab *s, bool pfns,
+			   const struct kmt_symtab *st, const struct report_opts *o)
 {
+	const struct kmt_page_caller *rows = pfns ? s->ppages : s->pcallers;
 	char name[256], gfp[256];
-	size_t i, n = rows_shown(s->nr_pcallers, o);
+	size_t i, n = rows_shown(pfns ? s->nr_ppages : s->nr_pcallers, o);
 	bool first;
 
 	fputc('[', f);
 	for (i = 0; i < n; i++) {
-		const struct kmt_page_caller *c = &s->pcallers[i];
+		const struct kmt_page_caller *c = &rows[i];
 
 		first = true;
 		fprintf(f, "%s\n    {", i ? "," : "");
-		json_key(f, &first, "callsite");
-		if (c->site) {
-			kmt_symtab_format(st, c->site, o->raw_ip, name, sizeof(name));
-			json_str(f, name, strlen(name));
-		} else {
-			fputs("null", f);
+		if (!pfns) {
+			json_key(f, &first, "callsite");
+			if (c->site) {
+				kmt_symtab_format(st, c->site, o->raw_ip, name, sizeof(name));
+				json_str(f, name, strlen(name));
+			} else {
+				fputs("null", f);
+			}
 		}
-		json_key(f, &first, "address");
-		fprintf(f, "\"0x%" PRIx64 "\"", c->site);
-		json_u64(f, &first, "bytes_alloc", c->bytes);
-		json_u64(f, &first, "hit", c->hit);
-		json_u64(f, &first, "order", c->order);
-		json_key(f, &first, "migratetype");
-		fprintf(f, "%d", c->migratetype);
-		json_u64(f, &first, "gfp", c->gfp);
-		kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
-		json_key(f, &first, "gfp_names");
-		json_str(f, gfp, strlen(gfp));
-		fputc('}', f);
-	}
-	fprintf(f, "%s]", n ? "\n  " : "");
-}
-
-static void json_page_frames(FILE *f, const struct kmt_trace *t,
-			     const struct kmt_slab *s, const struct report_opts *o)
-{
-	char gfp[256];
-	size_t i, n = rows_shown(s->nr_ppages, o);
-	bool first;
-
-	fputc('[', f);
-	for (i = 0; i < n; i++) {
-		const struct kmt_page_caller *c = &s->ppages[i];
-
-		first = true;
-		fprintf(f, "%s\n    {", i ? "," : "");
-		json_key(f, &first, "pfn");
+		json_key(f, &first, pfns ? "pfn" : "address");
 		fprintf(f, "\"0x%" PRIx64 "\"", c->site);
 		json_u64(f, &first, "bytes_alloc", c->bytes);
 		json_u64(f, &first, "hit", c->hit);
@@ -376,11 +351,11 @@ void kmt_report_json(FILE *f, const struct kmt_trace *t, const struct kmt_slab *
 	}
 	if (o->page && o->caller) {
 		fprintf(f, ",\n  \"page_callers\": ");
-		json_page_callers(f, t, s, st, o);
+		json_page_rows(f, t, s, false, st, o);
 	}
 	if (o->page && o->alloc) {
 		fprintf(f, ",\n  \"page_frames\": ");
-		json_page_frames(f, t, s, o);
+		json_page_rows(f, t, s, true, st, o);
 	}
 	if (o->page) {
 		fprintf(f, ",\n  \"page_summary\": ");
@@ -430,6 +405,36 @@ static void csv_rows(FILE *f, const char *table, const struct kmt_caller *rows,
 		fprintf(f, "0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%.6f\n", c->call_site, c->bytes_alloc, c->bytes_req, c->hit,
 			c->pingpong, kmt_frag(c->bytes_req, c->bytes_alloc));
+	}
+}
+
+/* The page table by caller, or with @pfns by page frame. */
+static void csv_page_rows(FILE *f, const struct kmt_trace *t,
+			  const struct kmt_slab *s, bool pfns, bool sep,
+			  const struct kmt_symtab *st, const struct report_opts *o)
+{
+	const struct kmt_page_caller *rows = pfns ? s->ppages : s->pcallers;
+	char name[256], gfp[256];
+	size_t i, n = rows_shown(pfns ? s->nr_ppages : s->nr_pcallers, o);
+
+	fprintf(f, "%s# table: %s\n%s,bytes_alloc,hit,order,migratetype,gfp,gfp_names\n",
+		sep ? "\n" : "", pfns ? "page_frames" : "page_callers",
+		pfns ? "pfn" : "callsite,address");
+	for (i = 0; i < n; i++) {
+		const struct kmt_page_caller *c = &rows[i];
+
+		if (!pfns) {
+			if (c->site) {
+				kmt_symtab_format(st, c->site, o->raw_ip, name, sizeof(name));
+				csv_str(f, name, strlen(name));
+			}
+			fputc(',', f);
+		}
+		kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
+		fprintf(f, "0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%u,%d,%" PRIu64 ",",
+			c->site, c->bytes, c->hit, c->order, c->migratetype, c->gfp);
+		csv_str(f, gfp, strlen(gfp));
+		fputc('\n', f);
 	}
 }
 
@@ -489,7 +494,7 @@ void kmt_report_csv(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s
 		fprintf(f, "\n# table: live_caches\ncache,retained_bytes,retained_objects\n");
 		n = rows_shown(s->nr_live_caches, o);
 		for (i = 0; i < n; i++) {
-			cache_label(t, &s->live_caches[i], name, sizeof(name));
+			kmt_cache_label(t, &s->live_caches[i], name, sizeof(name));
 			csv_str(f, name, strlen(name));
 			fprintf(f, ",%" PRIu64 ",%" PRIu64 "\n", s->live_caches[i].bytes,
 				s->live_caches[i].objs);
@@ -510,41 +515,11 @@ void kmt_report_csv(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s
 		sep = true;
 	}
 	if (o->page && o->caller) {
-		char gfp[256];
-
-		fprintf(f, "%s# table: page_callers\ncallsite,address,bytes_alloc,hit,order,migratetype,gfp,gfp_names\n",
-			sep ? "\n" : "");
-		n = rows_shown(s->nr_pcallers, o);
-		for (i = 0; i < n; i++) {
-			const struct kmt_page_caller *c = &s->pcallers[i];
-
-			if (c->site) {
-				kmt_symtab_format(st, c->site, o->raw_ip, name, sizeof(name));
-				csv_str(f, name, strlen(name));
-			}
-			kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
-			fprintf(f, ",0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%u,%d,%" PRIu64 ",",
-				c->site, c->bytes, c->hit, c->order, c->migratetype, c->gfp);
-			csv_str(f, gfp, strlen(gfp));
-			fputc('\n', f);
-		}
+		csv_page_rows(f, t, s, false, sep, st, o);
 		sep = true;
 	}
 	if (o->page && o->alloc) {
-		char gfp[256];
-
-		fprintf(f, "%s# table: page_frames\npfn,bytes_alloc,hit,order,migratetype,gfp,gfp_names\n",
-			sep ? "\n" : "");
-		n = rows_shown(s->nr_ppages, o);
-		for (i = 0; i < n; i++) {
-			const struct kmt_page_caller *c = &s->ppages[i];
-
-			kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
-			fprintf(f, "0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%u,%d,%" PRIu64 ",",
-				c->site, c->bytes, c->hit, c->order, c->migratetype, c->gfp);
-			csv_str(f, gfp, strlen(gfp));
-			fputc('\n', f);
-		}
+		csv_page_rows(f, t, s, true, sep, st, o);
 		sep = true;
 	}
 	if (o->page) {
