@@ -11,6 +11,14 @@
 
 #include <sys/mman.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
 #include "kmt.h"
 
 /*
@@ -61,6 +69,7 @@ void kmt_cursor_init(struct kmt_cursor *c, const struct kmt_format *fmt,
 	c->end = data + size;
 	c->first = true;
 	c->fast = known_types(layout);
+	c->pext = kmt_cursor_decoder(-1) == KMT_DECODE_PEXT;
 }
 
 /*
@@ -151,6 +160,126 @@ static int bad_record(struct kmt_cursor *c, const char *what,
 			c->cpu, c->nr_subbufs - 1, what, (size_t)(c->rp - c->sb));
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define KMT_BLOCK_DECODE	1
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define KMT_PEXT		1
+#endif
+/*
+ * Decoding varint by varint makes each field wait for the length of the
+ * one before it.  For the hot event types, find where all the varints of
+ * a record end at once instead: a bit per byte of the next 32 bytes, set
+ * where bit 7 is clear.  The fields are then independent loads.
+ */
+#define KMT_BLOCK	32
+/* ... and 8 bytes more are read after a field starting in the block */
+#define KMT_BLOCK_NEED	(KMT_BLOCK + 8)
+
+static inline uint32_t stop_bits(const uint8_t *p)
+{
+#if defined(__SSE2__)
+	__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+
+	return ~((uint32_t)_mm_movemask_epi8(a) |
+		 (uint32_t)_mm_movemask_epi8(b) << 16);
+#else
+	uint32_t m = 0;
+	uint64_t w;
+	unsigned int i;
+
+	for (i = 0; i < KMT_BLOCK / 8; i++) {
+		memcpy(&w, p + 8 * i, 8);
+		/* bit 7 of each byte, inverted, gathered into the top byte */
+		w = (~w & 0x8080808080808080ULL) >> 7;
+		m |= (uint32_t)((w * 0x0102040810204080ULL) >> 56) << (8 * i);
+	}
+	return m;
+#endif
+}
+
+/* The value of the @len byte (1..8) varint at @p. */
+static inline __attribute__((always_inline)) uint64_t
+varint_bits(const uint8_t *p, unsigned int len)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	w &= (~0ULL >> (64 - 8 * len)) & 0x7f7f7f7f7f7f7f7fULL;
+	w = (w & 0x00ff00ff00ff00ffULL) | ((w & 0xff00ff00ff00ff00ULL) >> 1);
+	w = (w & 0x0000ffff0000ffffULL) | ((w & 0xffff0000ffff0000ULL) >> 2);
+	return (w & 0x00000000ffffffffULL) | ((w & 0xffffffff00000000ULL) >> 4);
+}
+
+#define BLOCK_RECORD	block_record
+#define BLOCK_BITS	varint_bits
+#include "cursor_block.h"
+#undef BLOCK_RECORD
+#undef BLOCK_BITS
+
+#if defined(KMT_PEXT)
+/*
+ * The same with BMI2's pext, which packs the groups in one instruction,
+ * for the CPUs where it is fast (it is microcoded on AMD before Zen 3).
+ */
+#pragma GCC push_options
+#pragma GCC target("bmi2")
+static inline __attribute__((always_inline)) uint64_t
+varint_bits_pext(const uint8_t *p, unsigned int len)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return _pext_u64(w & (~0ULL >> (64 - 8 * len)), 0x7f7f7f7f7f7f7f7fULL);
+}
+
+#define BLOCK_RECORD	block_record_pext
+#define BLOCK_BITS	varint_bits_pext
+#include "cursor_block.h"
+#undef BLOCK_RECORD
+#undef BLOCK_BITS
+#pragma GCC pop_options
+
+static bool pext_is_fast(void)
+{
+	unsigned int a, b, c, d, family;
+	char vendor[13];
+
+	if (!__builtin_cpu_supports("bmi2") || !__get_cpuid(0, &a, &b, &c, &d))
+		return false;
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = 0;
+	if (!strcmp(vendor, "GenuineIntel"))
+		return true;
+	if (strcmp(vendor, "AuthenticAMD") || !__get_cpuid(1, &a, &b, &c, &d))
+		return false;
+	family = (a >> 8) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	return family >= 0x19;
+}
+#endif
+#endif
+
+/* Which block decoder kmt_cursor_init() picks; see kmt_cursor_decoder(). */
+static int decoder = -1;
+
+int kmt_cursor_decoder(int which)
+{
+	if (which >= 0)
+		decoder = which;
+#if defined(KMT_PEXT)
+	if (decoder < 0)
+		decoder = pext_is_fast() ? KMT_DECODE_PEXT : KMT_DECODE_PORTABLE;
+#else
+	if (decoder < 0 || decoder == KMT_DECODE_PEXT)
+		decoder = KMT_DECODE_PORTABLE;
+#endif
+	return decoder;
+}
+
 int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 		    struct kmt_err *err)
 {
@@ -169,6 +298,20 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 			return ret;
 	}
 	q = c->rp;
+#ifdef KMT_BLOCK_DECODE
+	if ((c->fast >> (*q & KMT_HDR_TYPE_MASK)) & 1 &&
+	    c->rend - q >= KMT_BLOCK_NEED) {
+#if defined(KMT_PEXT)
+		n = c->pext ? block_record_pext(c, q, ev) : block_record(c, q, ev);
+#else
+		n = block_record(c, q, ev);
+#endif
+		if (n) {
+			c->rp = q + n;
+			return 1;
+		}
+	}
+#endif
 	hdr = *q++;
 	ev->type = hdr & KMT_HDR_TYPE_MASK;
 	ev->ctx = (hdr >> KMT_HDR_CTX_SHIFT) & KMT_HDR_CTX_MASK;
@@ -193,79 +336,6 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 			return bad_record(c, "truncated pid", err);
 		q += n;
 		ev->pid = (uint32_t)v;
-	}
-	if (c->fast & (1u << ev->type)) {
-		const uint8_t *e = c->rend;
-		uint64_t text = c->fmt->text_base, dmap = c->fmt->direct_map_base;
-
-#define GET(dst)	do {						\
-		n = kmt_get_uvar_fast(q, e, &v);			\
-		if (!n)							\
-			return bad_record(c, "truncated field", err);	\
-		q += n;							\
-		dst;							\
-	} while (0)
-		switch (ev->type) {
-		case KMT_EV_KMALLOC:
-			GET(ev->call_site = text + (uint64_t)kmt_unzigzag(v));
-			GET(ev->ptr = dmap + (uint64_t)kmt_unzigzag(v));
-			GET(ev->bytes_req = v);
-			GET(ev->bytes_alloc = ev->bytes_req + v);
-			GET(ev->gfp = v);
-			GET(ev->node = kmt_unzigzag(v));
-			ev->has = KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR) |
-				  KMT_HAS(KMT_F_BYTES_REQ) | KMT_HAS(KMT_F_BYTES_SLACK) |
-				  KMT_HAS(KMT_F_GFP) | KMT_HAS(KMT_F_NODE);
-			break;
-		case KMT_EV_CACHE_ALLOC:
-			GET(ev->call_site = text + (uint64_t)kmt_unzigzag(v));
-			GET(ev->ptr = dmap + (uint64_t)kmt_unzigzag(v));
-			GET(ev->cache = (uint32_t)v);
-			GET(ev->gfp = v);
-			GET(ev->node = kmt_unzigzag(v));
-			ev->has = KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR) |
-				  KMT_HAS(KMT_F_CACHE) | KMT_HAS(KMT_F_GFP) |
-				  KMT_HAS(KMT_F_NODE);
-			break;
-		case KMT_EV_KFREE:
-			GET(ev->call_site = text + (uint64_t)kmt_unzigzag(v));
-			GET(ev->ptr = dmap + (uint64_t)kmt_unzigzag(v));
-			ev->has = KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR);
-			break;
-		case KMT_EV_CACHE_FREE:
-			GET(ev->call_site = text + (uint64_t)kmt_unzigzag(v));
-			GET(ev->ptr = dmap + (uint64_t)kmt_unzigzag(v));
-			GET(ev->cache = (uint32_t)v);
-			ev->has = KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR) |
-				  KMT_HAS(KMT_F_CACHE);
-			break;
-		case KMT_EV_PAGE_ALLOC:
-			GET(ev->pfn1 = v);
-			GET(ev->order = (uint32_t)v);
-			GET(ev->gfp = v);
-			GET(ev->migratetype = (int32_t)kmt_unzigzag(v));
-			GET(ev->stack_len = (uint32_t)v);
-			if (v > (uint64_t)(e - q))
-				return bad_record(c, "string runs past the sub-buffer", err);
-			ev->stack = q;
-			q += v;
-			ev->has = KMT_HAS(KMT_F_PFN1) | KMT_HAS(KMT_F_ORDER) |
-				  KMT_HAS(KMT_F_GFP) | KMT_HAS(KMT_F_MIGRATETYPE) |
-				  KMT_HAS(KMT_F_STACK);
-			break;
-		case KMT_EV_PAGE_FREE:
-			GET(ev->pfn1 = v);
-			GET(ev->order = (uint32_t)v);
-			ev->has = KMT_HAS(KMT_F_PFN1) | KMT_HAS(KMT_F_ORDER);
-			break;
-		default:	/* KMT_EV_PAGE_FREE_BATCHED */
-			GET(ev->pfn1 = v);
-			ev->has = KMT_HAS(KMT_F_PFN1);
-			break;
-		}
-#undef GET
-		c->rp = q;
-		return 1;
 	}
 	for (i = 0; i < l->nr_fields; i++) {
 		const struct kmt_field_desc *f = &l->fields[i];
@@ -351,8 +421,9 @@ int kmt_trace_count(const struct kmt_trace *t, uint64_t *per_cpu,
 /* Heap order: earlier time first; equal times go to the lower index. */
 static bool merge_before(const struct kmt_merge *m, unsigned int a, unsigned int b)
 {
-	return m->ev[a].ts < m->ev[b].ts ||
-	       (m->ev[a].ts == m->ev[b].ts && a < b);
+	/* which CPU comes next is a coin toss: no branches */
+	return (m->ev[a].ts < m->ev[b].ts) |
+	       ((m->ev[a].ts == m->ev[b].ts) & (a < b));
 }
 
 static void merge_sift_down(struct kmt_merge *m, unsigned int pos)
@@ -426,8 +497,16 @@ int kmt_merge_next(struct kmt_merge *m, struct kmt_event *ev,
 		return ret;
 	if (!ret)
 		m->heap[0] = m->heap[--m->nr_heap];
-	if (m->nr_heap > 1)
+	if (m->nr_heap == 2) {
+		/* two CPUs: a select, not a sift */
+		unsigned int a = m->heap[0], b = m->heap[1];
+		unsigned int swap = -(unsigned int)merge_before(m, b, a);
+
+		m->heap[0] = a ^ ((a ^ b) & swap);
+		m->heap[1] = b ^ ((a ^ b) & swap);
+	} else if (m->nr_heap > 2) {
 		merge_sift_down(m, 0);
+	}
 	return 1;
 }
 

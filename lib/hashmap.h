@@ -109,16 +109,19 @@ static inline void kmt_hm_remove(struct kmt_hm *h, struct kmt_hm_slot *slot)
 {
 	size_t i = (size_t)(slot - h->s), j = i, k;
 
+	/*
+	 * Backward shift: the hole at i takes the first entry after it whose
+	 * home slot k is not in (i, j], then the hole moves there.  The hole's
+	 * contents do not matter, so copy always and move the hole by
+	 * arithmetic: no branch to mispredict on each entry of the cluster.
+	 */
 	for (;;) {
 		j = (j + 1) & h->mask;
 		if (!h->s[j].key)
 			break;
 		k = kmt_hm_hash(h->s[j].key) & h->mask;
-		/* move j back to i if its home k is not in (i, j] */
-		if ((i <= j) ? (k <= i || k > j) : (k <= i && k > j)) {
-			h->s[i] = h->s[j];
-			i = j;
-		}
+		h->s[i] = h->s[j];
+		i = ((j - k) & h->mask) >= ((j - i) & h->mask) ? j : i;
 	}
 	h->s[i].key = 0;
 	h->nr--;

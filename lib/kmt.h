@@ -235,8 +235,18 @@ struct kmt_cursor {
 	uint64_t lost_before;		/* from the current sub-buffer */
 	uint64_t nr_subbufs;
 	uint32_t fast;			/* types with the known layout */
+	bool pext;			/* decode them with BMI2 pext */
 	uintptr_t released;		/* mapped pages given back below */
 };
+
+/* Block decoders of the hot records: both give the same events. */
+enum { KMT_DECODE_PORTABLE, KMT_DECODE_PEXT };
+/*
+ * Choose the decoder for the cursors made from now on (-1: keep the
+ * choice, which defaults to pext where the CPU has a fast one); returns
+ * the decoder in use.  For tests and benchmarks.
+ */
+int kmt_cursor_decoder(int which);
 
 void kmt_cursor_init(struct kmt_cursor *c, const struct kmt_format *fmt,
 		     const struct kmt_layout_info *layout, bool swap,

@@ -540,6 +540,128 @@ static void test_fast_path_equals_general(void **state)
 	free(p);
 }
 
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* A value of 0 to 64 significant bits: varints of 1 to 10 bytes. */
+static uint64_t any_width(uint64_t *x)
+{
+	unsigned int bits = (unsigned int)(xorshift(x) % 65);
+
+	return bits ? xorshift(x) >> (64 - bits) : 0;
+}
+
+/*
+ * The block decoders (portable, and pext where the CPU has it) give the
+ * events the layout-driven loop gives, on random records of every hot
+ * type: all contexts, varints of every length (past 8 bytes the block
+ * path must hand over), absolute times, stacks, records at the ends of
+ * small sub-buffers, and other types in between.
+ */
+static void test_block_decoders_equal_general(void **state)
+{
+	static const int decoders[] = { KMT_DECODE_PORTABLE, KMT_DECODE_PEXT };
+	struct kb *b = kb_new(2, 512);
+	uint64_t x = 0x9e3779b97f4a7c15ULL, ts = 1000, frames[8];
+	struct kmt_cursor ref, blk;
+	struct kmt_event ea, eb;
+	struct kmt_trace t;
+	struct kmt_err err;
+	unsigned int i, j, d, cpu, n;
+	int saved = kmt_cursor_decoder(-1), ra, rb;
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	for (i = 0; i < 4000; i++) {
+		int ctx = (int)(xorshift(&x) % 4);
+		uint32_t pid = (uint32_t)any_width(&x);
+
+		cpu = (unsigned int)(xorshift(&x) & 1);
+		ts += xorshift(&x) % 7 ? xorshift(&x) % 5000 : any_width(&x) >> 8;
+		switch (xorshift(&x) % 9) {
+		case 0:
+			kb_kmalloc(b, cpu, ts, ctx, pid, any_width(&x), any_width(&x),
+				   any_width(&x) >> 1, any_width(&x) >> 1,
+				   any_width(&x), (int)(xorshift(&x) % 5) - 1);
+			break;
+		case 1:
+			kb_cache_alloc(b, cpu, ts, ctx, pid, any_width(&x),
+				       any_width(&x), (uint32_t)any_width(&x),
+				       any_width(&x), (int)(xorshift(&x) % 5) - 1);
+			break;
+		case 2:
+			kb_kfree(b, cpu, ts, ctx, pid, any_width(&x), any_width(&x));
+			break;
+		case 3:
+			kb_cache_free(b, cpu, ts, ctx, pid, any_width(&x),
+				      any_width(&x), (uint32_t)any_width(&x));
+			break;
+		case 4:
+			n = (unsigned int)(xorshift(&x) % 9);
+			for (j = 0; j < n; j++)
+				frames[j] = KB_TEXT_BASE + (xorshift(&x) & 0xffffff);
+			kb_page_alloc_stack(b, cpu, ts, ctx, pid, any_width(&x),
+					    (uint32_t)(xorshift(&x) % 11), any_width(&x),
+					    (int)(xorshift(&x) % 7) - 1, frames, n);
+			break;
+		case 5:
+			kb_page_free(b, cpu, ts, ctx, pid, any_width(&x),
+				     (uint32_t)(xorshift(&x) % 11));
+			break;
+		case 6:
+			kb_page_free_batched(b, cpu, ts, any_width(&x));
+			break;
+		case 7:
+			kb_cache_def(b, cpu, ts, (uint32_t)(xorshift(&x) & 0xff), 64,
+				     64, 8, "some_cache");
+			break;
+		default:
+			kb_initcall_start(b, cpu, ts, any_width(&x));
+			break;
+		}
+	}
+	assert_int_equal(kb_finish(b, &p, &len), 0);
+	kb_free(b);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	for (d = 0; d < 2; d++) {
+		/* pext only where this CPU has a fast one */
+		if (kmt_cursor_decoder(decoders[d]) != decoders[d])
+			continue;
+		n = 0;
+		for (i = 0; i < t.nr_cpus; i++) {
+			kmt_cursor_init(&ref, &t.fmt, t.layout, t.swap, t.cpus[i].cpu,
+					t.cpus[i].data, t.cpus[i].size);
+			kmt_cursor_init(&blk, &t.fmt, t.layout, t.swap, t.cpus[i].cpu,
+					t.cpus[i].data, t.cpus[i].size);
+			assert_true(blk.fast != 0);
+			assert_int_equal(blk.pext, decoders[d] == KMT_DECODE_PEXT);
+			ref.fast = 0;
+			for (;;) {
+				memset(&ea, 0, sizeof(ea));
+				memset(&eb, 0, sizeof(eb));
+				ra = kmt_cursor_next(&ref, &ea, &err);
+				rb = kmt_cursor_next(&blk, &eb, &err);
+				assert_int_equal(ra, rb);
+				if (ra <= 0)
+					break;
+				assert_memory_equal(&ea, &eb, sizeof(ea));
+				n++;
+			}
+			assert_int_equal(ra, 0);
+		}
+		assert_int_equal(n, 4000);
+	}
+	kmt_cursor_decoder(saved);
+	kmt_trace_close(&t);
+	free(p);
+}
+
 /* Many CPUs through the merge heap: time order, ties to the lower CPU. */
 static void test_merge_many_cpus(void **state)
 {
@@ -1775,6 +1897,7 @@ int main(void)
 		cmocka_unit_test(test_err_subbuf_size),
 		cmocka_unit_test(test_swapped_multi_subbuf),
 		cmocka_unit_test(test_fast_path_equals_general),
+		cmocka_unit_test(test_block_decoders_equal_general),
 		cmocka_unit_test(test_merge_many_cpus),
 		cmocka_unit_test(test_gfp_names),
 		cmocka_unit_test(test_err_subbuf_seq),
