@@ -65,22 +65,85 @@ static int row_index(struct kmt_caller **rows, size_t *nr, size_t max,
 static int caller_index(struct kmt_slab *s, struct kmt_hm *idx,
 			uint64_t call_site, uint32_t *out)
 {
+	/* a known callsite, the common case: a lookup, nothing to create */
+	const struct kmt_hm_slot *slot = kmt_hm_find(idx, call_site ? call_site : 1);
+
+	if (slot) {
+		*out = (uint32_t)slot->val;
+		return 0;
+	}
 	return row_index(&s->callers, &s->nr_callers, 1u << LIVE_IDX_BITS,
 			 idx, call_site, out);
 }
 
-static int cpu_node(const struct kmt_trace *t, uint32_t cpu)
+/*
+ * What the pass looks up for every allocation, indexed in advance: the
+ * caches by id and each CPU's node, instead of a search per event.
+ */
+struct lookup {
+	const struct kmt_cache **cache;	/* by id, NULL where undefined */
+	uint32_t nr_cache;
+	int *cpu_node;			/* by CPU number, -1 if unknown */
+	uint32_t nr_cpu;
+};
+
+/* Cache ids are small sequence numbers; past this, search instead. */
+#define LOOKUP_MAX_CACHE_ID	(1u << 20)
+
+static int lookup_init(struct lookup *lk, const struct kmt_trace *t)
 {
 	unsigned int i;
 
+	memset(lk, 0, sizeof(*lk));
+	for (i = 0; i < t->nr_caches; i++)
+		if (t->caches[i].id < LOOKUP_MAX_CACHE_ID &&
+		    t->caches[i].id >= lk->nr_cache)
+			lk->nr_cache = t->caches[i].id + 1;
 	for (i = 0; i < t->nr_cpus; i++)
-		if (t->cpus[i].cpu == cpu)
-			return t->cpus[i].node;
-	return -1;
+		if (t->cpus[i].cpu < 4096 && t->cpus[i].cpu >= lk->nr_cpu)
+			lk->nr_cpu = t->cpus[i].cpu + 1;
+	lk->cache = calloc(lk->nr_cache ? lk->nr_cache : 1, sizeof(*lk->cache));
+	lk->cpu_node = malloc((lk->nr_cpu ? lk->nr_cpu : 1) * sizeof(*lk->cpu_node));
+	if (!lk->cache || !lk->cpu_node)
+		return -ENOMEM;
+	for (i = 0; i < t->nr_caches; i++)
+		if (t->caches[i].id < lk->nr_cache)
+			lk->cache[t->caches[i].id] = &t->caches[i];
+	for (i = 0; i < lk->nr_cpu; i++)
+		lk->cpu_node[i] = -1;
+	for (i = 0; i < t->nr_cpus; i++)
+		if (t->cpus[i].cpu < lk->nr_cpu)
+			lk->cpu_node[t->cpus[i].cpu] = t->cpus[i].node;
+	return 0;
 }
 
-static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
-		    struct kmt_hm *callers, struct kmt_hm *live,
+static void lookup_free(struct lookup *lk)
+{
+	free(lk->cache);
+	free(lk->cpu_node);
+}
+
+static const struct kmt_cache *lookup_cache(const struct lookup *lk,
+					    const struct kmt_trace *t, uint32_t id)
+{
+	return id < lk->nr_cache ? lk->cache[id] : kmt_trace_cache(t, id);
+}
+
+static int cpu_node(const struct lookup *lk, uint32_t cpu)
+{
+	return cpu < lk->nr_cpu ? lk->cpu_node[cpu] : -1;
+}
+
+/* An event's place in the table of last objects per CPU and context. */
+static size_t last_slot(const struct kmt_event *ev, size_t nr_last)
+{
+	size_t cpu = ev->cpu < nr_last ? ev->cpu : ev->cpu % nr_last;
+
+	return cpu * 4 + (ev->ctx & 3);
+}
+
+static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
+		    struct kmt_slab *s, struct kmt_hm *callers, struct kmt_hm *live,
 		    struct kmt_hm *ptrs, const uint64_t *last, size_t nr_last,
 		    const struct kmt_event *ev, struct kmt_err *err)
 {
@@ -90,7 +153,7 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	int created, ret, n1, n2;
 
 	if (ev->type == KMT_EV_CACHE_ALLOC) {
-		const struct kmt_cache *c = kmt_trace_cache(t, ev->cache);
+		const struct kmt_cache *c = lookup_cache(lk, t, ev->cache);
 
 		if (!c) {
 			s->nr_unknown_cache++;
@@ -124,7 +187,7 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	s->total_alloc += alloc;
 	s->total_req += req;
 	s->nr_allocs++;
-	n1 = cpu_node(t, ev->cpu);
+	n1 = cpu_node(lk, ev->cpu);
 	n2 = kmt_trace_pfn_node(t, (ev->ptr - t->fmt.direct_map_base) >>
 				   t->fmt.page_shift);
 	if (n1 >= 0 && n2 >= 0) {
@@ -136,7 +199,7 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	if (!slot)
 		return kmt_errf(err, ENOMEM, "out of memory");
 	if (!created && ev->type == KMT_EV_KMALLOC && last &&
-	    last[(ev->cpu % nr_last) * 4 + (ev->ctx & 3)] == ev->ptr &&
+	    last[last_slot(ev, nr_last)] == ev->ptr &&
 	    slot->val >> 32 == alloc &&
 	    ((slot->val >> LIVE_IDX_BITS) & ((1u << LIVE_CPU_BITS) - 1)) ==
 	    (ev->cpu & ((1u << LIVE_CPU_BITS) - 1))) {
@@ -182,15 +245,14 @@ static int on_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	return 0;
 }
 
+/* Bucket b: below 10^(b+3) ns, the last one the rest; no branches. */
 static void lifetime(struct kmt_slab *s, uint64_t ns)
 {
-	unsigned int b = 0;
-	uint64_t limit = 1000;
+	unsigned int b = (ns >= 1000ULL) + (ns >= 10000ULL) + (ns >= 100000ULL) +
+			 (ns >= 1000000ULL) + (ns >= 10000000ULL) +
+			 (ns >= 100000000ULL) + (ns >= 1000000000ULL) +
+			 (ns >= 10000000000ULL);
 
-	while (b < KMT_LIFE_BUCKETS - 1 && ns >= limit) {
-		b++;
-		limit *= 10;
-	}
 	s->lifetime[b]++;
 }
 
@@ -639,6 +701,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	struct kmt_event ring[LOOKAHEAD];
 	struct kmt_merge m;
 	struct phase_state ps = { .phase = -1, .initcall = -1 };
+	struct lookup lk = { 0 };
 	uint64_t head, tail, alloc0, page0;
 	unsigned int i;
 	int ret, more;
@@ -646,8 +709,11 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	memset(s, 0, sizeof(*s));
 	s->by_ptr = by_ptr;
 	last = calloc(nr_last * 4, sizeof(*last));
-	if (!last)
+	if (!last || lookup_init(&lk, t)) {
+		free(last);
+		lookup_free(&lk);
 		return kmt_errf(err, ENOMEM, "out of memory");
+	}
 	for (i = 0; i < t->nr_cpus; i++)
 		s->lost += t->cpus[i].lost;
 	if (kmt_hm_init(&callers, 1024) || kmt_hm_init(&live, 1 << 16) ||
@@ -661,6 +727,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		kmt_hm_free(&pc.frames);
 		kmt_hm_free(&pc.sites);
 		free(last);
+		lookup_free(&lk);
 		return kmt_errf(err, ENOMEM, "out of memory");
 	}
 	ret = kmt_merge_init(&m, t, err);
@@ -703,8 +770,8 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		switch (ev->type) {
 		case KMT_EV_KMALLOC:
 		case KMT_EV_CACHE_ALLOC:
-			ret = on_alloc(t, s, &callers, &live, &ptrs, last, nr_last,
-				       ev, err);
+			ret = on_alloc(t, &lk, s, &callers, &live, &ptrs, last,
+				       nr_last, ev, err);
 			break;
 		case KMT_EV_INITCALL_LEVEL:
 		case KMT_EV_INITCALL_START:
@@ -741,7 +808,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 				b->page_alloc += s->pg_bytes_alloc - page0;
 			}
 		}
-		last[(ev->cpu % nr_last) * 4 + (ev->ctx & 3)] =
+		last[last_slot(ev, nr_last)] =
 			ev->type == KMT_EV_KMALLOC ? ev->ptr : 0;
 next:
 		/* the slot is free again: read the next event into it */
@@ -767,6 +834,7 @@ out:
 	kmt_hm_free(&pc.sites);
 	kmt_hm_free(&pc.pfns);
 	free(last);
+	lookup_free(&lk);
 	if (!ret)
 		drop_empty_rows(s);
 	if (ret)
