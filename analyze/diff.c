@@ -964,8 +964,10 @@ static void json_row(FILE *f, const struct diff_row *r)
 	json_i64(f, &first, "delta", r->v[0].retained, r->v[1].retained);
 	json_pct(f, &first, r->v[0].retained, r->v[1].retained);
 	if (ci->objs) {
-		kmt_json_u64(f, &first, "base_objects", r->v[0].objs);
-		kmt_json_u64(f, &first, "new_objects", r->v[1].objs);
+		bool blocks = ci->objs[0] == 'B';
+
+		kmt_json_u64(f, &first, blocks ? "base_blocks" : "base_objects", r->v[0].objs);
+		kmt_json_u64(f, &first, blocks ? "new_blocks" : "new_objects", r->v[1].objs);
 	}
 	if (ci->alloc) {
 		kmt_json_u64(f, &first, "base_alloc", r->v[0].alloc);
