@@ -741,6 +741,7 @@ static long check_budgets(struct diff *d, struct diff_limit *lims, size_t nr_lim
 
 static const char dashes[] =
 	"--------------------------------------------------------------------------------"
+	"--------------------------------------------------------------------------------"
 	"--------------------------------------------------------------------------------";
 
 static void fmt_delta(char *buf, size_t size, uint64_t base, uint64_t new)
@@ -773,7 +774,7 @@ static void fmt_pair(char *buf, size_t size, uint64_t a, uint64_t b)
 
 static int table_width(const struct diff_cat_info *ci)
 {
-	return 87 + (ci->objs ? 18 : 0) + (ci->alloc ? 24 : 0) + (ci->hits ? 18 : 0) + 11;
+	return 87 + (ci->objs ? 20 : 0) + (ci->alloc ? 28 : 0) + (ci->hits ? 20 : 0) + 11;
 }
 
 static void print_line(const struct diff_cat_info *ci, const char *key,
@@ -783,11 +784,11 @@ static void print_line(const struct diff_cat_info *ci, const char *key,
 {
 	printf(" %-34s | %10s | %10s | %11s | %9s", key, base, new, delta, pct);
 	if (ci->objs)
-		printf(" | %15s", objs);
+		printf(" | %17s", objs);
 	if (ci->alloc)
-		printf(" | %21s", alloc);
+		printf(" | %25s", alloc);
 	if (ci->hits)
-		printf(" | %15s", hits);
+		printf(" | %17s", hits);
 	printf(" | %s\n", status);
 }
 
