@@ -286,10 +286,12 @@ static int load_budget(const char *path, struct diff_limit **out, size_t *nr_out
 		}
 		first = c == DC_TOTAL ? 1 : 2;
 		if (n < (size_t)first + 1 || n > (size_t)first + 2) {
-			ret = kmt_errf(err, EINVAL, c == DC_TOTAL ?
-				       "%s:%u: 'total' wants one or two limits (a size, a percentage): total 64K 2%%" :
-				       "%s:%u: '%s' wants a key and one or two limits (a size, a percentage): %s KEY 4K 10%%",
-				       path, lineno, w[0], w[0]);
+			if (c == DC_TOTAL)
+				ret = kmt_errf(err, EINVAL, "%s:%u: 'total' wants one or two limits (a size, a percentage): total 64K 2%%",
+					       path, lineno);
+			else
+				ret = kmt_errf(err, EINVAL, "%s:%u: '%s' wants a key and one or two limits (a size, a percentage): %s KEY 4K 10%%",
+					       path, lineno, w[0], w[0]);
 			break;
 		}
 		if (nr == cap) {
@@ -318,7 +320,7 @@ static int load_budget(const char *path, struct diff_limit **out, size_t *nr_out
 			else if (ret)
 				ret = kmt_errf(err, EINVAL, "%s:%u: '%s' is %s",
 					       path, lineno, w[i], ret == -ERANGE ? "too large" :
-					       "neither a size (4096, 64K, 1M) nor a percentage (10%)");
+					       "neither a size (4096, 64K, 1M) nor a percentage with at most 3 decimals (10%, 2.5%)");
 		}
 		if (ret)
 			break;
@@ -620,7 +622,10 @@ static int cmp_key(const void *pa, const void *pb)
 	return strcmp(a->key, b->key);
 }
 
-/* Most growth first (new - base, as a + d > c + b), then by key. */
+/*
+ * Most growth first, then by key.  a grew more than b when a.new +
+ * b.base > b.new + a.base: no sign to handle, and no overflow in 128 bits.
+ */
 static int cmp_growth(const void *pa, const void *pb)
 {
 	const struct diff_row *a = pa, *b = pb;

@@ -130,7 +130,7 @@ test_expect_success 'a bad budget line: exit 2, naming the file and line' '
 	printf "# ok\ncallsite foo_init 4K\ncallsite bar_probe lots\n" > bad.txt &&
 	test_must_fail --code=2 "$KMF" diff --budget bad.txt b.kmt n.kmt > out 2> err &&
 	test ! -s out &&
-	grep -q "^kmemflight diff: error: bad.txt:3: .lots. is neither a size (4096, 64K, 1M) nor a percentage (10%)$" err &&
+	grep -q "^kmemflight diff: error: bad.txt:3: .lots. is neither a size (4096, 64K, 1M) nor a percentage with at most 3 decimals (10%, 2.5%)$" err &&
 	for l in "frob x 1K" "callsite foo_init" "total" "total 1K 2K" "callsite x 1% 2%" \
 		 "callsite x 1K 1% 5" "cache x -1" "page x 99999999999999999999" \
 		 "order 0 1.5K"; do
