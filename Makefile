@@ -18,7 +18,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(CFLAGS)
 LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c
 TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c \
             analyze/slab.c analyze/pagesite.c analyze/report.c analyze/report_out.c \
-            analyze/info.c \
+            analyze/info.c analyze/diff.c \
             lib/vmlinux.c
 TOOL_LIBS := -lelf -ldw
 HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h

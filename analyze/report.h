@@ -38,6 +38,15 @@ void kmt_report_json(FILE *f, const struct kmt_trace *t, const struct kmt_slab *
 void kmt_report_csv(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s,
 		    const struct kmt_symtab *st, const struct report_opts *o);
 
+/*
+ * JSON writers for every --json of the tool: a string with the escapes
+ * JSON needs (len bytes, NUL or not), and members of an object, each
+ * after a ", " but the first.
+ */
+void kmt_json_str(FILE *f, const char *s, size_t len);
+void kmt_json_key(FILE *f, bool *first, const char *key);
+void kmt_json_u64(FILE *f, bool *first, const char *key, uint64_t v);
+
 /* "dentry", "kmalloc size 64" or "cache N": a row of the --live caches. */
 void kmt_cache_label(const struct kmt_trace *t, const struct kmt_live_cache *c,
 		     char *buf, size_t size);

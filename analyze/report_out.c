@@ -12,7 +12,7 @@
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s, size_t len)
+void kmt_json_str(FILE *f, const char *s, size_t len)
 {
 	size_t i;
 
@@ -30,15 +30,15 @@ static void json_str(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 }
 
-static void json_key(FILE *f, bool *first, const char *key)
+void kmt_json_key(FILE *f, bool *first, const char *key)
 {
 	fprintf(f, "%s\"%s\": ", *first ? "" : ", ", key);
 	*first = false;
 }
 
-static void json_u64(FILE *f, bool *first, const char *key, uint64_t v)
+void kmt_json_u64(FILE *f, bool *first, const char *key, uint64_t v)
 {
-	json_key(f, first, key);
+	kmt_json_key(f, first, key);
 	fprintf(f, "%" PRIu64, v);
 }
 
@@ -61,16 +61,16 @@ static void json_rows(FILE *f, const struct kmt_caller *rows, size_t nr, bool pt
 		fprintf(f, "%s\n    {", i ? "," : "");
 		if (!ptrs) {
 			kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
-			json_key(f, &first, "callsite");
-			json_str(f, name, strlen(name));
+			kmt_json_key(f, &first, "callsite");
+			kmt_json_str(f, name, strlen(name));
 		}
-		json_key(f, &first, ptrs ? "ptr" : "address");
+		kmt_json_key(f, &first, ptrs ? "ptr" : "address");
 		fprintf(f, "\"0x%" PRIx64 "\"", c->call_site);
-		json_u64(f, &first, "bytes_alloc", c->bytes_alloc);
-		json_u64(f, &first, "bytes_req", c->bytes_req);
-		json_u64(f, &first, "hit", c->hit);
-		json_u64(f, &first, "pingpong", c->pingpong);
-		json_key(f, &first, "frag_pct");
+		kmt_json_u64(f, &first, "bytes_alloc", c->bytes_alloc);
+		kmt_json_u64(f, &first, "bytes_req", c->bytes_req);
+		kmt_json_u64(f, &first, "hit", c->hit);
+		kmt_json_u64(f, &first, "pingpong", c->pingpong);
+		kmt_json_key(f, &first, "frag_pct");
 		fprintf(f, "%.6f", kmt_frag(c->bytes_req, c->bytes_alloc));
 		fputc('}', f);
 	}
@@ -82,19 +82,19 @@ static void json_summary(FILE *f, const struct kmt_slab *s)
 	bool first = true;
 
 	fputc('{', f);
-	json_u64(f, &first, "bytes_req", s->total_req);
-	json_u64(f, &first, "bytes_alloc", s->total_alloc);
-	json_u64(f, &first, "bytes_freed", s->total_freed);
-	json_u64(f, &first, "allocations", s->nr_allocs);
-	json_u64(f, &first, "failed", s->nr_failed);
-	json_u64(f, &first, "frees", s->nr_frees);
-	json_u64(f, &first, "frees_unknown", s->nr_unknown_frees);
-	json_u64(f, &first, "double_traced", s->nr_double_traced);
-	json_u64(f, &first, "cross_cpu", s->nr_cross_cpu);
-	json_u64(f, &first, "cross_node", s->nr_cross_node);
-	json_u64(f, &first, "node_known", s->nr_node_known);
-	json_u64(f, &first, "events", s->nr_events);
-	json_u64(f, &first, "lost", s->lost);
+	kmt_json_u64(f, &first, "bytes_req", s->total_req);
+	kmt_json_u64(f, &first, "bytes_alloc", s->total_alloc);
+	kmt_json_u64(f, &first, "bytes_freed", s->total_freed);
+	kmt_json_u64(f, &first, "allocations", s->nr_allocs);
+	kmt_json_u64(f, &first, "failed", s->nr_failed);
+	kmt_json_u64(f, &first, "frees", s->nr_frees);
+	kmt_json_u64(f, &first, "frees_unknown", s->nr_unknown_frees);
+	kmt_json_u64(f, &first, "double_traced", s->nr_double_traced);
+	kmt_json_u64(f, &first, "cross_cpu", s->nr_cross_cpu);
+	kmt_json_u64(f, &first, "cross_node", s->nr_cross_node);
+	kmt_json_u64(f, &first, "node_known", s->nr_node_known);
+	kmt_json_u64(f, &first, "events", s->nr_events);
+	kmt_json_u64(f, &first, "lost", s->lost);
 	fputc('}', f);
 }
 
@@ -104,15 +104,15 @@ static void json_page(FILE *f, const struct kmt_slab *s)
 	unsigned int o, m;
 
 	fputc('{', f);
-	json_u64(f, &first, "requests", s->pg_requests);
-	json_u64(f, &first, "failures", s->pg_fails);
-	json_u64(f, &first, "bytes_alloc", s->pg_bytes_alloc);
-	json_u64(f, &first, "frees", s->pg_frees);
-	json_u64(f, &first, "frees_unmatched", s->pg_free_unmatched);
-	json_u64(f, &first, "bytes_freed", s->pg_bytes_freed);
-	json_u64(f, &first, "frees_batched", s->pg_frees_batched);
-	json_u64(f, &first, "with_stack", s->pg_with_stack);
-	json_key(f, &first, "order_migratetype");
+	kmt_json_u64(f, &first, "requests", s->pg_requests);
+	kmt_json_u64(f, &first, "failures", s->pg_fails);
+	kmt_json_u64(f, &first, "bytes_alloc", s->pg_bytes_alloc);
+	kmt_json_u64(f, &first, "frees", s->pg_frees);
+	kmt_json_u64(f, &first, "frees_unmatched", s->pg_free_unmatched);
+	kmt_json_u64(f, &first, "bytes_freed", s->pg_bytes_freed);
+	kmt_json_u64(f, &first, "frees_batched", s->pg_frees_batched);
+	kmt_json_u64(f, &first, "with_stack", s->pg_with_stack);
+	kmt_json_key(f, &first, "order_migratetype");
 	fputc('[', f);
 	for (o = 0; o < KMT_PG_ORDERS; o++) {
 		fprintf(f, "%s[", o ? ", " : "");
@@ -150,12 +150,12 @@ static void json_live(FILE *f, const struct kmt_trace *t, const struct kmt_slab 
 	unsigned int b;
 
 	fputc('{', f);
-	json_u64(f, &first, "at_ns", s->last_ts);
-	json_u64(f, &first, "retained_bytes", s->live_bytes);
-	json_u64(f, &first, "retained_objects", s->live_objs);
-	json_u64(f, &first, "untraced_frees", s->nr_untraced_frees);
-	json_u64(f, &first, "untraced_free_bytes", s->untraced_free_bytes);
-	json_key(f, &first, "callsites");
+	kmt_json_u64(f, &first, "at_ns", s->last_ts);
+	kmt_json_u64(f, &first, "retained_bytes", s->live_bytes);
+	kmt_json_u64(f, &first, "retained_objects", s->live_objs);
+	kmt_json_u64(f, &first, "untraced_frees", s->nr_untraced_frees);
+	kmt_json_u64(f, &first, "untraced_free_bytes", s->untraced_free_bytes);
+	kmt_json_key(f, &first, "callsites");
 	fputc('[', f);
 	for (i = 0; live && i < s->nr_callers && live[i].live_bytes; i++)
 		n++;
@@ -166,34 +166,34 @@ static void json_live(FILE *f, const struct kmt_trace *t, const struct kmt_slab 
 		kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
 		f2 = true;
 		fprintf(f, "%s\n    {", i ? "," : "");
-		json_key(f, &f2, "callsite");
-		json_str(f, name, strlen(name));
-		json_key(f, &f2, "address");
+		kmt_json_key(f, &f2, "callsite");
+		kmt_json_str(f, name, strlen(name));
+		kmt_json_key(f, &f2, "address");
 		fprintf(f, "\"0x%" PRIx64 "\"", c->call_site);
-		json_u64(f, &f2, "retained_bytes", c->live_bytes);
-		json_u64(f, &f2, "retained_objects", c->live_objs);
-		json_u64(f, &f2, "bytes_alloc", c->bytes_alloc);
-		json_u64(f, &f2, "transient_bytes", c->bytes_alloc - c->live_bytes);
+		kmt_json_u64(f, &f2, "retained_bytes", c->live_bytes);
+		kmt_json_u64(f, &f2, "retained_objects", c->live_objs);
+		kmt_json_u64(f, &f2, "bytes_alloc", c->bytes_alloc);
+		kmt_json_u64(f, &f2, "transient_bytes", c->bytes_alloc - c->live_bytes);
 		fputc('}', f);
 	}
 	fprintf(f, "%s]", shown ? "\n  " : "");
-	json_key(f, &first, "caches");
+	kmt_json_key(f, &first, "caches");
 	fputc('[', f);
 	shown = rows_shown(s->nr_live_caches, o);
 	for (i = 0; i < shown; i++) {
 		kmt_cache_label(t, &s->live_caches[i], name, sizeof(name));
 		f2 = true;
 		fprintf(f, "%s\n    {", i ? "," : "");
-		json_key(f, &f2, "cache");
-		json_str(f, name, strlen(name));
-		json_u64(f, &f2, "retained_bytes", s->live_caches[i].bytes);
-		json_u64(f, &f2, "retained_objects", s->live_caches[i].objs);
+		kmt_json_key(f, &f2, "cache");
+		kmt_json_str(f, name, strlen(name));
+		kmt_json_u64(f, &f2, "retained_bytes", s->live_caches[i].bytes);
+		kmt_json_u64(f, &f2, "retained_objects", s->live_caches[i].objs);
 		fputc('}', f);
 	}
 	fprintf(f, "%s]", shown ? "\n  " : "");
-	json_u64(f, &first, "pages_retained_blocks", s->pg_live_blocks);
-	json_u64(f, &first, "pages_retained_bytes", s->pg_live_bytes);
-	json_key(f, &first, "pages_retained_by_caller");
+	kmt_json_u64(f, &first, "pages_retained_blocks", s->pg_live_blocks);
+	kmt_json_u64(f, &first, "pages_retained_bytes", s->pg_live_bytes);
+	kmt_json_key(f, &first, "pages_retained_by_caller");
 	fputc('[', f);
 	shown = s->pg_with_stack ? rows_shown(s->nr_live_psites, o) : 0;
 	for (i = 0; i < shown; i++) {
@@ -201,39 +201,39 @@ static void json_live(FILE *f, const struct kmt_trace *t, const struct kmt_slab 
 
 		f2 = true;
 		fprintf(f, "%s\n    {", i ? "," : "");
-		json_key(f, &f2, "callsite");
+		kmt_json_key(f, &f2, "callsite");
 		if (p->site) {
 			kmt_symtab_format(st, p->site, o->raw_ip, name, sizeof(name));
-			json_str(f, name, strlen(name));
+			kmt_json_str(f, name, strlen(name));
 		} else {
 			fputs("null", f);
 		}
-		json_u64(f, &f2, "retained_bytes", p->bytes);
-		json_u64(f, &f2, "retained_blocks", p->blocks);
+		kmt_json_u64(f, &f2, "retained_bytes", p->bytes);
+		kmt_json_u64(f, &f2, "retained_blocks", p->blocks);
 		fputc('}', f);
 	}
 	fprintf(f, "%s]", shown ? "\n  " : "");
-	json_key(f, &first, "pages_retained_by_order");
+	kmt_json_key(f, &first, "pages_retained_by_order");
 	fputc('[', f);
 	for (b = 0; b < KMT_PG_ORDERS; b++)
 		fprintf(f, "%s%" PRIu64, b ? ", " : "", s->pg_live_order[b]);
 	fputc(']', f);
-	json_key(f, &first, "lifetime");
+	kmt_json_key(f, &first, "lifetime");
 	fputc('{', f);
 	f2 = true;
 	for (b = 0; b < KMT_LIFE_BUCKETS; b++)
-		json_u64(f, &f2, life[b], s->lifetime[b]);
+		kmt_json_u64(f, &f2, life[b], s->lifetime[b]);
 	fprintf(f, "}}");
 	free(live);
 }
 
 static void json_stats(FILE *f, bool *first, const struct kmt_phase_stats *p)
 {
-	json_u64(f, first, "slab_alloc", p->slab_alloc);
-	json_u64(f, first, "slab_retained", p->slab_retained);
-	json_u64(f, first, "page_alloc", p->page_alloc);
-	json_u64(f, first, "page_retained", p->page_retained);
-	json_u64(f, first, "events", p->events);
+	kmt_json_u64(f, first, "slab_alloc", p->slab_alloc);
+	kmt_json_u64(f, first, "slab_retained", p->slab_retained);
+	kmt_json_u64(f, first, "page_alloc", p->page_alloc);
+	kmt_json_u64(f, first, "page_retained", p->page_retained);
+	kmt_json_u64(f, first, "events", p->events);
 }
 
 static void json_phases(FILE *f, const struct kmt_slab *s,
@@ -249,11 +249,11 @@ static void json_phases(FILE *f, const struct kmt_slab *s,
 
 		first = true;
 		fprintf(f, "%s\n    {", i ? "," : "");
-		json_key(f, &first, "phase");
-		json_str(f, p->name, p->name_len);
-		json_key(f, &first, "kind");
+		kmt_json_key(f, &first, "phase");
+		kmt_json_str(f, p->name, p->name_len);
+		kmt_json_key(f, &first, "kind");
 		fprintf(f, "\"%s\"", p->exec ? "exec" : i ? "level" : "early");
-		json_u64(f, &first, "start_ns", p->start);
+		kmt_json_u64(f, &first, "start_ns", p->start);
 		json_stats(f, &first, &p->st);
 		fputc('}', f);
 	}
@@ -266,13 +266,13 @@ static void json_phases(FILE *f, const struct kmt_slab *s,
 		kmt_symtab_format(st, c->fn, o->raw_ip, name, sizeof(name));
 		first = true;
 		fprintf(f, "%s\n    {", i ? "," : "");
-		json_key(f, &first, "initcall");
-		json_str(f, name, strlen(name));
-		json_key(f, &first, "level");
-		json_str(f, p->name, p->name_len);
-		json_u64(f, &first, "start_ns", c->start);
-		json_u64(f, &first, "duration_ns", c->ns);
-		json_key(f, &first, "ret");
+		kmt_json_key(f, &first, "initcall");
+		kmt_json_str(f, name, strlen(name));
+		kmt_json_key(f, &first, "level");
+		kmt_json_str(f, p->name, p->name_len);
+		kmt_json_u64(f, &first, "start_ns", c->start);
+		kmt_json_u64(f, &first, "duration_ns", c->ns);
+		kmt_json_key(f, &first, "ret");
 		fprintf(f, "%d", c->ret);
 		json_stats(f, &first, &c->st);
 		fputc('}', f);
@@ -297,25 +297,25 @@ static void json_page_rows(FILE *f, const struct kmt_trace *t,
 		first = true;
 		fprintf(f, "%s\n    {", i ? "," : "");
 		if (!pfns) {
-			json_key(f, &first, "callsite");
+			kmt_json_key(f, &first, "callsite");
 			if (c->site) {
 				kmt_symtab_format(st, c->site, o->raw_ip, name, sizeof(name));
-				json_str(f, name, strlen(name));
+				kmt_json_str(f, name, strlen(name));
 			} else {
 				fputs("null", f);
 			}
 		}
-		json_key(f, &first, pfns ? "pfn" : "address");
+		kmt_json_key(f, &first, pfns ? "pfn" : "address");
 		fprintf(f, "\"0x%" PRIx64 "\"", c->site);
-		json_u64(f, &first, "bytes_alloc", c->bytes);
-		json_u64(f, &first, "hit", c->hit);
-		json_u64(f, &first, "order", c->order);
-		json_key(f, &first, "migratetype");
+		kmt_json_u64(f, &first, "bytes_alloc", c->bytes);
+		kmt_json_u64(f, &first, "hit", c->hit);
+		kmt_json_u64(f, &first, "order", c->order);
+		kmt_json_key(f, &first, "migratetype");
 		fprintf(f, "%d", c->migratetype);
-		json_u64(f, &first, "gfp", c->gfp);
+		kmt_json_u64(f, &first, "gfp", c->gfp);
 		kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
-		json_key(f, &first, "gfp_names");
-		json_str(f, gfp, strlen(gfp));
+		kmt_json_key(f, &first, "gfp_names");
+		kmt_json_str(f, gfp, strlen(gfp));
 		fputc('}', f);
 	}
 	fprintf(f, "%s]", n ? "\n  " : "");
@@ -326,7 +326,7 @@ void kmt_report_json(FILE *f, const struct kmt_trace *t, const struct kmt_slab *
 {
 	fprintf(f, "{\"kmemflight_report\": 1");
 	fprintf(f, ",\n  \"file\": ");
-	json_str(f, o->path, strlen(o->path));
+	kmt_json_str(f, o->path, strlen(o->path));
 	fprintf(f, ",\n  \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64,
 		s->first_ts, s->last_ts);
 	if (o->phase) {

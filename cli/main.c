@@ -19,6 +19,7 @@ static const struct kmf_cmd cmds[] = {
 	{ "report", cmd_report, "perf-kmem style tables from a saved trace" },
 	{ "info",   cmd_info,   "what a saved trace holds: kernel, CPUs, events, losses" },
 	{ "dump",   cmd_dump,   "print the raw events of a saved trace, one per line" },
+	{ "diff",   cmd_diff,   "compare what two boots left allocated, check growth budgets" },
 };
 
 static void vmsg(const char *what, const char *fmt, va_list ap)
@@ -67,6 +68,7 @@ static void summary(FILE *f)
 		fprintf(f, "   %-8s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f, "\nRecord: boot with kmemtrace.enable=1, then 'kmemflight save boot.kmt'.\n");
 	fprintf(f, "Analyse: 'kmemflight report --caller boot.kmt'.\n");
+	fprintf(f, "Compare: 'kmemflight diff --max-growth 5%% base.kmt new.kmt'.\n");
 	fprintf(f, "'kmemflight <command> --help' for a command's options.\n");
 }
 

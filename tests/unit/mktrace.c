@@ -196,6 +196,62 @@ static void pagestack(struct kb *b)
 	kb_page_alloc(b, 0, 6000, KMT_CTX_TASK, 1, 0x9001, 0, 0xcc0, 0);
 }
 
+/*
+ * Two boots for kmemflight diff (expect/diff.table): the new one is
+ * another build, booted at another KASLR offset, so every function moved
+ * and its callsites sit at other offsets in it; the dentry cache has
+ * another id.  Base: foo_init kmallocs 3 x 64 B and keeps 2, and one
+ * dentry; old_setup keeps 256 B; page_user keeps an order-1 page.
+ * New: foo_init keeps all 3 and the dentry, bar_probe (new) keeps 1 KB,
+ * old_setup is gone, page_user keeps an order-1 and an order-0 page, and
+ * pid 1 execs /init.
+ */
+#define DIFF_BASE_TEXT	0xffffffff81000000ULL
+#define DIFF_NEW_TEXT	0xffffffff9c200000ULL
+
+static void diff_boot(struct kb *b, bool new)
+{
+	uint64_t tb = new ? DIFF_NEW_TEXT : DIFF_BASE_TEXT;
+	/* __alloc_pages_noprof, then page_user: the caller is page_user */
+	const uint64_t stack[] = { tb + 0x6010, tb + (new ? 0x5034 : 0x5030) };
+	char syms[512];
+
+	snprintf(syms, sizeof(syms), new ?
+		 "%016llx T _stext\n%016llx T foo_init\n%016llx t bar_probe\n"
+		 "%016llx T free_stuff\n%016llx T page_user\n%016llx T __alloc_pages_noprof\n" :
+		 "%016llx T _stext\n%016llx T foo_init\n%016llx t old_setup\n"
+		 "%016llx T free_stuff\n%016llx T page_user\n%016llx T __alloc_pages_noprof\n",
+		 (unsigned long long)tb, (unsigned long long)tb + 0x1000,
+		 (unsigned long long)tb + 0x3000, (unsigned long long)tb + 0x4000,
+		 (unsigned long long)tb + 0x5000, (unsigned long long)tb + 0x6000);
+	kb_set_kallsyms(b, syms);
+	kb_cache_def(b, 0, 100, new ? 4 : 1, 192, 192, 8, "dentry");
+	/* early */
+	kb_kmalloc(b, 0, 200, KMT_CTX_TASK, 1, tb + (new ? 0x1018 : 0x1010), D(0x1000),
+		   60, 64, 0xcc0, -1);
+	kb_initcall_level(b, 0, 300, "core");
+	if (!new)
+		kb_kmalloc(b, 0, 400, KMT_CTX_TASK, 1, tb + 0x3020, D(0x2000), 200, 256,
+			   0xcc0, -1);
+	kb_initcall_level(b, 0, 500, "device");
+	kb_kmalloc(b, 0, 600, KMT_CTX_TASK, 1, tb + (new ? 0x1018 : 0x1010), D(0x3000),
+		   60, 64, 0xcc0, -1);
+	kb_kmalloc(b, 1, 700, KMT_CTX_TASK, 1, tb + (new ? 0x1018 : 0x1010), D(0x4000),
+		   60, 64, 0xcc0, -1);
+	if (!new)
+		kb_kfree(b, 0, 800, KMT_CTX_TASK, 1, tb + 0x4008, D(0x3000));
+	kb_cache_alloc(b, 0, 900, KMT_CTX_TASK, 1, tb + (new ? 0x1048 : 0x1040), D(0x5000),
+		       new ? 4 : 1, 0xcc0, -1);
+	kb_page_alloc_stack(b, 0, 1000, KMT_CTX_TASK, 1, 0x1001, 1, 0xcc0, 0, stack, 2);
+	if (new) {
+		kb_kmalloc(b, 1, 1100, KMT_CTX_TASK, 1, tb + 0x3010, D(0x6000), 1000, 1024,
+			   0xcc0, -1);
+		kb_page_alloc_stack(b, 0, 1200, KMT_CTX_TASK, 1, 0x3001, 0, 0xcc0, 0,
+				    stack, 2);
+		kb_init_exec(b, 0, 1300, "/init");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct kb *b;
@@ -260,6 +316,13 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && (!strcmp(argv[1], "diff-base") || !strcmp(argv[1], "diff-new"))) {
+		b = kb_new(2, 4096);
+		diff_boot(b, !strcmp(argv[1], "diff-new"));
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "phases")) {
 		b = kb_new(2, 4096);
 		phases(b);
@@ -276,7 +339,8 @@ int main(int argc, char **argv)
 	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|debugfs FILE|DIR\n"
-			"       mktrace pages FILE\n"
+			"       mktrace pages|pagestack|phases|double|realloc FILE\n"
+			"       mktrace diff-base|diff-new FILE\n"
 			"       mktrace big N FILE\n"
 			"       mktrace split|split-gap|split-dup DIR SPOOL\n");
 		return 2;
