@@ -17,7 +17,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(CFLAGS)
 
 LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c
 TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c \
-            analyze/slab.c analyze/pagesite.c analyze/report.c analyze/report_out.c \
+            analyze/slab.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
             analyze/info.c analyze/diff.c \
             lib/vmlinux.c
 TOOL_LIBS := -lelf -ldw
@@ -26,7 +26,9 @@ HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtr
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab
-FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms
+FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget
+# the footprint parsers need the analysis they summarise
+FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/pagesite.c
 
 .PHONY: all asan check unit unit-build cli fuzz man install clean
 
@@ -66,11 +68,11 @@ build-asan/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit
 
 check: unit cli
 
-build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB_SRC) $(HDRS)
+build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_SRC) $(HDRS)
 	@mkdir -p build-fuzz
 	clang -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all \
-		-o $@ $< $(LIB_SRC)
+		-o $@ $< $(FUZZ_SRC)
 
 fuzz: $(addprefix build-fuzz/,$(FUZZ))
 

@@ -17,53 +17,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "../cli/cli.h"
+#include "footprint.h"
 #include "report.h"
 #include "slab.h"
 
-#define VALID_OPTS "--max-growth, --max-growth-bytes, --budget, -l/--line, --json, -h/--help"
+#define VALID_OPTS "--max-growth, --max-growth-bytes, --budget, --no-default-budgets, --allow-lost, -l/--line, --json, -h/--help"
 
-enum diff_cat {
-	DC_CALLSITE,
-	DC_CACHE,
-	DC_PAGE,
-	DC_ORDER,
-	DC_PHASE,
-	DC_NR,
-	DC_TOTAL = DC_NR,	/* a budget on the total, not on a row */
-};
+/*
+ * The budgets that apply unless given otherwise: above the boot-to-boot
+ * noise of one kernel (Documentation/user-guide.md, "Comparing boots":
+ * at most 1.1% and 180 KiB on the total, 12 KiB on a callsite, over
+ * repeated QEMU boots), so that an unchanged kernel passes.
+ */
+#define DEFAULT_TOTAL_BYTES	(256u << 10)
+#define DEFAULT_TOTAL_MPCT	2000		/* 2% */
+#define DEFAULT_CALLSITE_BYTES	(64u << 10)
+#define DEFAULT_CALLSITE_MPCT	10000		/* 10% */
 
 static const struct diff_cat_info {
-	const char *name;	/* in budget files and the JSON */
 	const char *title;
 	const char *col;	/* the key column's header */
 	const char *objs;	/* the objects column's header, or NULL */
 	bool alloc;		/* an Allocated column */
 	bool hits;		/* a Hits column */
-} cats[DC_NR] = {
-	[DC_CALLSITE] = { "callsite", "Slab callsites: bytes of objects retained at the end",
-			  "Callsite", "Objects", true, true },
-	[DC_CACHE] = { "cache", "Caches: bytes of objects retained at the end",
+} cats[KMT_FP_NR] = {
+	[KMT_FP_CALLSITE] = { "Slab callsites: bytes of objects retained at the end",
+		  "Callsite", "Objects", true, true },
+	[KMT_FP_CACHE] = { "Caches: bytes of objects retained at the end",
 		       "Cache", "Objects", false, false },
-	[DC_PAGE] = { "page", "Page callers: bytes of pages retained at the end",
+	[KMT_FP_PAGE] = { "Page callers: bytes of pages retained at the end",
 		      "Page caller", "Blocks", true, true },
-	[DC_ORDER] = { "order", "Page orders: bytes of pages retained at the end",
+	[KMT_FP_ORDER] = { "Page orders: bytes of pages retained at the end",
 		       "Order", "Blocks", true, true },
-	[DC_PHASE] = { "phase", "Boot phases: slab and page bytes retained at the end",
+	[KMT_FP_PHASE] = { "Boot phases: slab and page bytes retained at the end",
 		       "Phase", NULL, true, false },
 };
 
-struct diff_vals {
-	uint64_t retained;	/* bytes still allocated at the end */
-	uint64_t objs;		/* objects or page blocks among them */
-	uint64_t alloc;		/* bytes allocated over the trace */
-	uint64_t hit;		/* allocations */
-};
-
 struct diff_row {
-	enum diff_cat cat;
+	enum kmt_fp_cat cat;
 	char *key;
-	struct diff_vals v[2];	/* base, new */
+	struct kmt_fp_vals v[2];	/* base, new */
 	bool in[2];		/* the row exists in that trace */
 	bool over;		/* over its budget */
 };
@@ -83,28 +79,14 @@ struct diff {
 	struct diff_side side[2];
 };
 
-/*
- * One budget: the row (or total) fails when its retained bytes grow by
- * more than @bytes and by more than @mpct; with only one of the two
- * given, by more than that one.
- */
-struct diff_limit {
-	int cat;		/* enum diff_cat, DC_TOTAL for the total */
-	char *key;		/* "*": every row of cat without its own */
-	bool has_bytes, has_pct;
-	uint64_t bytes;
-	uint64_t mpct;		/* thousandths of a percent */
-	char spec[64];		/* as written: "4K 10%" */
-	char src[96];		/* "budget.txt:3" or the options */
-	bool matched;		/* a row has this key */
-};
-
 struct diff_opts {
 	const char *path[2];
 	const char *budget;
 	long lines;
 	bool json;
-	struct diff_limit cli;	/* --max-growth, --max-growth-bytes */
+	bool no_defaults;
+	bool allow_lost;
+	struct kmt_fp_limit cli;	/* --max-growth, --max-growth-bytes */
 };
 
 static void usage(FILE *f)
@@ -126,246 +108,32 @@ static void usage(FILE *f)
 		"    --budget <file>       budgets per callsite, cache, page caller, order or\n"
 		"                          phase, one per line: 'callsite foo_init 4K',\n"
 		"                          'phase level:device 10%%', 'total 2%% 64K'\n"
+		"    --no-default-budgets  without the defaults: 256K and 2%% on the total,\n"
+		"                          64K and 10%% on each callsite, for what no option\n"
+		"                          or budget line covers\n"
+		"    --allow-lost          compare traces that lost events (their totals are\n"
+		"                          short): without it, that is an error\n"
 		"    -l, --line <n>        print only the first n rows of each table\n"
 		"    --json                the same as one JSON document\n"
 		"    -h, --help            this help\n"
+		"\n"
+		"<base> and <new> are traces, or summaries of traces (kmemflight summary).\n"
 		"\n"
 		"Exit status: 0 within budget (or no budget), 1 over budget or a trace\n"
 		"that cannot be read, 2 usage error or a bad budget.\n");
 }
 
-/*
- * A size in bytes: decimal digits, then K, M or G (powers of 1024) or
- * nothing.  0, -EINVAL, or -ERANGE past 2^64 - 1.
- */
-static int parse_size(const char *s, uint64_t *bytes)
-{
-	uint64_t v = 0, mult = 1;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	switch (*p) {
-	case '\0': break;
-	case 'K': case 'k': mult = 1ULL << 10; p++; break;
-	case 'M': case 'm': mult = 1ULL << 20; p++; break;
-	case 'G': case 'g': mult = 1ULL << 30; p++; break;
-	default: return -EINVAL;
-	}
-	if (*p)
-		return -EINVAL;
-	if (v > UINT64_MAX / mult)
-		return -ERANGE;
-	*bytes = v * mult;
-	return 0;
-}
-
-/*
- * A percentage, "5", "2.5" or "0.125", with @len bytes and no sign, in
- * thousandths of a percent: exact, so that a budget at a row's growth
- * is not over it.  0, -EINVAL, or -ERANGE past 10^12 %.
- */
-static int parse_pct(const char *s, size_t len, uint64_t *mpct)
-{
-	uint64_t whole = 0, frac = 0;
-	size_t i = 0, digits = 0, fdigits = 0;
-
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
-		whole = whole * 10 + (uint64_t)(s[i] - '0');
-		if (whole > 1000000000000ULL)
-			return -ERANGE;
-	}
-	if (i < len && s[i] == '.') {
-		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, fdigits++) {
-			if (fdigits == 3)
-				return -EINVAL;	/* finer than 0.001% */
-			frac = frac * 10 + (uint64_t)(s[i] - '0');
-		}
-		if (!fdigits)
-			return -EINVAL;
-	}
-	if (!digits || i != len)
-		return -EINVAL;
-	for (; fdigits < 3; fdigits++)
-		frac *= 10;
-	*mpct = whole * 1000 + frac;
-	return 0;
-}
-
-/* One limit word of a budget: "10%" or a size.  0 or -EINVAL / -ERANGE. */
-static int parse_limit_word(struct diff_limit *l, const char *w)
-{
-	size_t len = strlen(w);
-	int ret;
-
-	if (len && w[len - 1] == '%') {
-		if (l->has_pct)
-			return -EEXIST;
-		ret = parse_pct(w, len - 1, &l->mpct);
-		l->has_pct = !ret;
-		return ret;
-	}
-	if (l->has_bytes)
-		return -EEXIST;
-	ret = parse_size(w, &l->bytes);
-	l->has_bytes = !ret;
-	return ret;
-}
-
-static bool limit_over(const struct diff_limit *l, uint64_t base, uint64_t new)
-{
-	uint64_t d;
-	bool ob, op;
-
-	if (new <= base)
-		return false;
-	d = new - base;
-	ob = l->has_bytes && d > l->bytes;
-	/* d / base > mpct / 100000, without rounding; from 0 any growth */
-	op = l->has_pct && (!base || (unsigned __int128)d * 100000 >
-			    (unsigned __int128)l->mpct * base);
-	if (l->has_bytes && l->has_pct)
-		return ob && op;
-	return ob || op;
-}
-
-/* "64K and 5%": the limits as written, the size first */
-static void limit_spec(struct diff_limit *l, const char *bytes, const char *pct)
-{
-	snprintf(l->spec, sizeof(l->spec), "%s%s%s", bytes ? bytes : "",
-		 bytes && pct ? " and " : "", pct ? pct : "");
-}
-
-static void free_limits(struct diff_limit *l, size_t nr)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		free(l[i].key);
-	free(l);
-}
-
-/*
- * Read a budget file: per line "total LIMIT [LIMIT]" or "CATEGORY KEY
- * LIMIT [LIMIT]", a LIMIT being a size or a percentage, "#" starting a
- * comment.  -EINVAL with err naming the file and line, or -errno.
- */
-static int load_budget(const char *path, struct diff_limit **out, size_t *nr_out,
-		       struct kmt_err *err)
-{
-	struct diff_limit *lims = NULL, *l;
-	size_t nr = 0, cap = 0, i, n, len = 0;
-	char *line = NULL, *w[6], *save, *tok, *bw, *pw;
-	unsigned int lineno = 0;
-	FILE *f = fopen(path, "r");
-	int ret = 0, c, first;
-
-	if (!f)
-		return kmt_errf(err, errno, "%s: cannot open the budget file: %s", path,
-				strerror(errno));
-	while (getline(&line, &len, f) > 0) {
-		lineno++;
-		line[strcspn(line, "#\n")] = '\0';
-		for (n = 0, tok = strtok_r(line, " \t\r", &save); tok && n < 6;
-		     tok = strtok_r(NULL, " \t\r", &save))
-			w[n++] = tok;
-		if (!n)
-			continue;
-		for (c = 0; c <= DC_NR; c++)
-			if (!strcmp(w[0], c == DC_TOTAL ? "total" : cats[c].name))
-				break;
-		if (c > DC_NR) {
-			ret = kmt_errf(err, EINVAL, "%s:%u: unknown budget '%s' (valid: total, callsite, cache, page, order, phase)",
-				       path, lineno, w[0]);
-			break;
-		}
-		first = c == DC_TOTAL ? 1 : 2;
-		if (n < (size_t)first + 1 || n > (size_t)first + 2) {
-			if (c == DC_TOTAL)
-				ret = kmt_errf(err, EINVAL, "%s:%u: 'total' wants one or two limits (a size, a percentage): total 64K 2%%",
-					       path, lineno);
-			else
-				ret = kmt_errf(err, EINVAL, "%s:%u: '%s' wants a key and one or two limits (a size, a percentage): %s KEY 4K 10%%",
-					       path, lineno, w[0], w[0]);
-			break;
-		}
-		if (nr == cap) {
-			cap = cap ? cap * 2 : 16;
-			l = realloc(lims, cap * sizeof(*lims));
-			if (!l) {
-				ret = kmt_errf(err, ENOMEM, "out of memory");
-				break;
-			}
-			lims = l;
-		}
-		l = &lims[nr];
-		memset(l, 0, sizeof(*l));
-		l->cat = c;
-		bw = pw = NULL;
-		for (i = (size_t)first; i < n && !ret; i++) {
-			ret = parse_limit_word(l, w[i]);
-			if (w[i][strlen(w[i]) - 1] == '%')
-				pw = w[i];
-			else
-				bw = w[i];
-			if (ret == -EEXIST)
-				ret = kmt_errf(err, EINVAL, "%s:%u: two %s limits: one size and one percentage at most",
-					       path, lineno, w[i][strlen(w[i]) - 1] == '%' ?
-					       "percentage" : "size");
-			else if (ret)
-				ret = kmt_errf(err, EINVAL, "%s:%u: '%s' is %s",
-					       path, lineno, w[i], ret == -ERANGE ? "too large" :
-					       "neither a size (4096, 64K, 1M) nor a percentage with at most 3 decimals (10%, 2.5%)");
-		}
-		if (ret)
-			break;
-		limit_spec(l, bw, pw);
-		snprintf(l->src, sizeof(l->src), "%s:%u", path, lineno);
-		if (c != DC_TOTAL) {
-			l->key = strdup(w[1]);
-			if (!l->key) {
-				ret = kmt_errf(err, ENOMEM, "out of memory");
-				break;
-			}
-			/* a second budget for a row would leave one unused */
-			for (i = 0; i < nr; i++)
-				if (lims[i].cat == c && !strcmp(lims[i].key, l->key))
-					break;
-			if (i < nr) {
-				ret = kmt_errf(err, EINVAL, "%s:%u: %s %s has a budget already, at %s",
-					       path, lineno, w[0], w[1], lims[i].src);
-				free(l->key);
-				break;
-			}
-		}
-		nr++;
-	}
-	if (!ret && ferror(f))
-		ret = kmt_errf(err, EIO, "%s: read error", path);
-	free(line);
-	fclose(f);
-	if (ret) {
-		free_limits(lims, nr);
-		return ret;
-	}
-	*out = lims;
-	*nr_out = nr;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct diff_opts *o)
 {
-	enum { OPT_MAX_GROWTH = 256, OPT_MAX_BYTES, OPT_BUDGET, OPT_JSON };
+	enum { OPT_MAX_GROWTH = 256, OPT_MAX_BYTES, OPT_BUDGET, OPT_JSON, OPT_NO_DEFAULTS,
+	       OPT_ALLOW_LOST };
 	static const struct option longopts[] = {
 		{ "max-growth", required_argument, NULL, OPT_MAX_GROWTH },
 		{ "max-growth-bytes", required_argument, NULL, OPT_MAX_BYTES },
 		{ "budget", required_argument, NULL, OPT_BUDGET },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "no-default-budgets", no_argument, NULL, OPT_NO_DEFAULTS },
+		{ "allow-lost", no_argument, NULL, OPT_ALLOW_LOST },
 		{ "line", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -377,7 +145,7 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->lines = -1;
-	o->cli.cat = DC_TOTAL;
+	o->cli.cat = KMT_FP_TOTAL;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+l:h", longopts, NULL)) != -1) {
@@ -386,7 +154,7 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 			len = strlen(optarg);
 			if (len && optarg[len - 1] == '%')
 				len--;
-			ret = parse_pct(optarg, len, &o->cli.mpct);
+			ret = kmt_fp_parse_pct(optarg, len, &o->cli.mpct);
 			if (ret == -ERANGE)
 				return kmf_usage_error("--max-growth: '%s' is too large", optarg);
 			if (ret)
@@ -396,7 +164,7 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 			pct = optarg;
 			break;
 		case OPT_MAX_BYTES:
-			ret = parse_size(optarg, &o->cli.bytes);
+			ret = kmt_fp_parse_size(optarg, &o->cli.bytes);
 			if (ret == -ERANGE)
 				return kmf_usage_error("--max-growth-bytes: '%s' is too large (more than 2^64 - 1 bytes)",
 						       optarg);
@@ -408,6 +176,8 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 			break;
 		case OPT_BUDGET: o->budget = optarg; break;
 		case OPT_JSON: o->json = true; break;
+		case OPT_NO_DEFAULTS: o->no_defaults = true; break;
+		case OPT_ALLOW_LOST: o->allow_lost = true; break;
 		case 'l':
 			errno = 0;
 			o->lines = strtol(optarg, &end, 10);
@@ -432,11 +202,12 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 	}
 	if (argc - optind != 2)
 		return kmf_usage_error(argc - optind < 2 ?
-				       "missing <base> and <new>: two trace files to compare" :
+				       argc == optind ? "missing <base> and <new>: two traces to compare" :
+				       "missing <new>: two traces to compare" :
 				       "two trace files only: <base> <new>");
 	o->path[0] = argv[optind];
 	o->path[1] = argv[optind + 1];
-	limit_spec(&o->cli, bytes, pct);
+	kmt_fp_limit_spec(&o->cli);
 	snprintf(o->cli.src, sizeof(o->cli.src), "%s%s%s",
 		 bytes ? "--max-growth-bytes" : "", bytes && pct ? " and " : "",
 		 pct ? "--max-growth" : "");
@@ -445,8 +216,8 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 
 /* ---- the rows ----------------------------------------------------------- */
 
-static int add_row(struct diff *d, enum diff_cat cat, const char *key, int side,
-		   const struct diff_vals *v)
+static int add_row(struct diff *d, enum kmt_fp_cat cat, const char *key, int side,
+		   const struct kmt_fp_vals *v)
 {
 	struct diff_row *r;
 
@@ -471,146 +242,107 @@ static int add_row(struct diff *d, enum diff_cat cat, const char *key, int side,
 	return 0;
 }
 
-/*
- * The function an address is in, without the +offset; its hex when no
- * symbol is within 1 MiB below it (the rule of kmt_symtab_format).
- */
-static void sym_key(const struct kmt_symtab *st, uint64_t addr, char *buf,
-		    size_t size)
+/* All of a file of at most @max bytes, malloc'd: 0, -EFBIG or -errno. */
+static int slurp(const char *path, size_t max, char **buf, size_t *len)
 {
-	const struct kmt_sym *s;
-
-	if (!addr) {
-		snprintf(buf, size, "(unknown)");
-		return;
-	}
-	s = kmt_symtab_find(st, addr);
-	if (!s || addr - s->addr >= (1u << 20))
-		snprintf(buf, size, "0x%" PRIx64, addr);
-	else
-		snprintf(buf, size, "%.*s", (int)s->name_len, s->name);
-}
-
-/* "kmalloc-64" as the kernel names its caches: size alone says which */
-static void cache_key(const struct kmt_trace *t, const struct kmt_live_cache *c,
-		      char *buf, size_t size)
-{
-	const struct kmt_cache *k = c->cache ? kmt_trace_cache(t, c->cache) : NULL;
-
-	if (!c->cache)
-		snprintf(buf, size, "kmalloc-%u", c->size);
-	else if (k)
-		snprintf(buf, size, "%s", k->name);
-	else
-		snprintf(buf, size, "cache#%u", c->cache);
-}
-
-static int collect(struct diff *d, int side, const struct kmt_trace *t,
-		   const struct kmt_slab *s, const struct kmt_symtab *st)
-{
-	char key[512];
-	struct diff_vals v;
-	size_t i;
-	unsigned int o, m;
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap), *nb;
+	FILE *f = fopen(path, "r");
+	struct stat sb;
 	int ret = 0;
 
-	for (i = 0; i < s->nr_callers && !ret; i++) {
-		const struct kmt_caller *c = &s->callers[i];
-
-		sym_key(st, c->call_site, key, sizeof(key));
-		v = (struct diff_vals){ c->live_bytes, c->live_objs, c->bytes_alloc, c->hit };
-		ret = add_row(d, DC_CALLSITE, key, side, &v);
+	if (!f || !b) {
+		ret = f ? -ENOMEM : -errno;
+		goto out;
 	}
-	for (i = 0; i < s->nr_live_caches && !ret; i++) {
-		cache_key(t, &s->live_caches[i], key, sizeof(key));
-		v = (struct diff_vals){ s->live_caches[i].bytes, s->live_caches[i].objs, 0, 0 };
-		ret = add_row(d, DC_CACHE, key, side, &v);
+	if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode)) {
+		ret = -EISDIR;	/* or anything else that is not a file */
+		goto out;
 	}
-	/* a page caller's allocations, then what it still holds */
-	for (i = 0; i < s->nr_pcallers && !ret; i++) {
-		const struct kmt_page_caller *c = &s->pcallers[i];
-
-		sym_key(st, c->site, key, sizeof(key));
-		v = (struct diff_vals){ 0, 0, c->bytes, c->hit };
-		ret = add_row(d, DC_PAGE, key, side, &v);
+	for (;;) {
+		n += fread(b + n, 1, cap - n, f);
+		if (ferror(f)) {
+			ret = -EIO;
+			break;
+		}
+		if (n < cap)
+			break;
+		if (cap > max) {
+			ret = -EFBIG;
+			break;
+		}
+		nb = realloc(b, cap * 2);
+		if (!nb) {
+			ret = -ENOMEM;
+			break;
+		}
+		b = nb;
+		cap *= 2;
 	}
-	for (i = 0; i < s->nr_live_psites && !ret; i++) {
-		const struct kmt_live_psite *p = &s->live_psites[i];
-
-		sym_key(st, p->site, key, sizeof(key));
-		v = (struct diff_vals){ p->bytes, p->blocks, 0, 0 };
-		ret = add_row(d, DC_PAGE, key, side, &v);
+out:
+	if (f)
+		fclose(f);
+	if (ret) {
+		free(b);
+		return ret;
 	}
-	for (o = 0; o < KMT_PG_ORDERS && !ret; o++) {
-		uint64_t n = 0, blk = (1ULL << t->fmt.page_shift) << o;
-
-		for (m = 0; m < KMT_PG_MT_COLS; m++)
-			n += s->pg_order_mt[o][m];
-		if (!n && !s->pg_live_order[o])
-			continue;
-		snprintf(key, sizeof(key), "%u", o);
-		v = (struct diff_vals){ s->pg_live_order[o] * blk, s->pg_live_order[o],
-					n * blk, n };
-		ret = add_row(d, DC_ORDER, key, side, &v);
-	}
-	for (i = 0; i < s->nr_phases && !ret; i++) {
-		const struct kmt_phase *p = &s->phases[i];
-
-		/* "early" is the time before the first level, not the level */
-		if (!i)
-			snprintf(key, sizeof(key), "early");
-		else
-			snprintf(key, sizeof(key), "%s:%.*s", p->exec ? "exec" : "level",
-				 (int)p->name_len, p->name);
-		v = (struct diff_vals){ p->st.slab_retained + p->st.page_retained, 0,
-					p->st.slab_alloc + p->st.page_alloc, 0 };
-		ret = add_row(d, DC_PHASE, key, side, &v);
-	}
-	return ret;
+	*buf = b;
+	*len = n;
+	return 0;
 }
 
-/* Read one trace and add its rows; -errno with err set. */
+/*
+ * Read one trace or summary file and add its rows; -errno with err set.
+ * A summary starts with its magic line: anything else is read as a trace.
+ */
 static int load_side(struct diff *d, int side, const char *path, struct kmt_err *err)
 {
 	struct diff_side *ds = &d->side[side];
-	struct kmt_symtab st = { 0 };
-	struct kmt_trace t;
-	struct kmt_slab s;
+	struct kmt_footprint fp;
+	char head[sizeof(KMT_SUMMARY_MAGIC) - 1];
+	size_t i, n;
+	FILE *f;
 	int ret;
 
 	ds->path = path;
-	ret = kmt_trace_open(path, &t, err);
-	if (ret)
-		return ret;
-	memset(&s, 0, sizeof(s));
-	if (kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len)) {
-		ret = kmt_errf(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	ds->nosyms = !st.nr;
-	ret = kmt_slab_analyze_range(&t, 0, UINT64_MAX, false, &st, &s, err);
-	if (ret) {
-		char msg[sizeof(err->msg)];
+	f = fopen(path, "r");
+	n = f ? fread(head, 1, sizeof(head), f) : 0;
+	if (f)
+		fclose(f);
+	if (n == sizeof(head) && !memcmp(head, KMT_SUMMARY_MAGIC, n)) {
+		char *buf;
+		size_t len;
 
-		snprintf(msg, sizeof(msg), "%s", err->msg);
-		ret = kmt_errf(err, -ret, "%s: %s", path, msg);
-		goto out;
+		ret = slurp(path, 1u << 26, &buf, &len);
+		if (ret)
+			return kmt_errf(err, -ret, "%s: %s", path, ret == -EFBIG ?
+					"larger than 64 MiB: not a summary" : ret == -EISDIR ?
+					"not a regular file" : strerror(-ret));
+		ret = kmt_fp_parse(&fp, buf, len, err);
+		free(buf);
+		if (ret) {
+			char msg[sizeof(err->msg)];
+
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			return kmt_errf(err, -ret, "%s: %s", path, msg);
+		}
+	} else {
+		ret = kmt_fp_from_trace(&fp, path, err);
+		if (ret)
+			return ret;
 	}
-	if (!kmt_trace_meta(&t, "release", ds->release, sizeof(ds->release)))
-		snprintf(ds->release, sizeof(ds->release), "?");
-	ds->events = s.nr_events;
-	ds->last_ts = s.last_ts;
-	ds->lost = s.lost;
-	ds->unknown_cache = s.nr_unknown_cache;
-	ds->slab = s.live_bytes;
-	ds->pages = s.pg_live_bytes;
-	if (collect(d, side, &t, &s, &st))
-		ret = kmt_errf(err, ENOMEM, "out of memory");
-out:
-	kmt_slab_free(&s);
-	kmt_symtab_free(&st);
-	kmt_trace_close(&t);
-	return ret;
+	snprintf(ds->release, sizeof(ds->release), "%s", fp.release);
+	ds->events = fp.events;
+	ds->last_ts = fp.last_ts;
+	ds->lost = fp.lost;
+	ds->unknown_cache = fp.unknown_cache;
+	ds->nosyms = fp.nosyms;
+	ds->slab = fp.slab;
+	ds->pages = fp.pages;
+	for (i = 0, ret = 0; i < fp.nr && !ret; i++)
+		ret = add_row(d, fp.rows[i].cat, fp.rows[i].key, side, &fp.rows[i].v);
+	kmt_fp_free(&fp);
+	return ret ? kmt_errf(err, ENOMEM, "out of memory") : 0;
 }
 
 static int cmp_key(const void *pa, const void *pb)
@@ -640,7 +372,7 @@ static int cmp_growth(const void *pa, const void *pb)
 	return strcmp(a->key, b->key);
 }
 
-static void add_vals(struct diff_vals *a, const struct diff_vals *b)
+static void add_vals(struct kmt_fp_vals *a, const struct kmt_fp_vals *b)
 {
 	a->retained += b->retained;
 	a->objs += b->objs;
@@ -690,7 +422,7 @@ static const char *row_status(const struct diff_row *r)
 
 /* A row or the total over one of its limits. */
 struct diff_fail {
-	const struct diff_limit *lim;
+	const struct kmt_fp_limit *lim;
 	const struct diff_row *row;	/* NULL: the total */
 };
 
@@ -698,7 +430,7 @@ struct diff_fail {
  * Check every row against its own budget, or its category's "*"; the
  * total against each total budget.  Returns how many failed, -ENOMEM.
  */
-static long check_budgets(struct diff *d, struct diff_limit *lims, size_t nr_lims,
+static long check_budgets(struct diff *d, struct kmt_fp_limit *lims, size_t nr_lims,
 			  struct diff_fail **out)
 {
 	uint64_t base = d->side[0].slab + d->side[0].pages;
@@ -709,15 +441,15 @@ static long check_budgets(struct diff *d, struct diff_limit *lims, size_t nr_lim
 	if (!f)
 		return -ENOMEM;
 	for (i = 0; i < nr_lims; i++) {
-		if (lims[i].cat != DC_TOTAL)
+		if (lims[i].cat != KMT_FP_TOTAL)
 			continue;
 		lims[i].matched = true;
-		if (limit_over(&lims[i], base, new))
+		if (kmt_fp_limit_over(&lims[i], base, new))
 			f[n++] = (struct diff_fail){ &lims[i], NULL };
 	}
 	for (i = 0; i < d->nr; i++) {
 		struct diff_row *r = &d->rows[i];
-		struct diff_limit *l = NULL;
+		struct kmt_fp_limit *l = NULL;
 
 		for (j = 0; j < nr_lims; j++) {
 			if (lims[j].cat != (int)r->cat)
@@ -733,7 +465,7 @@ static long check_budgets(struct diff *d, struct diff_limit *lims, size_t nr_lim
 			continue;
 		if (strcmp(l->key, "*"))
 			l->matched = true;
-		if (limit_over(l, r->v[0].retained, r->v[1].retained)) {
+		if (kmt_fp_limit_over(l, r->v[0].retained, r->v[1].retained)) {
 			r->over = true;
 			f[n++] = (struct diff_fail){ l, r };
 		}
@@ -813,7 +545,7 @@ static void print_row(const struct diff_row *r)
 		   row_status(r));
 }
 
-static void print_table(const struct diff *d, enum diff_cat cat,
+static void print_table(const struct diff *d, enum kmt_fp_cat cat,
 			const struct diff_opts *o)
 {
 	const struct diff_cat_info *ci = &cats[cat];
@@ -876,7 +608,7 @@ static void print_fails(const struct diff *d, const struct diff_fail *f, size_t 
 		uint64_t n = f[i].row ? f[i].row->v[1].retained : tn;
 
 		if (f[i].row)
-			snprintf(key, sizeof(key), "%s %s", cats[f[i].row->cat].name,
+			snprintf(key, sizeof(key), "%s %s", kmt_fp_cat_names[f[i].row->cat],
 				 f[i].row->key);
 		else
 			snprintf(key, sizeof(key), "total");
@@ -902,15 +634,17 @@ static void print_text(const struct diff *d, const struct diff_opts *o,
 		       i ? "new: " : "base:", d->side[i].path, d->side[i].release,
 		       d->side[i].events, d->side[i].last_ts / 1000000000u,
 		       d->side[i].last_ts % 1000000000u);
-	for (c = 0; c < DC_NR; c++) {
+	for (c = 0; c < KMT_FP_NR; c++) {
 		printf("\n");
-		print_table(d, (enum diff_cat)c, o);
+		print_table(d, (enum kmt_fp_cat)c, o);
 	}
 	printf("\n");
 	print_total(d);
 	if (nr_lims)
-		printf("Budget: %s (%zu of %zu budgets exceeded)\n",
-		       nr_fail ? "over" : "within", nr_fail, nr_lims);
+		printf("Budget: %s (%zu %s over, checked against %zu budget%s)\n",
+		       nr_fail ? "over" : "within", nr_fail,
+		       nr_fail == 1 ? "row or total" : "rows or totals", nr_lims,
+		       nr_lims == 1 ? "" : "s");
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -960,7 +694,7 @@ static void json_row(FILE *f, const struct diff_row *r)
 
 	fputc('{', f);
 	kmt_json_key(f, &first, "category");
-	kmt_json_str(f, ci->name, strlen(ci->name));
+	kmt_json_str(f, kmt_fp_cat_names[r->cat], strlen(kmt_fp_cat_names[r->cat]));
 	kmt_json_key(f, &first, "key");
 	kmt_json_str(f, r->key, strlen(r->key));
 	kmt_json_key(f, &first, "status");
@@ -993,7 +727,7 @@ static void print_json(FILE *f, const struct diff *d, const struct diff_opts *o,
 {
 	uint64_t tb = d->side[0].slab + d->side[0].pages;
 	uint64_t tn = d->side[1].slab + d->side[1].pages;
-	size_t i, shown[DC_NR] = { 0 }, n = 0;
+	size_t i, shown[KMT_FP_NR] = { 0 }, n = 0;
 	bool first;
 
 	fprintf(f, "{\"kmemflight_diff\": 1");
@@ -1035,7 +769,7 @@ static void print_json(FILE *f, const struct diff *d, const struct diff_opts *o,
 
 		fprintf(f, "%s\n    {", i ? "," : "");
 		kmt_json_key(f, &f2, "category");
-		fprintf(f, "\"%s\"", r ? cats[r->cat].name : "total");
+		fprintf(f, "\"%s\"", r ? kmt_fp_cat_names[r->cat] : "total");
 		kmt_json_key(f, &f2, "key");
 		if (r)
 			kmt_json_str(f, r->key, strlen(r->key));
@@ -1067,6 +801,49 @@ static void print_json(FILE *f, const struct diff *d, const struct diff_opts *o,
 
 /* ---- the command -------------------------------------------------------- */
 
+/*
+ * The default budgets, for what no option or budget line covers: the
+ * total, and every callsite ("callsite *").
+ */
+static int add_defaults(struct kmt_fp_limit **lims, size_t *nr)
+{
+	bool total = false, callsite = false;
+	struct kmt_fp_limit *l;
+	size_t i;
+
+	for (i = 0; i < *nr; i++) {
+		total |= (*lims)[i].cat == KMT_FP_TOTAL;
+		callsite |= (*lims)[i].cat == KMT_FP_CALLSITE &&
+			    !strcmp((*lims)[i].key, "*");
+	}
+	l = realloc(*lims, (*nr + 2) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	*lims = l;
+	if (!total) {
+		l = &(*lims)[(*nr)++];
+		*l = (struct kmt_fp_limit){ .cat = KMT_FP_TOTAL, .has_bytes = true,
+					    .has_pct = true, .bytes = DEFAULT_TOTAL_BYTES,
+					    .mpct = DEFAULT_TOTAL_MPCT };
+		kmt_fp_limit_spec(l);
+		snprintf(l->src, sizeof(l->src), "default");
+	}
+	if (!callsite) {
+		l = &(*lims)[(*nr)++];
+		*l = (struct kmt_fp_limit){ .cat = KMT_FP_CALLSITE, .has_bytes = true,
+					    .has_pct = true, .bytes = DEFAULT_CALLSITE_BYTES,
+					    .mpct = DEFAULT_CALLSITE_MPCT };
+		l->key = strdup("*");
+		if (!l->key) {
+			(*nr)--;
+			return -ENOMEM;
+		}
+		kmt_fp_limit_spec(l);
+		snprintf(l->src, sizeof(l->src), "default");
+	}
+	return 0;
+}
+
 static void free_diff(struct diff *d)
 {
 	size_t i;
@@ -1080,7 +857,7 @@ int cmd_diff(int argc, char **argv)
 {
 	struct diff_opts o;
 	struct diff d = { 0 };
-	struct diff_limit *lims = NULL;
+	struct kmt_fp_limit *lims = NULL;
 	struct diff_fail *fails = NULL;
 	struct kmt_err err = { "" };
 	size_t nr_lims = 0, i;
@@ -1091,12 +868,26 @@ int cmd_diff(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? KMF_EXIT_OK : ret;
 	/* a budget that cannot be read is the gate's mistake, not the boot's */
-	if (o.budget && load_budget(o.budget, &lims, &nr_lims, &err)) {
-		kmf_error("%s", err.msg);
-		return KMF_EXIT_USAGE;
+	if (o.budget) {
+		char *buf;
+		size_t len;
+
+		ret = slurp(o.budget, 1u << 20, &buf, &len);
+		if (ret) {
+			kmf_error("%s: cannot open the budget file: %s", o.budget,
+				  ret == -EFBIG ? "larger than 1 MiB" : ret == -EISDIR ?
+				  "not a regular file" : strerror(-ret));
+			return KMF_EXIT_USAGE;
+		}
+		ret = kmt_fp_parse_budget(o.budget, buf, len, &lims, &nr_lims, &err);
+		free(buf);
+		if (ret) {
+			kmf_error("%s", err.msg);
+			return KMF_EXIT_USAGE;
+		}
 	}
 	if (o.cli.has_bytes || o.cli.has_pct) {
-		struct diff_limit *l = realloc(lims, (nr_lims + 1) * sizeof(*l));
+		struct kmt_fp_limit *l = realloc(lims, (nr_lims + 1) * sizeof(*l));
 
 		if (!l) {
 			kmf_error("out of memory");
@@ -1104,6 +895,10 @@ int cmd_diff(int argc, char **argv)
 		}
 		lims = l;
 		lims[nr_lims++] = o.cli;
+	}
+	if (!o.no_defaults && add_defaults(&lims, &nr_lims)) {
+		kmf_error("out of memory");
+		goto out;
 	}
 	for (side = 0; side < 2; side++) {
 		if (load_side(&d, side, o.path[side], &err)) {
@@ -1116,6 +911,12 @@ int cmd_diff(int argc, char **argv)
 		if (d.side[side].unknown_cache)
 			kmf_warn("%s: %" PRIu64 " kmem_cache events name a cache the trace never defined",
 				 o.path[side], d.side[side].unknown_cache);
+		/* short totals could hide a regression: no verdict on them */
+		if (d.side[side].lost && !o.allow_lost) {
+			kmf_error("%s: %" PRIu64 " events were lost while recording, so its totals are short; boot with more kmemtrace.subbufs, or pass --allow-lost",
+				  o.path[side], d.side[side].lost);
+			goto out;
+		}
 		if (d.side[side].lost)
 			kmf_warn("%s: %" PRIu64 " events were lost while recording: totals are short",
 				 o.path[side], d.side[side].lost);
@@ -1129,15 +930,67 @@ int cmd_diff(int argc, char **argv)
 	for (i = 0; i < nr_lims; i++)
 		if (!lims[i].matched && lims[i].key && strcmp(lims[i].key, "*"))
 			kmf_warn("%s: %s %s is in neither trace", lims[i].src,
-				 cats[lims[i].cat].name, lims[i].key);
+				 kmt_fp_cat_names[lims[i].cat], lims[i].key);
 	if (o.json)
 		print_json(stdout, &d, &o, fails, (size_t)nr_fail, nr_lims);
 	else
 		print_text(&d, &o, fails, (size_t)nr_fail, nr_lims);
 	status = nr_fail ? KMF_EXIT_FAIL : KMF_EXIT_OK;
+	if (fflush(stdout) || ferror(stdout)) {
+		kmf_error("writing the comparison: %s", strerror(errno));
+		status = KMF_EXIT_FAIL;
+	}
 out:
 	free(fails);
-	free_limits(lims, nr_lims);
+	kmt_fp_free_limits(lims, nr_lims);
 	free_diff(&d);
 	return status;
+}
+
+static void summary_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kmemflight summary <file>\n"
+		"\n"
+		"Print what kmemflight diff compares of a trace, by name: a few KiB to\n"
+		"commit as a baseline where the trace has MiBs.  kmemflight diff takes\n"
+		"it in place of a trace: 'kmemflight summary boot.kmt > base.summary'.\n"
+		"\n"
+		"    -h, --help   this help\n");
+}
+
+int cmd_summary(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kmt_footprint fp;
+	struct kmt_err err = { "" };
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			summary_usage(stdout);
+			return KMF_EXIT_OK;
+		}
+		return kmf_usage_error("unknown option '%s' (valid: -h/--help)",
+				       argv[optind - 1]);
+	}
+	if (argc - optind != 1)
+		return kmf_usage_error(argc == optind ? "missing <file>: the trace to summarise" :
+				       "one trace only");
+	if (kmt_fp_from_trace(&fp, argv[optind], &err)) {
+		kmf_error("%s", err.msg);
+		return KMF_EXIT_FAIL;
+	}
+	if (kmt_fp_write(stdout, &fp) || fflush(stdout)) {
+		kmf_error("writing the summary: %s", strerror(errno));
+		kmt_fp_free(&fp);
+		return KMF_EXIT_FAIL;
+	}
+	kmt_fp_free(&fp);
+	return KMF_EXIT_OK;
 }

@@ -20,6 +20,7 @@ static const struct kmf_cmd cmds[] = {
 	{ "info",   cmd_info,   "what a saved trace holds: kernel, CPUs, events, losses" },
 	{ "dump",   cmd_dump,   "print the raw events of a saved trace, one per line" },
 	{ "diff",   cmd_diff,   "compare what two boots left allocated, check growth budgets" },
+	{ "summary", cmd_summary, "what diff compares of a trace, small enough to commit" },
 };
 
 static void vmsg(const char *what, const char *fmt, va_list ap)

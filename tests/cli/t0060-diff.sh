@@ -48,7 +48,7 @@ test_expect_success 'diff of a trace with itself: every row the same, within any
 	"$KMF" diff --max-growth 0 --max-growth-bytes 0 b.kmt b.kmt > out &&
 	! grep -E "\| (new|vanished|changed)$" out &&
 	grep -q "^Total retained (slab objects + pages): 8768 -> 8768 bytes, 0 (0.000%); slab 576 -> 576, pages 8192 -> 8192$" out &&
-	grep -q "^Budget: within (0 of 1 budgets exceeded)$" out
+	grep -q "^Budget: within (0 rows or totals over, checked against 2 budgets)$" out
 '
 
 test_expect_success 'diff -l 1: one row per table, then "..." where more were left out' '
@@ -65,7 +65,7 @@ test_expect_success 'within budget: --max-growth 5% --max-growth-bytes 64K exits
 	traces &&
 	"$KMF" diff --max-growth 5% --max-growth-bytes 64K b.kmt n.kmt > out &&
 	! grep -q "^over budget:" out &&
-	grep -q "^Budget: within (0 of 1 budgets exceeded)$" out
+	grep -q "^Budget: within (0 rows or totals over, checked against 2 budgets)$" out
 '
 
 test_expect_success 'over budget: exit 1, the offending row first' '
@@ -73,10 +73,10 @@ test_expect_success 'over budget: exit 1, the offending row first' '
 	test_must_fail "$KMF" diff --max-growth 5% --max-growth-bytes 4K b.kmt n.kmt > out &&
 	head -1 out > first && echo "over budget:" > want && test_cmp want first &&
 	grep -q "^ total  *|       8768 |      13696 |       +4928 |  +56.204% | limit 4K and 5% (--max-growth-bytes and --max-growth)$" out &&
-	grep -q "^Budget: over (1 of 1 budgets exceeded)$" out &&
+	grep -q "^Budget: over (1 row or total over, checked against 2 budgets)$" out &&
 	test_must_fail "$KMF" diff --json --max-growth 5% --max-growth-bytes 4K b.kmt n.kmt > j &&
 	grep -q "^  \"total\": {\"base\": 8768, \"new\": 13696, \"delta\": 4928, \"delta_pct\": 56.204380, \"over_budget\": true},$" j &&
-	grep -q "\"verdict\": \"over\", \"budgets\": 1, " j &&
+	grep -q "\"verdict\": \"over\", \"budgets\": 2, " j &&
 	grep -q "{\"category\": \"total\", \"key\": null, \"base\": 8768, \"new\": 13696, \"delta\": 4928, \"delta_pct\": 56.204380, \"limit\": \"4K and 5%\", \"limit_bytes\": 4096, \"limit_pct\": 5.000, \"source\": \"--max-growth-bytes and --max-growth\"}" j
 '
 
@@ -108,7 +108,7 @@ test_expect_success 'diff --budget FILE: budgets per callsite, phase and total' 
 		" phase level:device | 8448 | 13632 | +5184 | +61.364% | limit 10% (budget.txt:4)" > want &&
 	test_cmp want got &&
 	grep -q "^ foo_init  *|        320 |        384 |         +64 |  +20.000% |.* | changed$" out &&
-	grep -q "^Budget: over (2 of 6 budgets exceeded)$" out &&
+	grep -q "^Budget: over (2 rows or totals over, checked against 7 budgets)$" out &&
 	grep -q "^kmemflight diff: warning: budget.txt:7: cache nothere is in neither trace$" err
 '
 
@@ -179,12 +179,14 @@ test_expect_success 'a missing or corrupt trace: exit 1 and why' '
 test_expect_success 'diff usage: two files, known options, --help' '
 	traces &&
 	"$KMF" diff --help > out && grep -q "^usage: kmemflight diff \[<options>\] <base> <new>$" out &&
-	test_must_fail --code=2 "$KMF" diff b.kmt 2> err &&
+	test_must_fail --code=2 "$KMF" diff 2> err &&
 	grep -q "missing <base> and <new>" err &&
+	test_must_fail --code=2 "$KMF" diff b.kmt 2> err &&
+	grep -q "missing <new>" err &&
 	test_must_fail --code=2 "$KMF" diff b.kmt n.kmt b.kmt 2> err &&
 	grep -q "two trace files only" err &&
 	test_must_fail --code=2 "$KMF" diff --bogus b.kmt n.kmt 2> err &&
-	grep -q "^kmemflight diff: unknown option .--bogus. (valid: --max-growth, --max-growth-bytes, --budget, -l/--line, --json, -h/--help)$" err &&
+	grep -q "^kmemflight diff: unknown option .--bogus. (valid: --max-growth, --max-growth-bytes, --budget, --no-default-budgets, --allow-lost, -l/--line, --json, -h/--help)$" err &&
 	grep -q "^Try .kmemflight diff --help.\.$" err &&
 	test_must_fail --code=2 "$KMF" diff -l x b.kmt n.kmt 2> err &&
 	grep -q -- "--line wants a number" err &&

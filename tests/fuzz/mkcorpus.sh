@@ -7,6 +7,8 @@
 #   fuzz_trace     whole .kmt files: mktrace basic, swapped, many, nosyms
 #   fuzz_cursor    the raw sub-buffers of every CPU section of those files
 #   fuzz_kallsyms  their KALLSYMS sections, and a hand-written sample
+#   fuzz_summary   kmemflight summary of mktrace diff-base and diff-new
+#   fuzz_budget    a budget file with every kind of line
 #
 # The corpus is generated, never committed.  MKTRACE overrides the trace
 # builder (default build-asan/tests/mktrace, built with make if missing).
@@ -25,7 +27,8 @@ if [ -z "${MKTRACE:-}" ]; then
 	make -s -C "$root" build-asan/tests/mktrace >&2
 fi
 
-mkdir -p "$out/fuzz_trace" "$out/fuzz_cursor" "$out/fuzz_kallsyms"
+mkdir -p "$out/fuzz_trace" "$out/fuzz_cursor" "$out/fuzz_kallsyms" \
+	"$out/fuzz_summary" "$out/fuzz_budget"
 
 # uint FILE OFFSET BYTES BIGENDIAN: an unsigned integer from the file
 uint() {
@@ -118,6 +121,29 @@ KALLSYMS
 printf 'ffffffff81000000 T a\nffffffff81000000 \0 nul\n' \
 	> "$out/fuzz_kallsyms/nul.txt"
 
-for d in fuzz_trace fuzz_cursor fuzz_kallsyms; do
+# Summaries of two boots, made by the tool this tree builds.
+kmf=${KMF:-$root/build-asan/kmemflight}
+[ -n "${KMF:-}" ] || make -s -C "$root" build-asan/kmemflight >&2
+for s in diff-base diff-new; do
+	"$mktrace" "$s" "$out/fuzz_summary/$s.kmt"
+	"$kmf" summary "$out/fuzz_summary/$s.kmt" > "$out/fuzz_summary/$s.summary"
+	rm "$out/fuzz_summary/$s.kmt"
+done
+printf 'kmemflight-summary 1\r\nrelease a%%20b\r\n' > "$out/fuzz_summary/crlf"
+
+cat > "$out/fuzz_budget/all.txt" <<'BUDGET'
+# every kind of line
+total 64K 2%
+total 1.5%
+callsite foo_init 4K
+callsite * 16K 10%
+cache kmalloc-64 1M
+page new_slab 0
+order 3 2G 0.001%
+phase exec:/init 18446744073709551615
+BUDGET
+printf 'callsite a 1\r\ncallsite a 2\n' > "$out/fuzz_budget/dup.txt"
+
+for d in fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget; do
 	echo "$out/$d: $(find "$out/$d" -type f | wc -l) seeds"
 done

@@ -209,6 +209,7 @@ static void pagestack(struct kb *b)
 #define DIFF_BASE_TEXT	0xffffffff81000000ULL
 #define DIFF_NEW_TEXT	0xffffffff9c200000ULL
 
+/* The new build's compiler made page_user an .isra clone: same row. */
 static void diff_boot(struct kb *b, bool new)
 {
 	uint64_t tb = new ? DIFF_NEW_TEXT : DIFF_BASE_TEXT;
@@ -218,7 +219,8 @@ static void diff_boot(struct kb *b, bool new)
 
 	snprintf(syms, sizeof(syms), new ?
 		 "%016llx T _stext\n%016llx T foo_init\n%016llx t bar_probe\n"
-		 "%016llx T free_stuff\n%016llx T page_user\n%016llx T __alloc_pages_noprof\n" :
+		 "%016llx T free_stuff\n%016llx t page_user.isra.0\n"
+		 "%016llx T __alloc_pages_noprof\n" :
 		 "%016llx T _stext\n%016llx T foo_init\n%016llx t old_setup\n"
 		 "%016llx T free_stuff\n%016llx T page_user\n%016llx T __alloc_pages_noprof\n",
 		 (unsigned long long)tb, (unsigned long long)tb + 0x1000,
