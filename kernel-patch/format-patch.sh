@@ -87,13 +87,22 @@ disabled and the only cost is an id assigned at cache creation." \
 	include/linux/kmemtrace.h mm/kmemtrace.c mm/Kconfig.debug mm/Makefile \
 	mm/mm_init.c mm/slab.h mm/slab_common.c
 
-maintainers_with "."
+maintainers_with "Documentation|include|mm/"
 step "Documentation: kmemtrace: document the recorder and its ABI" \
 "Describe the boot parameters, the debugfs interface and its ABI, and
 how to save and read a boot-time trace." \
 	Documentation/trace/kmemtrace.rst Documentation/trace/index.rst \
 	Documentation/ABI/testing/debugfs-kmemtrace \
 	Documentation/admin-guide/kernel-parameters.txt
+
+maintainers_with "."
+step "samples: kmemtrace: a known boot-time memory regression" \
+"A late initcall that keeps 1 MiB (256 objects of 4 KiB) allocated from
+one function, behind SAMPLE_KMEMTRACE_RETAIN.  A gate that compares the
+boot footprints of two kernels must report exactly this growth, at this
+function; kmemflight's boot regression test builds a kernel with it." \
+	samples/kmemtrace/Makefile samples/kmemtrace/kmemtrace-retain.c \
+	samples/Kconfig samples/Makefile
 
 if [ -n "$(g status --porcelain --ignored)" ]; then
 	echo "$0: files not in any patch of the series:" >&2

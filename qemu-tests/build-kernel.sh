@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build the patched Linux 6.12 kernel for the QEMU tests.
 #
-#   qemu-tests/build-kernel.sh [qemu|debug]
+#   qemu-tests/build-kernel.sh [qemu|debug|retain]
 #
 # Sources come from Debian's linux-source-6.12 package.  Everything heavy
 # is cached under ${KMF_CACHE:-~/.cache/kmemflight}: the unpacked tree
@@ -18,7 +18,8 @@ cache=${KMF_CACHE:-$HOME/.cache/kmemflight}
 case $flavor in
 qemu) frags="qemu.config kmemtrace.config" ;;
 debug) frags="qemu.config kmemtrace.config debug.config" ;;
-*) echo "usage: $0 [qemu|debug]" >&2; exit 2 ;;
+retain) frags="qemu.config kmemtrace.config retain-test.config" ;;
+*) echo "usage: $0 [qemu|debug|retain]" >&2; exit 2 ;;
 esac
 
 log() { echo "build-kernel: $*" >&2; }
@@ -80,6 +81,16 @@ if [ -f "$build/.kmf-stamp" ] && [ "$(cat "$build/.kmf-stamp")" = "$inputs" ] &&
 	exit 0
 fi
 
+# The retain kernel is the QEMU kernel and one sample more: start from a
+# copy of that build, so that only what the sample changes is rebuilt.
+qemu_build=$cache/build-$tag-qemu
+if [ "$flavor" = retain ] && [ ! -d "$build" ] &&
+	[ -f "$qemu_build/arch/x86/boot/bzImage" ]; then
+	log "seeding $build from $qemu_build"
+	rm -rf "$build.tmp"
+	cp -a "$qemu_build" "$build.tmp"
+	mv "$build.tmp" "$build"
+fi
 mkdir -p "$build"
 rm -f "$build/.kmf-stamp"
 make -s -C "$src" O="$build" tinyconfig >/dev/null

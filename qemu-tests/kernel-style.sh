@@ -14,9 +14,11 @@ suite=style
 
 # build-kernel.sh prepares the patched tree and the pristine git history
 "$repo/qemu-tests/build-kernel.sh" qemu > /dev/null || exit 1
+"$repo/qemu-tests/build-kernel.sh" retain > /dev/null || exit 1
 tag=$(dpkg-query -W -f='${Version}' linux-source-6.12 | tr '~' '_')
 src=$cache/src-$tag
 build=$cache/build-$tag-qemu
+retain=$cache/build-$tag-retain
 
 series() {
 	"$repo/kernel-patch/format-patch.sh" "$src" "$out/series"
@@ -30,10 +32,13 @@ checkpatch_series() {
 	return $rc
 }
 
-w1_build() {
-	rm -f "$build/mm/kmemtrace.o"
-	make -s -C "$src" O="$build" W=1 mm/kmemtrace.o 2>&1 | tee "$out/w1.log"
-	! grep -q 'warning:\|error:' "$out/w1.log"
+w1_build() {	# the recorder, and the sample in the kernel that has it
+	rm -f "$build/mm/kmemtrace.o" "$retain/samples/kmemtrace/kmemtrace-retain.o"
+	{ make -s -C "$src" O="$build" W=1 mm/kmemtrace.o &&
+	  make -s -C "$src" O="$retain" W=1 samples/kmemtrace/kmemtrace-retain.o; } 2>&1 |
+		tee "$out/w1.log"
+	[ -f "$retain/samples/kmemtrace/kmemtrace-retain.o" ] &&
+		! grep -q 'warning:\|error:' "$out/w1.log"
 }
 
 kernel_doc() {
@@ -47,6 +52,7 @@ git_am() {	# apply the series to a sparse clone of the pristine tree
 	git clone -q --shared --no-checkout "$src" "$out/am" &&
 	git -C "$out/am" sparse-checkout set --no-cone /mm/ /include/uapi/linux/ \
 		/include/linux/kmemtrace.h /Documentation/trace/ /Documentation/ABI/testing/ \
+		/samples/Kconfig /samples/Makefile /samples/kmemtrace/ \
 		/Documentation/admin-guide/kernel-parameters.txt /MAINTAINERS &&
 	git -C "$out/am" checkout -q &&
 	git -C "$out/am" -c user.name=t -c user.email=t@localhost am -q "$out"/series/00[0-9][1-9]-*.patch &&
@@ -58,7 +64,7 @@ git_am() {	# apply the series to a sparse clone of the pristine tree
 
 check "format-patch series is generated" series
 check "checkpatch.pl --strict is clean on every patch" checkpatch_series
-check "mm/kmemtrace.o builds clean with W=1" w1_build
+check "mm/kmemtrace.o and the retain sample build clean with W=1" w1_build
 check "kernel-doc has no warnings" kernel_doc
 check "the series applies to pristine 6.12 with git am and matches the tree" git_am
 check_done
