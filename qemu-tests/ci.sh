@@ -1,7 +1,8 @@
 #!/bin/sh
 # The test command (README, .ci/run): installs what is missing, then runs
 # unit tests and CLI tests under ASan+UBSan, a fuzz smoke run of every
-# parser, shellcheck, the kernel style gates and the QEMU boot tests.
+# parser, shellcheck, the kernel style gates, the QEMU boot tests and the
+# boot regression gate.
 # Ends with "N passed, N failed".
 set -u
 
@@ -90,6 +91,7 @@ suite fuzz fuzz_smoke
 suite shellcheck shell_lint
 suite kernel-style qemu-tests/kernel-style.sh
 suite qemu qemu-tests/run.sh
+suite boot-regression qemu-tests/boot-regression.sh
 
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
