@@ -85,8 +85,8 @@ test_expect_success 'a trace that lost events: an error, unless --allow-lost' '
 
 # bad LINENO MESSAGE: diff rejects the summary s, naming the line
 bad() {
-	test_must_fail "$KMF" diff s good > out 2> err &&
-	test ! -s out &&
+	test_must_fail "$KMF" diff s good > out 2> err || return 1
+	test ! -s out || return 1
 	grep -q "^kmemflight diff: error: s: line $1: $2$" err || { cat err; return 1; }
 }
 
