@@ -96,12 +96,18 @@ how to save and read a boot-time trace." \
 	Documentation/admin-guide/kernel-parameters.txt
 
 maintainers_with "."
-step "samples: kmemtrace: a known boot-time memory regression" \
-"A late initcall that keeps 1 MiB (256 objects of 4 KiB) allocated from
-one function, behind SAMPLE_KMEMTRACE_RETAIN.  A gate that compares the
-boot footprints of two kernels must report exactly this growth, at this
-function; kmemflight's boot regression test builds a kernel with it." \
+step "samples: kmemtrace: a known boot-time regression, and a cost benchmark" \
+"SAMPLE_KMEMTRACE_RETAIN: a late initcall that keeps 1 MiB (256 objects
+of 4 KiB) allocated from one function.  A gate that compares the boot
+footprints of two kernels must report exactly this growth, at this
+function; kmemflight's boot regression test builds a kernel with it.
+
+SAMPLE_KMEMTRACE_BENCH: /sys/kernel/debug/kmemtrace-bench times N
+kmalloc()/kfree() and N alloc_page()/__free_page() pairs on every online
+CPU, so that the cost of kmemtrace and of ftrace's kmem events can be
+compared in one boot." \
 	samples/kmemtrace/Makefile samples/kmemtrace/kmemtrace-retain.c \
+	samples/kmemtrace/kmemtrace-bench.c \
 	samples/Kconfig samples/Makefile
 
 if [ -n "$(g status --porcelain --ignored)" ]; then

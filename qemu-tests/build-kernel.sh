@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build the patched Linux 6.12 kernel for the QEMU tests.
 #
-#   qemu-tests/build-kernel.sh [qemu|debug|retain]
+#   qemu-tests/build-kernel.sh [qemu|debug|retain|bench]
 #
 # Sources come from Debian's linux-source-6.12 package.  Everything heavy
 # is cached under ${KMF_CACHE:-~/.cache/kmemflight}: the unpacked tree
@@ -19,7 +19,8 @@ case $flavor in
 qemu) frags="qemu.config kmemtrace.config" ;;
 debug) frags="qemu.config kmemtrace.config debug.config" ;;
 retain) frags="qemu.config kmemtrace.config retain-test.config" ;;
-*) echo "usage: $0 [qemu|debug|retain]" >&2; exit 2 ;;
+bench) frags="qemu.config kmemtrace.config bench.config" ;;
+*) echo "usage: $0 [qemu|debug|retain|bench]" >&2; exit 2 ;;
 esac
 
 log() { echo "build-kernel: $*" >&2; }
@@ -81,10 +82,10 @@ if [ -f "$build/.kmf-stamp" ] && [ "$(cat "$build/.kmf-stamp")" = "$inputs" ] &&
 	exit 0
 fi
 
-# The retain kernel is the QEMU kernel and one sample more: start from a
-# copy of that build, so that only what the sample changes is rebuilt.
+# The retain and bench kernels are the QEMU kernel and a sample more:
+# start from a copy of that build, so that only the sample is compiled.
 qemu_build=$cache/build-$tag-qemu
-if [ "$flavor" = retain ] && [ ! -d "$build" ] &&
+if { [ "$flavor" = retain ] || [ "$flavor" = bench ]; } && [ ! -d "$build" ] &&
 	[ -f "$qemu_build/arch/x86/boot/bzImage" ]; then
 	log "seeding $build from $qemu_build"
 	rm -rf "$build.tmp"

@@ -187,15 +187,10 @@ early_param("kmemtrace.page_stack", kmt_parse_page_stack);
 
 /* ---- encoding --------------------------------------------------------- */
 
+/* Bytes of the LEB128 form of @v: one, and one per 7 bits above 7; no loop. */
 static __always_inline unsigned int kmt_uvar_len(u64 v)
 {
-	unsigned int n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
+	return 1 + (fls64(v >> 7) + 6) / 7;
 }
 
 static __always_inline u64 kmt_zigzag(s64 v)
