@@ -2,13 +2,17 @@
 # Boot the test kernel under QEMU with a minimal initramfs whose /init runs
 # "kmemflight save" and powers off; results land in OUTDIR through 9p.
 #
-#   qemu-tests/boot.sh [-c CPUS] [-a "EXTRA CMDLINE"] [-k BZIMAGE] [-t SECS] OUTDIR
+#   qemu-tests/boot.sh [-c CPUS] [-a "EXTRA CMDLINE"] [-k BZIMAGE] [-t SECS]
+#                      [-x HOOK] OUTDIR
 #
 # OUTDIR receives boot.kmt, save.rc (exit status of kmemflight save),
 # save.out/save.err, stats (debugfs kmemtrace/stats after the save),
 # dmesg and console.log, and the exit status and errors of a save tried
 # before debugfs is mounted (nodebugfs.*) and as an unprivileged user
-# (notroot.*).
+# (notroot.*).  With -x, the guest runs the shell script HOOK once debugfs
+# is mounted, before the save: its output lands in hook.out, hook.err and
+# its exit status in hook.rc.  KMF_QEMU_ARGS adds QEMU options (the
+# benchmarks use "-icount shift=0": a guest clock that counts instructions).
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,17 +20,19 @@ cpus=2
 extra=
 kernel=
 timeout=300
-while getopts c:a:k:t: o; do
+hook=
+while getopts c:a:k:t:x: o; do
 	case $o in
 	c) cpus=$OPTARG ;;
 	a) extra=$OPTARG ;;
 	k) kernel=$OPTARG ;;
 	t) timeout=$OPTARG ;;
-	*) echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] OUTDIR" >&2; exit 2 ;;
+	x) hook=$OPTARG ;;
+	*) echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-t SECS] [-x HOOK] OUTDIR" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] OUTDIR" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-t SECS] [-x HOOK] OUTDIR" >&2; exit 2; }
 out=$1
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -44,6 +50,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 chmod 1777 "$root/tmp"
 chmod 0755 "$root"
 cp /bin/busybox "$root/bin/busybox"
+[ -z "$hook" ] || install -m 0755 "$hook" "$root/bin/kmf-hook"
 cp "$tool" "$root/bin/kmemflight"
 for lib in $(ldd "$tool" | grep -o '/[^ ]*'); do
 	mkdir -p "$root$(dirname "$lib")"
@@ -62,6 +69,10 @@ echo $? > /out/nodebugfs.rc
 mount -t debugfs debugfs /sys/kernel/debug
 su -s /bin/sh -c "kmemflight save /tmp/x.kmt" nobody > /dev/null 2> /out/notroot.err
 echo $? > /out/notroot.rc
+if [ -x /bin/kmf-hook ]; then
+	/bin/kmf-hook > /out/hook.out 2> /out/hook.err
+	echo $? > /out/hook.rc
+fi
 kmemflight save /out/boot.kmt > /out/save.out 2> /out/save.err
 echo $? > /out/save.rc
 cat /sys/kernel/debug/kmemtrace/stats > /out/stats 2>/dev/null
@@ -73,7 +84,8 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.gz"
 
 rm -f "$out/boot.kmt" "$out/save.rc"
-timeout "$timeout" qemu-system-x86_64 -accel tcg -m 1G -smp "$cpus" -nographic -no-reboot \
+# shellcheck disable=SC2086 # KMF_QEMU_ARGS is options
+timeout "$timeout" qemu-system-x86_64 -accel tcg ${KMF_QEMU_ARGS:-} -m 1G -smp "$cpus" -nographic -no-reboot \
 	-kernel "$kernel" -initrd "$out/initramfs.gz" \
 	-append "console=ttyS0 panic=-1 loglevel=5 $extra" \
 	-virtfs "local,path=$out,mount_tag=kmfout,security_model=none,id=kmfout" \

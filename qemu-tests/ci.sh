@@ -72,7 +72,7 @@ fuzz_smoke() {	# every fuzz target, a fixed number of runs from the seed corpus
 }
 
 shell_lint() {
-	if shellcheck -x qemu-tests/*.sh kernel-patch/*.sh tests/cli/*.sh tests/fuzz/*.sh .ci/run \
+	if shellcheck -x qemu-tests/*.sh kernel-patch/*.sh tests/cli/*.sh tests/fuzz/*.sh bench/*.sh .ci/run \
 		initramfs-hook/90kmemflight/*.sh; then
 		echo "ok - shellcheck: every shell script is clean"
 		echo "shellcheck: 1 passed, 0 failed"

@@ -1,0 +1,51 @@
+#!/bin/sh
+# In the benchmark guest (bench/run.sh, through qemu-tests/boot.sh -x):
+# time kmemtrace-bench in four states, kmemflight's recorder off or on
+# and ftrace's kmem events off or on, ROUNDS times in turn, PAIRS pairs
+# per CPU each; print one line per state, round and CPU.  PAIRS and
+# ROUNDS come from the kernel command line: kmfbench.pairs=N kmfbench.rounds=N.
+set -eu
+
+bench=/sys/kernel/debug/kmemtrace-bench
+recorder=/sys/kernel/debug/kmemtrace/enable
+tracing=/sys/kernel/tracing
+pairs=20000
+rounds=5
+read -r cmdline < /proc/cmdline
+for arg in $cmdline; do
+	case $arg in
+	kmfbench.pairs=*) pairs=${arg#*=} ;;
+	kmfbench.rounds=*) rounds=${arg#*=} ;;
+	esac
+done
+mount -t tracefs nodev "$tracing"
+[ -w "$bench" ] || { echo "no $bench: a kernel without the kmemtrace-bench sample" >&2; exit 1; }
+
+# the events kmemflight records, no more
+ftrace() {
+	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc \
+		 mm_page_free mm_page_free_batched; do
+		echo "$1" > "$tracing/events/kmem/$e/enable"
+	done
+}
+
+echo 1 > "$tracing/tracing_on"
+round=1
+while [ "$round" -le "$rounds" ]; do
+	for state in off kmemflight ftrace both; do
+		case $state in
+		off)		echo 0 > "$recorder"; ftrace 0 ;;
+		kmemflight)	echo 1 > "$recorder"; ftrace 0 ;;
+		ftrace)		echo 0 > "$recorder"; ftrace 1 ;;
+		both)		echo 1 > "$recorder"; ftrace 1 ;;
+		esac
+		echo "$pairs" > "$bench"
+		awk -v s="$state" -v r="$round" '$1 == "cpu" {
+			print "state", s, "round", r, "cpu", $2, "slab_ns", $4, "page_ns", $6 }' "$bench"
+	done
+	round=$((round + 1))
+done
+echo 0 > "$recorder"
+ftrace 0
+# recorded while on: none may have been dropped
+cat /sys/kernel/debug/kmemtrace/stats

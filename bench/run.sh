@@ -1,0 +1,219 @@
+#!/bin/sh
+# The benchmarks of kmemflight against ftrace, each measured in one run
+# (not a test).  Writes Documentation/benchmarks.md and prints it:
+#
+#  1. recorder cost: in one boot of the bench kernel (the QEMU kernel and
+#     the kmemtrace-bench sample), kmalloc/kfree and alloc_page/free
+#     pairs timed on every CPU with kmemflight's recorder off and on and
+#     ftrace's kmem events off and on (bench/guest-cost.sh); the cost per
+#     event of each, and their ratio (target <= 0.33);
+#  2. size: one boot recorded by both (trace_event= for ftrace), bytes
+#     per event of each (target <= 20 B);
+#  3. boot overhead: time to /init with kmemtrace.enable=0 and =1, BOOTS
+#     boots each, median and spread (target <= 2 %);
+#  4. analysis: bench/report.sh on a 10 M-event trace.
+#
+#   bench/run.sh       KMF_BENCH_BOOTS=5 KMF_BENCH_PAIRS=20000 KMF_BENCH_ROUNDS=5
+set -eu
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+out=$repo/build/bench/run
+doc=$repo/Documentation/benchmarks.md
+boots=${KMF_BENCH_BOOTS:-5}
+pairs=${KMF_BENCH_PAIRS:-20000}
+rounds=${KMF_BENCH_ROUNDS:-5}
+kmf=$repo/build/kmemflight
+events="kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free mm_page_free_batched"
+
+make -s -C "$repo" build/kmemflight
+qemu=$("$repo/qemu-tests/build-kernel.sh" qemu)
+bench=$("$repo/qemu-tests/build-kernel.sh" bench)
+rm -rf "$out"
+mkdir -p "$out"
+log() { echo "bench: $*" >&2; }
+
+# ---- 1. cost per event, four states in one boot ---------------------------
+# Twice: in wall-clock time (TCG, noisy: the median of ROUNDS rounds), and
+# with -icount shift=0, where the guest clock advances one nanosecond per
+# guest instruction: an exact instruction count, the same on every run.
+cost_boot() {	# NAME ROUNDS [QEMU ARGS]
+	KMF_QEMU_ARGS=${3:-} "$repo/qemu-tests/boot.sh" -k "$bench" -c 2 -t 1800 \
+		-x "$repo/bench/guest-cost.sh" \
+		-a "kmemtrace.enable=1 kmemtrace.subbufs=1024 kmemtrace.subbuf_size=65536 kmfbench.pairs=$pairs kmfbench.rounds=$2" \
+		"$out/$1" > "$out/$1.log" 2>&1
+	[ "$(cat "$out/$1/hook.rc")" = 0 ] || { cat "$out/$1/hook.err" >&2; exit 1; }
+	# the recorder must have kept everything while the bench ran
+	awk '!/^#/ && NF == 4 && $3 != 0 { bad = 1 } END { exit bad }' "$out/$1/hook.out" || {
+		log "the recorder lost events during the cost runs: bigger buffers needed"; exit 1; }
+	# per state: the median over rounds of the ns per pair (all CPUs), for
+	# the slab and the page loop; a pair is two events
+	awk -v pairs="$pairs" '
+	$1 == "state" {
+		slab[$2, $4] += $8; page[$2, $4] += $10; cpus[$2, $4]++; rounds[$2] = $4 > rounds[$2] ? $4 : rounds[$2]
+	}
+	function median(a, n,   i, j, t) {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	END {
+		split("off kmemflight ftrace both", st, " ")
+		for (s = 1; s <= 4; s++) {
+			n = rounds[st[s]]
+			for (r = 1; r <= n; r++) {
+				a[r] = slab[st[s], r] / (pairs * cpus[st[s], r])
+				b[r] = page[st[s], r] / (pairs * cpus[st[s], r])
+			}
+			ms[st[s]] = median(a, n); mp[st[s]] = median(b, n)
+		}
+		for (s = 1; s <= 4; s++)
+			printf "pair %s %.1f %.1f\n", st[s], ms[st[s]], mp[st[s]]
+		for (s = 2; s <= 4; s++) {
+			es = (ms[st[s]] - ms["off"]) / 2; ep = (mp[st[s]] - mp["off"]) / 2
+			printf "event %s %.1f %.1f %.1f\n", st[s], es, ep, (es + ep) / 2
+		}
+	}' "$out/$1/hook.out" > "$out/$1.txt"
+}
+log "recorder cost: $rounds rounds of $pairs pairs per CPU in 4 states, wall clock"
+cost_boot cost "$rounds"
+log "recorder cost: the same in guest instructions (-icount shift=0)"
+cost_boot insns 1 "-icount shift=0"
+cost() { awk -v k="$2" -v s="$3" -v c="$4" '$1 == k && $2 == s { print $c }' "$out/$1.txt"; }
+ratio() {
+	awk -v a="$(cost "$1" event kmemflight 5)" -v b="$(cost "$1" event ftrace 5)" \
+		'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
+}
+ratio=$(ratio cost)
+iratio=$(ratio insns)
+
+join() {	# FILE1 FILE2 KIND: the KIND lines of both, side by side, by state
+	awk -v k="$3" '$1 == k { print $2, $3, $4, $5 }' "$1" > "$out/join1"
+	awk -v k="$3" '$1 == k { print $2, $3, $4, $5 }' "$2" > "$out/join2"
+	awk 'NR == FNR { a[$1] = $2 " " $3 ($4 != "" ? " " $4 : ""); next }
+		{ print $1, a[$1], $2, $3, $4 }' "$out/join1" "$out/join2"
+}
+
+# ---- 2. size: one boot, both recorders ------------------------------------
+log "size: one boot recorded by kmemflight and by ftrace"
+tev=$(for e in $events; do printf 'kmem:%s,' "$e"; done | sed 's/,$//')
+"$repo/qemu-tests/boot.sh" -k "$qemu" -c 2 -x "$repo/bench/guest-size.sh" \
+	-a "kmemtrace.enable=1 trace_event=$tev trace_options=nooverwrite trace_buf_size=64M" \
+	"$out/size" > "$out/size.log" 2>&1
+[ "$(cat "$out/size/save.rc")" = 0 ] || { cat "$out/size/save.err" >&2; exit 1; }
+"$kmf" info "$out/size/boot.kmt" > "$out/size/info.txt"
+kmf_events=$(awk '$1 == "total" { print $3 }' "$out/size/info.txt")
+kmf_sub=$(sed -n 's/^bytes\/event: \([0-9.]*\) (sub-buffers).*/\1/p' "$out/size/info.txt")
+kmf_file=$(sed -n 's/.*, \([0-9.]*\) (whole file)/\1/p' "$out/size/info.txt")
+read -r ft_events ft_overrun ft_per <<EOT
+$(awk '/^entries:/ { e += $2 } /^overrun:/ { o += $2 } /^bytes:/ { b += $2 }
+	END { printf "%d %d %.1f", e, o, e ? b / e : 0 }' "$out/size/hook.out")
+EOT
+
+# ---- 3. boot overhead ------------------------------------------------------
+log "boot overhead: $boots boots with kmemtrace.enable=0 and =1"
+i=1
+while [ "$i" -le "$boots" ]; do
+	for e in 0 1; do
+		"$repo/qemu-tests/boot.sh" -k "$qemu" -c 2 -a "kmemtrace.enable=$e printk.time=1" \
+			"$out/boot$e-$i" > "$out/boot$e-$i.log" 2>&1 || true
+		sed -n 's/^\[ *\([0-9.]*\)\] Run \/init as init process.*/\1/p' \
+			"$out/boot$e-$i/dmesg" >> "$out/init$e.txt"
+	done
+	i=$((i + 1))
+done
+stats() {	# FILE: median min max of one number per line
+	sort -n "$1" | awk '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.3f %.3f %.3f %d", m, v[1], v[NR], NR }'
+}
+read -r off_med off_min off_max off_n <<EOT
+$(stats "$out/init0.txt")
+EOT
+read -r on_med on_min on_max on_n <<EOT
+$(stats "$out/init1.txt")
+EOT
+overhead=$(awk -v a="$on_med" -v b="$off_med" 'BEGIN { printf "%.2f", (b > 0 ? 100 * (a - b) / b : 0) }')
+
+# ---- 4. analysis -------------------------------------------------------------
+log "analysis: bench/report.sh"
+"$repo/bench/report.sh" 10000000 3 > "$out/report.txt"
+
+# ---- the table ---------------------------------------------------------------
+ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+cat > "$doc" <<MD
+# kmemflight benchmarks
+
+Measured by \`bench/run.sh\` on $(date -u +%Y-%m-%d): $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1),
+$(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(sed -n 's/^PRETTY_NAME="\(.*\)"/\1/p' /etc/os-release);
+guests: Linux $(sed -n 's/^release: *//p' "$out/size/info.txt") (linux-source-6.12 $ver) under QEMU TCG, 2 vCPUs,
+1 GiB. Under TCG absolute times mean little; the ratios are the figures.
+Benchmarks are not tests: nothing here passes or fails.
+
+| figure | kmemflight | ftrace | target | |
+|---|---|---|---|---|
+| cost per event, kernel, wall clock (median of $rounds rounds) | $(cost cost event kmemflight 5) ns | $(cost cost event ftrace 5) ns | ratio <= 0.33 | ratio **$ratio** |
+| cost per event, kernel, guest instructions | $(cost insns event kmemflight 5) | $(cost insns event ftrace 5) | | ratio **$iratio** |
+| bytes per event, one boot | $kmf_sub B (sub-buffers), $kmf_file B (file) | $ft_per B | <= 20 B | |
+| boot to /init, median of $boots (enable=0 / =1) | $on_med s (=1) | | <= 2 % | **$overhead %** over $off_med s |
+| \`report --caller\`, 10 M events, one core | $(awk '$1 == "report" && $2 == "--caller" && NF == 6 { print $4 }' "$out/report.txt") M events/s | | >= 40 M/s | |
+
+## 1. Cost per event in the kernel
+
+One boot of the bench kernel (\`qemu-tests/build-kernel.sh bench\`: the
+QEMU test kernel plus the \`kmemtrace-bench\` sample). In the guest,
+\`bench/guest-cost.sh\` writes $pairs to \`/sys/kernel/debug/kmemtrace-bench\`
+in four states, $rounds rounds in turn: each online CPU does $pairs
+\`kmalloc(64)\`/\`kfree()\` pairs, then $pairs \`alloc_page()\`/\`__free_page()\`
+pairs, each loop timed with \`ktime_get_ns()\`. States: nothing recording;
+kmemflight's recorder on (\`kmemtrace/enable\`); ftrace's $events events
+on (tracefs, no reader, overwrite mode); both. Each state ran in both: wall-clock time (median
+of $rounds rounds, ns) and guest instructions (\`-icount shift=0\`: the
+guest clock counts instructions, so one round gives exact counts).
+
+| state | kmalloc+kfree pair | alloc_page+free pair | pair, instructions | page pair, instructions |
+|---|---|---|---|---|
+$(join "$out/cost.txt" "$out/insns.txt" pair | awk '{ printf "| %s | %s ns | %s ns | %s | %s |\n", $1, $2, $3, $4, $5 }')
+
+Cost per event, (state - off) / 2 events per pair:
+
+| recorder | slab event | page event | mean | slab event, instructions | page event, instructions | mean |
+|---|---|---|---|---|---|---|
+$(join "$out/cost.txt" "$out/insns.txt" event | awk '{ printf "| %s | %s ns | %s ns | %s ns | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7 }')
+
+kmemflight / ftrace: **$ratio** in time, **$iratio** in instructions. The
+recorder lost no event during the runs (its per-CPU lost counters,
+checked after the runs).
+
+## 2. Bytes per event
+
+One boot of the QEMU test kernel with \`kmemtrace.enable=1\` and
+\`trace_event=$tev trace_options=nooverwrite trace_buf_size=64M\`:
+both record the same events, kmemflight from \`kmem_cache_init()\`,
+ftrace from \`trace_init()\` on.
+
+| | events | bytes per event |
+|---|---|---|
+| kmemflight, sub-buffers (\`kmemflight info\`) | $kmf_events | $kmf_sub |
+| kmemflight, the whole .kmt file (kallsyms, caches, ...) | $kmf_events | $kmf_file |
+| ftrace, per_cpu/cpuN/stats bytes / entries (overrun $ft_overrun) | $ft_events | $ft_per |
+
+## 3. Boot overhead
+
+Time to "Run /init as init process" (printk time), $boots boots each of
+the QEMU test kernel, 2 vCPUs, alternating:
+
+| kmemtrace.enable | boots | median | min | max |
+|---|---|---|---|---|
+| 0 | $off_n | $off_med s | $off_min s | $off_max s |
+| 1 | $on_n | $on_med s | $on_min s | $on_max s |
+
+Overhead of the median: **$overhead %**.
+
+## 4. Analysis
+
+\`bench/report.sh 10000000 3\` (best of 3, pinned to one core):
+
+\`\`\`
+$(cat "$out/report.txt")
+\`\`\`
+MD
+cat "$doc"
