@@ -178,6 +178,9 @@ int kmt_trace_pfn_node(const struct kmt_trace *t, uint64_t pfn);
 size_t kmt_gfp_format(const struct kmt_trace *t, uint64_t gfp, char *buf,
 		      size_t size);
 
+/* More CPU ids than any kernel has (NR_CPUS tops out at 8192 today). */
+#define KMT_MAX_CPU_IDS		65536u
+
 /* The first version of struct kmt_format, without the GFP names. */
 #define KMT_FORMAT_MIN_SIZE	72
 

@@ -101,6 +101,10 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 	if (f.word_size != 4 && f.word_size != 8)
 		return kmt_errf(err, EBADMSG, "word size %u is invalid",
 				f.word_size);
+	/* readers size per-CPU tables by it: no kernel has more CPUs */
+	if (f.nr_cpu_ids > KMT_MAX_CPU_IDS)
+		return kmt_errf(err, EBADMSG, "nr_cpu_ids %" PRIu32 " is invalid (at most %u)",
+				f.nr_cpu_ids, KMT_MAX_CPU_IDS);
 	/* readers shift addresses by it */
 	if (f.page_shift < 10 || f.page_shift > 30)
 		return kmt_errf(err, EBADMSG, "page shift %u is invalid",

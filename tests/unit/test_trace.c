@@ -1019,6 +1019,19 @@ static void test_err_format_sizes(void **state)
 	p[fmt + offsetof(struct kmt_format, page_shift)] = 200;
 	expect_open_err(p, len, -EBADMSG, "page shift 200 is invalid");
 	p[fmt + offsetof(struct kmt_format, page_shift)] = 12;
+
+	/* a corrupt count that readers would size tables by */
+	put32(p + fmt + offsetof(struct kmt_format, nr_cpu_ids), 65537);
+	expect_open_err(p, len, -EBADMSG, "nr_cpu_ids 65537 is invalid (at most 65536)");
+	put32(p + fmt + offsetof(struct kmt_format, nr_cpu_ids), 65536);
+	{
+		struct kmt_trace t;
+		struct kmt_err err;
+
+		assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+		assert_int_equal(t.fmt.nr_cpu_ids, 65536);
+		kmt_trace_close(&t);
+	}
 	free(p);
 }
 
