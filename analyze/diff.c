@@ -67,11 +67,14 @@ struct diff_row {
 /* What the header and the warnings say about one trace. */
 struct diff_side {
 	const char *path;
-	char release[64];
-	uint64_t events, last_ts, lost, unknown_cache;
-	bool nosyms;
-	uint64_t slab, pages;	/* retained at the end */
+	struct kmt_fp_head h;
 };
+
+/* The total a budget on "total" checks: slab objects and pages. */
+static uint64_t retained(const struct diff_side *s)
+{
+	return s->h.slab + s->h.pages;
+}
 
 struct diff {
 	struct diff_row *rows;
@@ -331,14 +334,7 @@ static int load_side(struct diff *d, int side, const char *path, struct kmt_err 
 		if (ret)
 			return ret;
 	}
-	snprintf(ds->release, sizeof(ds->release), "%s", fp.release);
-	ds->events = fp.events;
-	ds->last_ts = fp.last_ts;
-	ds->lost = fp.lost;
-	ds->unknown_cache = fp.unknown_cache;
-	ds->nosyms = fp.nosyms;
-	ds->slab = fp.slab;
-	ds->pages = fp.pages;
+	ds->h = fp.h;
 	for (i = 0, ret = 0; i < fp.nr && !ret; i++)
 		ret = add_row(d, fp.rows[i].cat, fp.rows[i].key, side, &fp.rows[i].v);
 	kmt_fp_free(&fp);
@@ -433,8 +429,8 @@ struct diff_fail {
 static long check_budgets(struct diff *d, struct kmt_fp_limit *lims, size_t nr_lims,
 			  struct diff_fail **out)
 {
-	uint64_t base = d->side[0].slab + d->side[0].pages;
-	uint64_t new = d->side[1].slab + d->side[1].pages;
+	uint64_t base = retained(&d->side[0]);
+	uint64_t new = retained(&d->side[1]);
 	struct diff_fail *f = calloc(d->nr + nr_lims + 1, sizeof(*f));
 	size_t i, j, n = 0;
 
@@ -579,22 +575,22 @@ static void print_table(const struct diff *d, enum kmt_fp_cat cat,
 
 static void print_total(const struct diff *d)
 {
-	uint64_t base = d->side[0].slab + d->side[0].pages;
-	uint64_t new = d->side[1].slab + d->side[1].pages;
+	uint64_t base = retained(&d->side[0]);
+	uint64_t new = retained(&d->side[1]);
 	char delta[24], pct[32];
 
 	fmt_delta(delta, sizeof(delta), base, new);
 	fmt_pct(pct, sizeof(pct), base, new);
 	printf("Total retained (slab objects + pages): %" PRIu64 " -> %" PRIu64
 	       " bytes, %s (%s); slab %" PRIu64 " -> %" PRIu64 ", pages %" PRIu64
-	       " -> %" PRIu64 "\n", base, new, delta, pct, d->side[0].slab,
-	       d->side[1].slab, d->side[0].pages, d->side[1].pages);
+	       " -> %" PRIu64 "\n", base, new, delta, pct, d->side[0].h.slab,
+	       d->side[1].h.slab, d->side[0].h.pages, d->side[1].h.pages);
 }
 
 static void print_fails(const struct diff *d, const struct diff_fail *f, size_t nr)
 {
-	uint64_t tb = d->side[0].slab + d->side[0].pages;
-	uint64_t tn = d->side[1].slab + d->side[1].pages;
+	uint64_t tb = retained(&d->side[0]);
+	uint64_t tn = retained(&d->side[1]);
 	char key[600], base[24], new[24], delta[24], pct[32];
 	size_t i;
 
@@ -631,9 +627,9 @@ static void print_text(const struct diff *d, const struct diff_opts *o,
 		print_fails(d, f, nr_fail);
 	for (i = 0; i < 2; i++)
 		printf("%s %s (%s, %" PRIu64 " events to %" PRIu64 ".%09" PRIu64 " s)\n",
-		       i ? "new: " : "base:", d->side[i].path, d->side[i].release,
-		       d->side[i].events, d->side[i].last_ts / 1000000000u,
-		       d->side[i].last_ts % 1000000000u);
+		       i ? "new: " : "base:", d->side[i].path, d->side[i].h.release,
+		       d->side[i].h.events, d->side[i].h.last_ts / 1000000000u,
+		       d->side[i].h.last_ts % 1000000000u);
 	for (c = 0; c < KMT_FP_NR; c++) {
 		printf("\n");
 		print_table(d, (enum kmt_fp_cat)c, o);
@@ -678,12 +674,12 @@ static void json_side(FILE *f, const struct diff_side *s)
 	kmt_json_key(f, &first, "file");
 	kmt_json_str(f, s->path, strlen(s->path));
 	kmt_json_key(f, &first, "release");
-	kmt_json_str(f, s->release, strlen(s->release));
-	kmt_json_u64(f, &first, "events", s->events);
-	kmt_json_u64(f, &first, "last_ns", s->last_ts);
-	kmt_json_u64(f, &first, "lost", s->lost);
-	kmt_json_u64(f, &first, "retained_slab", s->slab);
-	kmt_json_u64(f, &first, "retained_pages", s->pages);
+	kmt_json_str(f, s->h.release, strlen(s->h.release));
+	kmt_json_u64(f, &first, "events", s->h.events);
+	kmt_json_u64(f, &first, "last_ns", s->h.last_ts);
+	kmt_json_u64(f, &first, "lost", s->h.lost);
+	kmt_json_u64(f, &first, "retained_slab", s->h.slab);
+	kmt_json_u64(f, &first, "retained_pages", s->h.pages);
 	fputc('}', f);
 }
 
@@ -725,8 +721,8 @@ static void json_row(FILE *f, const struct diff_row *r)
 static void print_json(FILE *f, const struct diff *d, const struct diff_opts *o,
 		       const struct diff_fail *fails, size_t nr_fail, size_t nr_lims)
 {
-	uint64_t tb = d->side[0].slab + d->side[0].pages;
-	uint64_t tn = d->side[1].slab + d->side[1].pages;
+	uint64_t tb = retained(&d->side[0]);
+	uint64_t tn = retained(&d->side[1]);
 	size_t i, shown[KMT_FP_NR] = { 0 }, n = 0;
 	bool first;
 
@@ -905,21 +901,21 @@ int cmd_diff(int argc, char **argv)
 			kmf_error("%s", err.msg);
 			goto out;
 		}
-		if (d.side[side].nosyms)
+		if (d.side[side].h.nosyms)
 			kmf_warn("%s has no kallsyms: its callsites are keyed by address, which differ between boots",
 				 o.path[side]);
-		if (d.side[side].unknown_cache)
+		if (d.side[side].h.unknown_cache)
 			kmf_warn("%s: %" PRIu64 " kmem_cache events name a cache the trace never defined",
-				 o.path[side], d.side[side].unknown_cache);
+				 o.path[side], d.side[side].h.unknown_cache);
 		/* short totals could hide a regression: no verdict on them */
-		if (d.side[side].lost && !o.allow_lost) {
+		if (d.side[side].h.lost && !o.allow_lost) {
 			kmf_error("%s: %" PRIu64 " events were lost while recording, so its totals are short; boot with more kmemtrace.subbufs, or pass --allow-lost",
-				  o.path[side], d.side[side].lost);
+				  o.path[side], d.side[side].h.lost);
 			goto out;
 		}
-		if (d.side[side].lost)
+		if (d.side[side].h.lost)
 			kmf_warn("%s: %" PRIu64 " events were lost while recording: totals are short",
-				 o.path[side], d.side[side].lost);
+				 o.path[side], d.side[side].h.lost);
 	}
 	merge_rows(&d);
 	nr_fail = check_budgets(&d, lims, nr_lims, &fails);

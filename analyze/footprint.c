@@ -248,7 +248,7 @@ int kmt_fp_from_trace(struct kmt_footprint *fp, const char *path,
 		ret = kmt_errf(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	fp->nosyms = !st.nr;
+	fp->h.nosyms = !st.nr;
 	ret = kmt_slab_analyze_range(&t, 0, UINT64_MAX, false, &st, &s, err);
 	if (ret) {
 		char msg[sizeof(err->msg)];
@@ -257,14 +257,14 @@ int kmt_fp_from_trace(struct kmt_footprint *fp, const char *path,
 		ret = kmt_errf(err, -ret, "%s: %s", path, msg);
 		goto out;
 	}
-	if (!kmt_trace_meta(&t, "release", fp->release, sizeof(fp->release)))
-		snprintf(fp->release, sizeof(fp->release), "?");
-	fp->events = s.nr_events;
-	fp->last_ts = s.last_ts;
-	fp->lost = s.lost;
-	fp->unknown_cache = s.nr_unknown_cache;
-	fp->slab = s.live_bytes;
-	fp->pages = s.pg_live_bytes;
+	if (!kmt_trace_meta(&t, "release", fp->h.release, sizeof(fp->h.release)))
+		snprintf(fp->h.release, sizeof(fp->h.release), "?");
+	fp->h.events = s.nr_events;
+	fp->h.last_ts = s.last_ts;
+	fp->h.lost = s.lost;
+	fp->h.unknown_cache = s.nr_unknown_cache;
+	fp->h.slab = s.live_bytes;
+	fp->h.pages = s.pg_live_bytes;
 	if (collect(fp, &t, &s, &st))
 		ret = kmt_errf(err, ENOMEM, "out of memory");
 	else
@@ -299,11 +299,11 @@ int kmt_fp_write(FILE *f, const struct kmt_footprint *fp)
 	size_t i;
 
 	fprintf(f, "%s%d\nrelease ", KMT_SUMMARY_MAGIC, KMT_SUMMARY_VERSION);
-	put_escaped(f, fp->release);
+	put_escaped(f, fp->h.release);
 	fprintf(f, "\nevents %" PRIu64 "\nlast_ns %" PRIu64 "\nlost %" PRIu64
 		"\nunknown_cache %" PRIu64 "\nnosyms %d\nslab %" PRIu64
-		"\npages %" PRIu64 "\n", fp->events, fp->last_ts, fp->lost,
-		fp->unknown_cache, fp->nosyms, fp->slab, fp->pages);
+		"\npages %" PRIu64 "\n", fp->h.events, fp->h.last_ts, fp->h.lost,
+		fp->h.unknown_cache, fp->h.nosyms, fp->h.slab, fp->h.pages);
 	for (i = 0; i < fp->nr; i++) {
 		const struct kmt_fp_row *r = &fp->rows[i];
 
@@ -366,25 +366,25 @@ static int parse_header(struct kmt_footprint *fp, unsigned int h, char *val)
 	uint64_t v;
 
 	if (h == H_RELEASE) {
-		if (!unescape(val) || strlen(val) >= sizeof(fp->release))
+		if (!unescape(val) || strlen(val) >= sizeof(fp->h.release))
 			return -EINVAL;
-		strcpy(fp->release, val);
+		strcpy(fp->h.release, val);
 		return 0;
 	}
 	if (!parse_u64(val, &v))
 		return -EINVAL;
 	switch (h) {
-	case H_EVENTS: fp->events = v; break;
-	case H_LAST: fp->last_ts = v; break;
-	case H_LOST: fp->lost = v; break;
-	case H_UNKNOWN: fp->unknown_cache = v; break;
+	case H_EVENTS: fp->h.events = v; break;
+	case H_LAST: fp->h.last_ts = v; break;
+	case H_LOST: fp->h.lost = v; break;
+	case H_UNKNOWN: fp->h.unknown_cache = v; break;
 	case H_NOSYMS:
 		if (v > 1)
 			return -EINVAL;
-		fp->nosyms = v;
+		fp->h.nosyms = v;
 		break;
-	case H_SLAB: fp->slab = v; break;
-	default: fp->pages = v; break;
+	case H_SLAB: fp->h.slab = v; break;
+	default: fp->h.pages = v; break;
 	}
 	return 0;
 }

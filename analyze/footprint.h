@@ -41,11 +41,16 @@ struct kmt_fp_row {
 	struct kmt_fp_vals v;
 };
 
-struct kmt_footprint {
+/* What a footprint says of its trace as a whole. */
+struct kmt_fp_head {
 	char release[64];
 	uint64_t events, last_ts, lost, unknown_cache;
 	bool nosyms;		/* callsites keyed by address */
 	uint64_t slab, pages;	/* retained at the end */
+};
+
+struct kmt_footprint {
+	struct kmt_fp_head h;
 	struct kmt_fp_row *rows;	/* several rows may share a key */
 	size_t nr, cap;
 };

@@ -12,10 +12,10 @@ static void same(const struct kmt_footprint *a, const struct kmt_footprint *b)
 {
 	size_t i;
 
-	CHECK(!strcmp(a->release, b->release));
-	CHECK(a->events == b->events && a->last_ts == b->last_ts &&
-	      a->lost == b->lost && a->unknown_cache == b->unknown_cache &&
-	      a->nosyms == b->nosyms && a->slab == b->slab && a->pages == b->pages);
+	CHECK(!strcmp(a->h.release, b->h.release));
+	CHECK(a->h.events == b->h.events && a->h.last_ts == b->h.last_ts &&
+	      a->h.lost == b->h.lost && a->h.unknown_cache == b->h.unknown_cache &&
+	      a->h.nosyms == b->h.nosyms && a->h.slab == b->h.slab && a->h.pages == b->h.pages);
 	CHECK(a->nr == b->nr);
 	for (i = 0; i < a->nr; i++) {
 		CHECK(a->rows[i].cat == b->rows[i].cat);
