@@ -20,13 +20,14 @@
 #endif
 
 #include "kmt.h"
+#include "layouts_v1.h"
 
 /*
- * The layouts this reader was built with.  Only to recognise a trace
- * that uses them exactly: its hot event types then take a decoder
- * written out for them; any other layout takes the general loop.
+ * The layouts of ABI 1.  Only to recognise a trace that uses them
+ * exactly: its hot event types then take a decoder written out for them;
+ * any other layout takes the general loop.
  */
-KMT_DEFINE_LAYOUTS(kmt_known_layouts);
+KMT_DEFINE_LAYOUTS_V1(kmt_known_layouts);
 
 /* Event types with a written-out decoder. */
 #define KMT_FAST_TYPES	(1u << KMT_EV_KMALLOC | 1u << KMT_EV_CACHE_ALLOC | \
@@ -34,13 +35,17 @@ KMT_DEFINE_LAYOUTS(kmt_known_layouts);
 			 1u << KMT_EV_PAGE_ALLOC | 1u << KMT_EV_PAGE_FREE | \
 			 1u << KMT_EV_PAGE_FREE_BATCHED)
 
-static uint32_t known_types(const struct kmt_layout_info *layout)
+/* ... and of ABI 2, this reader's uapi header. */
+KMT_DEFINE_LAYOUTS(kmt_known_layouts_v2);
+
+static uint32_t known_types(const struct kmt_layout_info *layout,
+			    const struct kmt_layout *known, unsigned int nr)
 {
 	uint32_t fast = 0;
 	unsigned int i, f;
 
-	for (i = 0; i < sizeof(kmt_known_layouts) / sizeof(kmt_known_layouts[0]); i++) {
-		const struct kmt_layout *k = &kmt_known_layouts[i];
+	for (i = 0; i < nr; i++) {
+		const struct kmt_layout *k = &known[i];
 		const struct kmt_layout_info *l = &layout[k->type];
 
 		if (!(KMT_FAST_TYPES & (1u << k->type)) || !l->present ||
@@ -68,7 +73,15 @@ void kmt_cursor_init(struct kmt_cursor *c, const struct kmt_format *fmt,
 	c->p = data;
 	c->end = data + size;
 	c->first = true;
-	c->fast = known_types(layout);
+	c->fixed = fmt->abi_version >= 2;
+	if (c->fixed)
+		c->fast = known_types(layout, kmt_known_layouts_v2,
+				      sizeof(kmt_known_layouts_v2) /
+				      sizeof(kmt_known_layouts_v2[0]));
+	else
+		c->fast = known_types(layout, kmt_known_layouts,
+				      sizeof(kmt_known_layouts) /
+				      sizeof(kmt_known_layouts[0]));
 	c->pext = kmt_cursor_decoder(-1) == KMT_DECODE_PEXT;
 }
 
@@ -143,6 +156,7 @@ static int next_subbuf(struct kmt_cursor *c, struct kmt_err *err)
 	c->first = false;
 	c->next_seq = h.seq + 1;
 	c->now = h.base_ts;
+	c->have_pid = false;
 	c->lost_before = h.lost;
 	c->sb = c->p;
 	c->rp = c->p + hsz;
@@ -263,6 +277,149 @@ static bool pext_is_fast(void)
 #endif
 #endif
 
+#if defined(KMT_BLOCK_DECODE)
+/*
+ * ABI 2: the hot records at fixed offsets.  Little-endian hosts only,
+ * where the fields are plain loads.  Returns the bytes the record takes,
+ * or 0 for the general loop: an absolute time, an escaped slot, a pid
+ * the record cannot inherit, a record near the sub-buffer's end.
+ */
+#define KMT_FIXED_NEED	40	/* header, time, pid, 16 field bytes, stack */
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint16_t ld16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static unsigned int fixed_record(struct kmt_cursor *c, const uint8_t *q,
+				 struct kmt_event *ev)
+{
+	uint8_t hdr = q[0];
+	unsigned int type = hdr & KMT_HDR_TYPE_MASK, n = 3;
+	unsigned int ctx = (hdr >> KMT_HDR_CTX_SHIFT) & KMT_HDR_CTX_MASK;
+	uint64_t text = c->fmt->text_base, dmap = c->fmt->direct_map_base;
+	uint32_t dt = ld16(q + 1), pid = c->pid, p32, gfp, v16;
+	const uint8_t *f;
+	int32_t cs;
+
+	if (dt == KMT_TIME_ABS)
+		return 0;
+	if (hdr & KMT_HDR_PID) {
+		if (ctx != KMT_CTX_TASK)
+			return 0;
+		pid = ld32(q + 3);
+		n = 7;
+	} else if (ctx == KMT_CTX_TASK && !c->have_pid) {
+		return 0;
+	}
+	f = q + n;
+	switch (type) {
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+		cs = (int32_t)ld32(f);
+		p32 = ld32(f + 4);
+		if (cs == INT32_MIN || p32 == 0xffffffffu)
+			return 0;
+		ev->call_site = text + (uint64_t)(int64_t)cs;
+		ev->ptr = p32 == KMT_DMAP32_NULL ? 0 : dmap + ((uint64_t)p32 << 3);
+		ev->has = KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR);
+		if (type == KMT_EV_KFREE) {
+			n += 8;
+			break;
+		}
+		/* the cache id, or kmalloc's bytes_req */
+		v16 = ld16(f + 8);
+		if (v16 == 0xffff)
+			return 0;
+		if (type == KMT_EV_CACHE_FREE) {
+			ev->cache = v16;
+			ev->has |= KMT_HAS(KMT_F_CACHE);
+			n += 10;
+			break;
+		}
+		if (type == KMT_EV_KMALLOC) {
+			/* then the slack */
+			ev->bytes_req = v16;
+			ev->bytes_alloc = ld16(f + 10);
+			if (ev->bytes_alloc == 0xffff)
+				return 0;
+			ev->bytes_alloc += ev->bytes_req;
+			f += 2;
+			n += 2;
+			ev->has |= KMT_HAS(KMT_F_BYTES_REQ) | KMT_HAS(KMT_F_BYTES_SLACK);
+		} else {
+			ev->cache = v16;
+			ev->has |= KMT_HAS(KMT_F_CACHE);
+		}
+		gfp = ld32(f + 10);
+		ev->gfp = gfp & 0xffffff;
+		ev->node = (int8_t)(gfp >> 24);
+		if (ev->gfp == 0xffffff || ev->node == -128)
+			return 0;
+		ev->has |= KMT_HAS(KMT_F_GFP) | KMT_HAS(KMT_F_NODE);
+		n += 14;
+		break;
+	case KMT_EV_PAGE_ALLOC:
+		ev->pfn1 = ld32(f);
+		ev->order = f[4];
+		gfp = ld32(f + 5);
+		ev->gfp = gfp & 0xffffff;
+		ev->migratetype = (int8_t)(gfp >> 24);
+		ev->stack_len = f[9];
+		/* a stack of up to 127 bytes: its length is one LEB128 byte */
+		if (ev->pfn1 == 0xffffffffu || ev->order == 0xff ||
+		    ev->gfp == 0xffffff || ev->migratetype == -128 ||
+		    ev->stack_len >= 0x80 ||
+		    ev->stack_len > (size_t)(c->rend - (f + 10)))
+			return 0;
+		ev->stack = f + 10;
+		ev->has = KMT_HAS(KMT_F_PFN1) | KMT_HAS(KMT_F_ORDER) |
+			  KMT_HAS(KMT_F_GFP) | KMT_HAS(KMT_F_MIGRATETYPE) |
+			  KMT_HAS(KMT_F_STACK);
+		n += 10 + ev->stack_len;
+		break;
+	case KMT_EV_PAGE_FREE:
+		ev->pfn1 = ld32(f);
+		ev->order = f[4];
+		if (ev->pfn1 == 0xffffffffu || ev->order == 0xff)
+			return 0;
+		ev->has = KMT_HAS(KMT_F_PFN1) | KMT_HAS(KMT_F_ORDER);
+		n += 5;
+		break;
+	default:	/* KMT_EV_PAGE_FREE_BATCHED */
+		ev->pfn1 = ld32(f);
+		if (ev->pfn1 == 0xffffffffu)
+			return 0;
+		ev->has = KMT_HAS(KMT_F_PFN1);
+		n += 4;
+		break;
+	}
+	if (hdr & KMT_HDR_PID) {
+		c->pid = pid;
+		c->have_pid = true;
+	}
+	ev->type = (uint8_t)type;
+	ev->ctx = (uint8_t)ctx;
+	ev->cpu = c->cpu;
+	ev->pid = ctx == KMT_CTX_TASK ? pid : 0;
+	ev->ts = c->now += dt;
+	return n;
+}
+#endif
+
 /* Which block decoder kmt_cursor_init() picks; see kmt_cursor_decoder(). */
 static int decoder = -1;
 
@@ -278,6 +435,195 @@ int kmt_cursor_decoder(int which)
 		decoder = KMT_DECODE_PORTABLE;
 #endif
 	return decoder;
+}
+
+static inline void set_field(struct kmt_event *ev, unsigned int id, uint64_t v)
+{
+	if (id > KMT_F_MAX)
+		return;
+	ev->has |= KMT_HAS(id);
+	switch (id) {
+	case KMT_F_CALL_SITE: ev->call_site = v; break;
+	case KMT_F_PTR: ev->ptr = v; break;
+	case KMT_F_BYTES_REQ: ev->bytes_req = v; break;
+	case KMT_F_BYTES_SLACK: ev->bytes_alloc = v; break;
+	case KMT_F_GFP: ev->gfp = v; break;
+	case KMT_F_NODE: ev->node = (int64_t)v; break;
+	case KMT_F_CACHE: ev->cache = (uint32_t)v; break;
+	case KMT_F_PFN1: ev->pfn1 = v; break;
+	case KMT_F_ORDER: ev->order = (uint32_t)v; break;
+	case KMT_F_MIGRATETYPE: ev->migratetype = (int32_t)v; break;
+	case KMT_F_OBJ_SIZE: ev->obj_size = (uint32_t)v; break;
+	case KMT_F_SIZE: ev->size = (uint32_t)v; break;
+	case KMT_F_ALIGN: ev->align = (uint32_t)v; break;
+	case KMT_F_FLAGS: ev->flags = v; break;
+	case KMT_F_MARK: ev->mark = (uint32_t)v; break;
+	case KMT_F_RET: ev->ret = (int32_t)v; break;
+	default: ev->has &= ~KMT_HAS(id); break;
+	}
+}
+
+static inline int set_str(struct kmt_cursor *c, struct kmt_event *ev,
+			  unsigned int id, const uint8_t **qp, struct kmt_err *err)
+{
+	const uint8_t *q = *qp;
+	uint64_t v;
+	unsigned int n = kmt_get_uvar_fast(q, c->rend, &v);
+
+	if (!n)
+		return bad_record(c, "truncated string length", err);
+	q += n;
+	if (v > (uint64_t)(c->rend - q))
+		return bad_record(c, "string runs past the sub-buffer", err);
+	if (id == KMT_F_NAME) {
+		ev->name = (const char *)q;
+		ev->name_len = (uint32_t)v;
+		ev->has |= KMT_HAS(KMT_F_NAME);
+	} else if (id == KMT_F_STACK) {
+		ev->stack = q;
+		ev->stack_len = (uint32_t)v;
+		ev->has |= KMT_HAS(KMT_F_STACK);
+	}
+	*qp = q + v;
+	return 0;
+}
+
+/* Little-endian loads of record fields (ABI 2), whatever this host is. */
+static inline uint64_t le_bytes(const uint8_t *q, unsigned int n)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)q[i] << (8 * i);
+	return v;
+}
+
+/* Width of the slot of a fixed encoding. */
+static inline unsigned int fixed_width(uint8_t enc)
+{
+	switch (enc) {
+	case KMT_ENC_U8X: case KMT_ENC_S8X: return 1;
+	case KMT_ENC_U16X: return 2;
+	case KMT_ENC_U24X: return 3;
+	default: return 4;
+	}
+}
+
+/*
+ * One fixed-width field at *qp: its value (addresses made whole), and
+ * the escaped u64 after the slot if the slot holds the escape.
+ */
+static inline int get_fixed(struct kmt_cursor *c, uint8_t enc,
+			    const uint8_t **qp, uint64_t *vp,
+			    struct kmt_err *err)
+{
+	const uint8_t *q = *qp;
+	unsigned int w = fixed_width(enc);
+	uint64_t v, esc;
+	bool escaped;
+
+	if ((size_t)(c->rend - q) < w)
+		return bad_record(c, "truncated field", err);
+	v = le_bytes(q, w);
+	q += w;
+	switch (enc) {
+	case KMT_ENC_S8X:
+		escaped = v == 0x80;
+		v = (uint64_t)(int64_t)(int8_t)v;
+		break;
+	case KMT_ENC_S32:
+		escaped = false;
+		v = (uint64_t)(int64_t)(int32_t)v;
+		break;
+	case KMT_ENC_TEXT32:
+		escaped = v == 0x80000000u;
+		v = c->fmt->text_base + (uint64_t)(int64_t)(int32_t)v;
+		break;
+	case KMT_ENC_DMAP32:
+		escaped = v == 0xffffffffu;
+		v = v == KMT_DMAP32_NULL ? 0 : c->fmt->direct_map_base + (v << 3);
+		break;
+	default:
+		escaped = v == ~0ULL >> (64 - 8 * w);
+		break;
+	}
+	if (escaped) {
+		if (c->rend - q < 8)
+			return bad_record(c, "truncated escaped field", err);
+		esc = le_bytes(q, 8);
+		q += 8;
+		v = esc;
+	}
+	*vp = v;
+	*qp = q;
+	return 0;
+}
+
+/* ABI 2: header byte, u16 time delta (or escape and u64), pid, fields. */
+static int next_fixed(struct kmt_cursor *c, const uint8_t *q,
+		      struct kmt_event *ev, struct kmt_err *err)
+{
+	const struct kmt_layout_info *l;
+	unsigned int i;
+	uint64_t v;
+	uint8_t hdr;
+	int ret;
+
+	hdr = *q++;
+	ev->type = hdr & KMT_HDR_TYPE_MASK;
+	ev->ctx = (hdr >> KMT_HDR_CTX_SHIFT) & KMT_HDR_CTX_MASK;
+	ev->cpu = c->cpu;
+	ev->has = 0;
+	l = &c->layout[ev->type];
+	if (!l->present)
+		return bad_record(c, "record of an undescribed event type", err);
+	if (c->rend - q < 2)
+		return bad_record(c, "truncated time field", err);
+	v = le_bytes(q, 2);
+	q += 2;
+	if (v == KMT_TIME_ABS) {
+		if (c->rend - q < 8)
+			return bad_record(c, "truncated time field", err);
+		c->now = le_bytes(q, 8);
+		q += 8;
+	} else {
+		c->now += v;
+	}
+	ev->ts = c->now;
+	ev->pid = 0;
+	if (hdr & KMT_HDR_PID) {
+		if (ev->ctx != KMT_CTX_TASK)
+			return bad_record(c, "pid in an interrupt record", err);
+		if (c->rend - q < 4)
+			return bad_record(c, "truncated pid", err);
+		c->pid = (uint32_t)le_bytes(q, 4);
+		c->have_pid = true;
+		q += 4;
+	}
+	if (ev->ctx == KMT_CTX_TASK) {
+		if (!c->have_pid)
+			return bad_record(c, "task record before any pid in its sub-buffer", err);
+		ev->pid = c->pid;
+	}
+	for (i = 0; i < l->nr_fields; i++) {
+		const struct kmt_field_desc *f = &l->fields[i];
+
+		if (f->enc == KMT_ENC_STR) {
+			ret = set_str(c, ev, f->id, &q, err);
+		} else {
+			ret = get_fixed(c, f->enc, &q, &v, err);
+			if (!ret)
+				set_field(ev, f->id, v);
+		}
+		if (ret)
+			return ret;
+	}
+	/* bytes_alloc is carried as the slack over bytes_req */
+	if (ev->has & KMT_HAS(KMT_F_BYTES_SLACK))
+		ev->bytes_alloc += ev->bytes_req;
+	c->rp = q;
+	return 1;
 }
 
 int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
@@ -298,6 +644,19 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 			return ret;
 	}
 	q = c->rp;
+	if (c->fixed) {
+#ifdef KMT_BLOCK_DECODE
+		if ((c->fast >> (*q & KMT_HDR_TYPE_MASK)) & 1 &&
+		    c->rend - q >= KMT_FIXED_NEED) {
+			n = fixed_record(c, q, ev);
+			if (n) {
+				c->rp = q + n;
+				return 1;
+			}
+		}
+#endif
+		return next_fixed(c, q, ev, err);
+	}
 #ifdef KMT_BLOCK_DECODE
 	if ((c->fast >> (*q & KMT_HDR_TYPE_MASK)) & 1 &&
 	    c->rend - q >= KMT_BLOCK_NEED) {
@@ -340,53 +699,23 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 	for (i = 0; i < l->nr_fields; i++) {
 		const struct kmt_field_desc *f = &l->fields[i];
 
+		if (f->enc == KMT_ENC_STR) {
+			ret = set_str(c, ev, f->id, &q, err);
+			if (ret)
+				return ret;
+			continue;
+		}
 		n = kmt_get_uvar_fast(q, c->rend, &v);
 		if (!n)
 			return bad_record(c, "truncated field", err);
 		q += n;
-		if (f->enc == KMT_ENC_STR) {
-			if (v > (uint64_t)(c->rend - q))
-				return bad_record(c, "string runs past the sub-buffer", err);
-			if (f->id == KMT_F_NAME) {
-				ev->name = (const char *)q;
-				ev->name_len = (uint32_t)v;
-				ev->has |= KMT_HAS(KMT_F_NAME);
-			} else if (f->id == KMT_F_STACK) {
-				ev->stack = q;
-				ev->stack_len = (uint32_t)v;
-				ev->has |= KMT_HAS(KMT_F_STACK);
-			}
-			q += v;
-			continue;
-		}
 		if (f->enc == KMT_ENC_SVAR)
 			v = (uint64_t)kmt_unzigzag(v);
 		else if (f->enc == KMT_ENC_TEXT)
 			v = c->fmt->text_base + (uint64_t)kmt_unzigzag(v);
 		else if (f->enc == KMT_ENC_DMAP)
 			v = c->fmt->direct_map_base + (uint64_t)kmt_unzigzag(v);
-		if (f->id > KMT_F_MAX)
-			continue;
-		ev->has |= KMT_HAS(f->id);
-		switch (f->id) {
-		case KMT_F_CALL_SITE: ev->call_site = v; break;
-		case KMT_F_PTR: ev->ptr = v; break;
-		case KMT_F_BYTES_REQ: ev->bytes_req = v; break;
-		case KMT_F_BYTES_SLACK: ev->bytes_alloc = v; break;
-		case KMT_F_GFP: ev->gfp = v; break;
-		case KMT_F_NODE: ev->node = (int64_t)v; break;
-		case KMT_F_CACHE: ev->cache = (uint32_t)v; break;
-		case KMT_F_PFN1: ev->pfn1 = v; break;
-		case KMT_F_ORDER: ev->order = (uint32_t)v; break;
-		case KMT_F_MIGRATETYPE: ev->migratetype = (int32_t)v; break;
-		case KMT_F_OBJ_SIZE: ev->obj_size = (uint32_t)v; break;
-		case KMT_F_SIZE: ev->size = (uint32_t)v; break;
-		case KMT_F_ALIGN: ev->align = (uint32_t)v; break;
-		case KMT_F_FLAGS: ev->flags = v; break;
-		case KMT_F_MARK: ev->mark = (uint32_t)v; break;
-		case KMT_F_RET: ev->ret = (int32_t)v; break;
-		default: ev->has &= ~KMT_HAS(f->id); break;
-		}
+		set_field(ev, f->id, v);
 	}
 	/* bytes_alloc is carried as the slack over bytes_req */
 	if (ev->has & KMT_HAS(KMT_F_BYTES_SLACK))

@@ -237,6 +237,9 @@ struct kmt_cursor {
 	bool first;
 	uint64_t lost_before;		/* from the current sub-buffer */
 	uint64_t nr_subbufs;
+	bool fixed;			/* ABI 2: fixed-width records */
+	uint32_t pid;			/* ABI 2: of the last record with one */
+	bool have_pid;			/* ... in this sub-buffer */
 	uint32_t fast;			/* types with the known layout */
 	bool pext;			/* decode them with BMI2 pext */
 	uintptr_t released;		/* mapped pages given back below */

@@ -81,9 +81,9 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 		return kmt_errf(err, EBADMSG,
 				"format magic is 0x%08" PRIx32 ", expected 0x%08x",
 				f.magic, KMT_FORMAT_MAGIC);
-	if (f.abi_version != KMT_ABI_VERSION)
+	if (f.abi_version < 1 || f.abi_version > KMT_ABI_VERSION)
 		return kmt_errf(err, EPROTONOSUPPORT,
-				"recorder ABI version %u; this kmemflight reads version %u",
+				"recorder ABI version %u; this kmemflight reads versions 1 to %u",
 				f.abi_version, KMT_ABI_VERSION);
 	if (f.header_size < KMT_FORMAT_MIN_SIZE || f.header_size > len)
 		return kmt_errf(err, EBADMSG, "format header size %u is invalid",
@@ -137,7 +137,9 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 		for (j = 0; j < l.nr_fields; j++) {
 			uint8_t e = l.fields[j].enc;
 
-			if (e < KMT_ENC_UVAR || e > KMT_ENC_STR)
+			/* ABI 1 has the varints, ABI 2 the fixed widths */
+			if (f.abi_version == 1 ? e < KMT_ENC_UVAR || e > KMT_ENC_STR :
+			    e < KMT_ENC_STR || e > KMT_ENC_DMAP32)
 				return kmt_errf(err, EBADMSG,
 						"event type %u field %u has unknown encoding %u",
 						l.type, j, e);

@@ -8,13 +8,14 @@
  * are preallocated for every possible CPU before the probes attach.
  *
  * Each CPU's buffer is a ring of sub-buffers.  A writer reserves space with
- * one local64 cmpxchg on a state word that holds the write position, the
+ * one CPU-local cmpxchg on a state word that holds the write position, the
  * current sub-buffer and the low 32 bits of the previous timestamp, so a
  * writer interrupted by an IRQ or NMI that also records simply retries and
  * every record's time delta is relative to the record before it in the
- * buffer.  Records are encoded straight into the reserved space.  When no
- * sub-buffer is free the event is dropped and counted: the earliest events
- * are kept.
+ * buffer.  Records are written straight into the reserved space, each
+ * field at a fixed offset, and carry the pid only when it changes.  When
+ * no sub-buffer is free the event is dropped and counted: the earliest
+ * events are kept.
  *
  * The format is defined in include/uapi/linux/kmemtrace.h and specified in
  * Documentation/trace/kmemtrace-format.rst.
@@ -42,9 +43,9 @@
 #include <linux/smp.h>
 #include <linux/stacktrace.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
 #include <linux/wait.h>
 #include <asm/local.h>
-#include <asm/local64.h>
 #include <asm/sections.h>
 #include <linux/binfmts.h>
 #include <trace/events/initcall.h>
@@ -71,8 +72,6 @@
 #define KMT_POS_CLOSED		KMT_POS_MASK
 #define KMT_SEQ_BITS		12
 #define KMT_SEQ_MASK		((1U << KMT_SEQ_BITS) - 1)
-/* Beyond this gap a record carries an absolute timestamp. */
-#define KMT_ABS_GAP		BIT_ULL(31)
 
 struct kmt_slot {
 	local_t		commit;		/* bytes written and committed */
@@ -80,10 +79,12 @@ struct kmt_slot {
 };
 
 struct kmt_cpu {
-	local64_t	state;
+	u64		state;		/* local: this CPU and its interrupts */
 	local_t		events;
 	local_t		lost;
 	u64		last_ts;
+	u32		pid;		/* of the last record with a pid ... */
+	u32		pid_seq;	/* ... in this sub-buffer, U32_MAX: none */
 	unsigned int	consumed;	/* next sequence number to read */
 	bool		waiting;
 	unsigned long	open;		/* bit 0: the data file is open */
@@ -187,15 +188,54 @@ early_param("kmemtrace.page_stack", kmt_parse_page_stack);
 
 /* ---- encoding --------------------------------------------------------- */
 
+/*
+ * Records are written straight into the reserved space, fields at fixed
+ * offsets.  A value that does not fit its slot (a call site outside
+ * +-2 GiB of _stext, a huge size, a pointer outside the first 32 GiB of
+ * the direct map) sends the event down kmt_record_fields(), which writes
+ * the escape and the full value after it.
+ */
+#define KMT_DMAP32_LIMIT	((u64)KMT_DMAP32_NULL << 3)
+
+/*
+ * Whether values fit their slots, as bools to combine with '&': one
+ * branch for all the fields of a record.
+ */
+static __always_inline bool kmt_below(u64 v, u64 limit)
+{
+	return v < limit;
+}
+
+/* An S8X slot: -127..127. */
+static __always_inline bool kmt_s8_fits(int v)
+{
+	return (unsigned int)(v + 127) < 255;
+}
+
+static __always_inline s64 kmt_text_off(unsigned long addr)
+{
+	return (s64)(addr - (unsigned long)_stext);
+}
+
+static __always_inline bool kmt_text_fits(s64 off)
+{
+	return off == (s32)off && off != S32_MIN;
+}
+
+static __always_inline u64 kmt_dmap_off(const void *ptr)
+{
+	return (unsigned long)ptr - PAGE_OFFSET;
+}
+
+static __always_inline bool kmt_dmap_fits(u64 off)
+{
+	return !(off & 7) & kmt_below(off, KMT_DMAP32_LIMIT);
+}
+
 /* Bytes of the LEB128 form of @v: one, and one per 7 bits above 7; no loop. */
 static __always_inline unsigned int kmt_uvar_len(u64 v)
 {
 	return 1 + (fls64(v >> 7) + 6) / 7;
-}
-
-static __always_inline u64 kmt_zigzag(s64 v)
-{
-	return ((u64)v << 1) ^ (u64)(v >> 63);
 }
 
 static __always_inline u8 *kmt_put_uvar(u8 *p, u64 v)
@@ -208,24 +248,12 @@ static __always_inline u8 *kmt_put_uvar(u8 *p, u64 v)
 	return p;
 }
 
-static __always_inline u64 kmt_text(unsigned long addr)
+static __always_inline u64 kmt_zigzag(s64 v)
 {
-	return kmt_zigzag((s64)(addr - (unsigned long)_stext));
-}
-
-static __always_inline u64 kmt_dmap(const void *ptr)
-{
-	return kmt_zigzag((s64)((unsigned long)ptr - PAGE_OFFSET));
+	return ((u64)v << 1) ^ (u64)(v >> 63);
 }
 
 /* ---- reserve and commit ----------------------------------------------- */
-
-struct kmt_rsv {
-	u8		*p;		/* where the record header goes */
-	struct kmt_slot	*slot;
-	unsigned int	len;		/* bytes to commit */
-	u8		hdr;
-};
 
 static __always_inline u64 kmt_state(u64 ts, unsigned int seq, unsigned int pos)
 {
@@ -248,116 +276,171 @@ static void kmt_close_slot(struct kmt_cpu *cb, unsigned int seq, unsigned int po
 }
 
 /*
- * kmt_reserve - reserve @plen payload bytes plus header and time field
- *
- * @ctx is interrupt_context_level() of the caller, for the header byte.
- *
- * Return: true with @r filled in, or false when the event was dropped
- * (and counted) because every sub-buffer is full.
+ * Open sub-buffer @seq for the record of @len bytes (its header not
+ * counted) reserved at its start, closing the one at @old_seq/@pos.
+ * Out of line: once per sub-buffer.
  */
-static __always_inline bool kmt_reserve(struct kmt_cpu *cb, unsigned int plen,
-					u8 type, u8 ctx, struct kmt_rsv *r)
+static noinline u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq,
+			     unsigned int pos, unsigned int seq, u64 ts)
 {
 	const unsigned int hsz = sizeof(struct kmt_subbuf_header);
-	unsigned int pos, seq, len, idx, next_seq = 0, consumed;
-	s64 old = local64_read(&cb->state);
-	u64 ts, tval;
-	bool open_new, absolute;
-	int used;
+	unsigned int idx = seq & kmt_subbuf_mask;
+	struct kmt_subbuf_header *h = cb->subbuf[idx];
 
+	if (pos != KMT_POS_CLOSED)
+		kmt_close_slot(cb, old_seq, pos);
+	/* Pids restart in every sub-buffer. */
+	WRITE_ONCE(cb->pid_seq, U32_MAX);
+	h->magic = KMT_SUBBUF_MAGIC;
+	h->cpu = cb->cpu;
+	h->seq = seq;
+	h->size = 0;
+	h->base_ts = ts;
+	h->lost = local_read(&cb->lost);
+	local_add(hsz, &cb->slot[idx].commit);
+	return (u8 *)h + hsz;
+}
+
+/* Every sub-buffer is full: hand the current one to the reader, drop. */
+static noinline bool kmt_full(struct kmt_cpu *cb, u64 *old)
+{
+	unsigned int pos = *old & KMT_POS_MASK;
+	unsigned int seq = (*old >> KMT_POS_BITS) & KMT_SEQ_MASK;
+
+	if (pos != KMT_POS_CLOSED &&
+	    !try_cmpxchg64_local(&cb->state, old,
+				 kmt_state(*old >> 32, seq, KMT_POS_CLOSED)))
+		return false;	/* raced: try again */
+	if (pos != KMT_POS_CLOSED)
+		kmt_close_slot(cb, seq, pos);
+	local_inc(&cb->lost);
+	return true;
+}
+
+/**
+ * struct kmt_rsv - a reserved record
+ * @p:    its first payload byte, after header, time and pid
+ * @idx:  sub-buffer index, for the commit
+ * @len:  bytes reserved
+ */
+struct kmt_rsv {
+	u8		*p;
+	unsigned int	idx;
+	unsigned int	len;
+};
+
+/*
+ * kmt_reserve - reserve a record of @type with @plen payload bytes
+ *
+ * Writes the header byte, the time and, if needed, the pid.  Return:
+ * true with @r filled in, or false when the event was dropped (and
+ * counted) because every sub-buffer is full, or is the recorder's own.
+ */
+static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
+					unsigned int plen, struct kmt_rsv *r)
+{
+	unsigned int pos, seq, len, next_seq, consumed;
+	u8 ctx = KMT_CTX_TASK;
+	u64 old = READ_ONCE(cb->state);
+	int used;
+	u32 pid = 0, dt;
+	bool abs, need_pid;
+	u8 *p;
+	u64 ts;
+
+	/* Mostly task context: test that first, with one mask. */
+	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)))) {
+		if (unlikely(READ_ONCE(kmt_quiet_task) == current))
+			return false;
+		pid = task_pid_nr(current);
+	} else {
+		ctx = interrupt_context_level();
+	}
 	for (;;) {
 		ts = local_clock();
 		pos = old & KMT_POS_MASK;
-		seq = ((u64)old >> KMT_POS_BITS) & KMT_SEQ_MASK;
-		absolute = (s64)(ts - READ_ONCE(cb->last_ts)) >= (s64)KMT_ABS_GAP;
-		if (absolute) {
-			tval = ts;
-		} else {
-			tval = (u32)((u32)ts - (u32)((u64)old >> 32));
-			if ((s32)tval < 0)
-				tval = 0;
-		}
-		len = 1 + kmt_uvar_len(tval) + plen;
-		open_new = pos == KMT_POS_CLOSED ||
-			   pos + len > kmt_subbuf_size;
-		if (!open_new) {
-			if (local64_try_cmpxchg(&cb->state, &old,
+		seq = (old >> KMT_POS_BITS) & KMT_SEQ_MASK;
+		need_pid = ctx == KMT_CTX_TASK &&
+			   (pid != cb->pid || seq != READ_ONCE(cb->pid_seq));
+		/*
+		 * last_ts may lag the state's time by a nested record: then
+		 * the gap is overestimated, and the time merely absolute.
+		 */
+		abs = ts - READ_ONCE(cb->last_ts) >= KMT_TIME_ABS;
+		dt = (u32)ts - (u32)(old >> 32);
+		if ((s32)dt < 0)
+			dt = 0;
+		len = 3 + plen + (abs ? 8 : 0) + (need_pid ? 4 : 0);
+		if (likely(pos + len <= kmt_subbuf_size)) {
+			/* KMT_POS_CLOSED is past every sub-buffer's end */
+			if (try_cmpxchg64_local(&cb->state, &old,
 						kmt_state(ts, seq, pos + len)))
 				break;
 			continue;
 		}
 		/* The first record of a sub-buffer is relative to base_ts. */
-		absolute = false;
-		tval = 0;
-		len = 1 + 1 + plen;
+		abs = false;
+		dt = 0;
+		need_pid = ctx == KMT_CTX_TASK;
+		len = 3 + plen + (need_pid ? 4 : 0);
 		/* Pairs with the release in kmt_copy_ready(). */
 		consumed = smp_load_acquire(&cb->consumed);
 		used = sign_extend32((seq - consumed) & KMT_SEQ_MASK,
 				     KMT_SEQ_BITS - 1);
 		if (used + 2 > (int)kmt_nr_subbufs) {
-			/* All full: hand the current one to the reader. */
-			if (pos == KMT_POS_CLOSED)
-				goto drop;
-			if (local64_try_cmpxchg(&cb->state, &old,
-						kmt_state((u64)old >> 32, seq,
-							  KMT_POS_CLOSED))) {
-				kmt_close_slot(cb, seq, pos);
-				goto drop;
-			}
+			if (kmt_full(cb, &old))
+				return false;
 			continue;
 		}
 		next_seq = consumed + used + 1;
-		if (local64_try_cmpxchg(&cb->state, &old,
-					kmt_state(ts, next_seq, hsz + len)))
-			break;
+		if (!try_cmpxchg64_local(&cb->state, &old,
+					 kmt_state(ts, next_seq,
+						   sizeof(struct kmt_subbuf_header) + len)))
+			continue;
+		p = kmt_open(cb, seq, pos, next_seq, ts);
+		seq = next_seq;
+		pos = sizeof(struct kmt_subbuf_header);
+		goto write;
 	}
-
+	p = (u8 *)cb->subbuf[seq & kmt_subbuf_mask] + pos;
+write:
 	WRITE_ONCE(cb->last_ts, ts);
-	r->hdr = type | (ctx << KMT_HDR_CTX_SHIFT) |
-		 (absolute ? KMT_HDR_ABS_TIME : 0);
-	if (open_new) {
-		struct kmt_subbuf_header *h;
-
-		if (pos != KMT_POS_CLOSED)
-			kmt_close_slot(cb, seq, pos);
-		idx = next_seq & kmt_subbuf_mask;
-		h = cb->subbuf[idx];
-		h->magic = KMT_SUBBUF_MAGIC;
-		h->cpu = cb->cpu;
-		h->seq = next_seq;
-		h->size = 0;
-		h->base_ts = ts;
-		h->lost = local_read(&cb->lost);
-		r->p = (u8 *)h + hsz;
-		r->len = hsz + len;
+	r->idx = seq & kmt_subbuf_mask;
+	r->len = len;
+	p[0] = type | ctx << KMT_HDR_CTX_SHIFT | (need_pid ? KMT_HDR_PID : 0);
+	if (unlikely(abs)) {
+		put_unaligned_le16(KMT_TIME_ABS, p + 1);
+		put_unaligned_le64(ts, p + 3);
+		p += 8;
 	} else {
-		idx = seq & kmt_subbuf_mask;
-		r->p = (u8 *)cb->subbuf[idx] + pos;
-		r->len = len;
+		put_unaligned_le16(dt, p + 1);
 	}
-	r->slot = &cb->slot[idx];
-	r->p[0] = r->hdr;
-	r->p = kmt_put_uvar(r->p + 1, tval);
+	p += 3;
+	if (need_pid) {
+		put_unaligned_le32(pid, p);
+		p += 4;
+		cb->pid = pid;
+		WRITE_ONCE(cb->pid_seq, seq & KMT_SEQ_MASK);
+	}
+	r->p = p;
 	return true;
-drop:
-	local_inc(&cb->lost);
-	return false;
 }
 
 static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
 {
+	struct kmt_slot *slot = &cb->slot[r->idx];
 	long done;
 
 	/* Record bytes before the count; pairs with kmt_slot_ready(). */
 	smp_wmb();
-	done = local_add_return(r->len, &r->slot->commit);
+	done = local_add_return(r->len, &slot->commit);
 	local_inc(&cb->events);
 	/*
 	 * An interrupt closed this sub-buffer while we were writing it: its
 	 * wakeup found it incomplete, so the last commit wakes the reader.
 	 * Same CPU as the closer, so the size it stored is visible here.
 	 */
-	if (unlikely(done == READ_ONCE(r->slot->size))) {
+	if (unlikely(done == READ_ONCE(slot->size))) {
 		/* Pairs with the smp_mb() of the reader setting ->waiting. */
 		smp_mb();
 		if (READ_ONCE(cb->waiting))
@@ -365,88 +448,250 @@ static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
 	}
 }
 
-/*
- * Common path for every event: @v holds the already encoded field values
- * (all LEB128 unsigned), @n of them.  Task context records carry the pid.
- * The task in kmt_quiet_task is the recorder itself: not recorded.
- */
-static __always_inline void kmt_record(u8 type, const u64 *v, unsigned int n)
+/* ---- the general path ------------------------------------------------- */
+
+/* Bytes of a field of encoding @enc holding @v, its escape included. */
+static unsigned int kmt_field_len(u8 enc, u64 v)
 {
-	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
-	u8 ctx = interrupt_context_level();
-	struct kmt_rsv r;
+	switch (enc) {
+	case KMT_ENC_U8X:
+		return v < 0xff ? 1 : 9;
+	case KMT_ENC_U16X:
+		return v < 0xffff ? 2 : 10;
+	case KMT_ENC_U24X:
+		return v < 0xffffff ? 3 : 11;
+	case KMT_ENC_U32X:
+		return v < 0xffffffff ? 4 : 12;
+	case KMT_ENC_S8X:
+		return (s64)v > S8_MIN && (s64)v <= S8_MAX ? 1 : 9;
+	case KMT_ENC_S32:
+		return 4;
+	case KMT_ENC_TEXT32:
+		return kmt_text_fits(kmt_text_off(v)) ? 4 : 12;
+	case KMT_ENC_DMAP32:
+		return !v || kmt_dmap_fits(kmt_dmap_off((void *)(unsigned long)v)) ? 4 : 12;
+	}
+	return 0;
+}
+
+static u8 *kmt_put_field(u8 *p, u8 enc, u64 v)
+{
+	unsigned int len = kmt_field_len(enc, v);
+	u64 slot = v;
+
+	switch (enc) {
+	case KMT_ENC_S8X:
+		slot = len == 1 ? v : (u8)S8_MIN;
+		break;
+	case KMT_ENC_TEXT32:
+		slot = len == 4 ? (u32)kmt_text_off(v) : (u32)S32_MIN;
+		break;
+	case KMT_ENC_DMAP32:
+		if (!v)
+			slot = KMT_DMAP32_NULL;
+		else
+			slot = len == 4 ? kmt_dmap_off((void *)(unsigned long)v) >> 3 :
+			       U32_MAX;
+		break;
+	case KMT_ENC_S32:
+		break;
+	default:
+		if (len > 8)
+			slot = U64_MAX;
+		break;
+	}
+	/* little endian, the slot's width: the low len & 7 bytes */
+	switch (len & 7) {
+	case 1:
+		*p = slot;
+		break;
+	case 2:
+		put_unaligned_le16(slot, p);
+		break;
+	case 3:
+		put_unaligned_le16(slot, p);
+		p[2] = slot >> 16;
+		break;
+	case 4:
+		put_unaligned_le32(slot, p);
+		break;
+	}
+	p += len & 7;
+	if (len > 8) {
+		put_unaligned_le64(v, p);
+		p += 8;
+	}
+	return p;
+}
+
+/*
+ * kmt_record_fields - write a record field by field
+ * @type:  event type
+ * @enc:   the encoding of each of the @n values (the event's layout)
+ * @v:     the values: addresses for TEXT32 and DMAP32
+ * @n:     number of values
+ * @str:   for a layout ending in a STR field, its bytes, else NULL
+ * @nlen:  their number
+ *
+ * Any value fits: too wide ones are escaped.  For the rare events, and for
+ * the hot ones when a value does not fit their fast path.
+ */
+static noinline void kmt_record_fields(u8 type, const u8 *enc, const u64 *v,
+				       unsigned int n, const void *str,
+				       size_t nlen)
+{
+	struct kmt_cpu *cb;
 	unsigned int plen = 0, i;
-	u64 pid = 0;
+	struct kmt_rsv r;
 	u8 *p;
 
-	if (ctx == KMT_CTX_TASK) {
-		if (unlikely(READ_ONCE(kmt_quiet_task) == current))
-			return;
-		pid = task_pid_nr(current);
-		plen += kmt_uvar_len(pid);
+	for (i = 0; i < n; i++)
+		plen += kmt_field_len(enc[i], v[i]);
+	if (str)
+		plen += kmt_uvar_len(nlen) + nlen;
+	preempt_disable_notrace();
+	cb = this_cpu_ptr(&kmt_cpu_buf);
+	if (kmt_reserve(cb, type, plen, &r)) {
+		p = r.p;
+		for (i = 0; i < n; i++)
+			p = kmt_put_field(p, enc[i], v[i]);
+		if (str) {
+			p = kmt_put_uvar(p, nlen);
+			memcpy(p, str, nlen);
+		}
+		kmt_commit(cb, &r);
 	}
-	for (i = 0; i < n; i++)
-		plen += kmt_uvar_len(v[i]);
-	if (!kmt_reserve(cb, plen, type, ctx, &r))
-		return;
-	p = r.p;
-	if (ctx == KMT_CTX_TASK)
-		p = kmt_put_uvar(p, pid);
-	for (i = 0; i < n; i++)
-		p = kmt_put_uvar(p, v[i]);
-	kmt_commit(cb, &r);
+	preempt_enable_notrace();
 }
+
+/* Each event's encodings: the layout's, in its order. */
+static const u8 kmt_enc_kmalloc[] = {
+	KMT_ENC_TEXT32, KMT_ENC_DMAP32, KMT_ENC_U16X, KMT_ENC_U16X,
+	KMT_ENC_U24X, KMT_ENC_S8X,
+};
+
+static const u8 kmt_enc_cache_alloc[] = {
+	KMT_ENC_TEXT32, KMT_ENC_DMAP32, KMT_ENC_U16X, KMT_ENC_U24X, KMT_ENC_S8X,
+};
+
+static const u8 kmt_enc_free[] = {
+	KMT_ENC_TEXT32, KMT_ENC_DMAP32, KMT_ENC_U16X,
+};
+
+static const u8 kmt_enc_page[] = {
+	KMT_ENC_U32X, KMT_ENC_U8X, KMT_ENC_U24X, KMT_ENC_S8X,
+};
+
+static const u8 kmt_enc_cache_def[] = {
+	KMT_ENC_U16X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X,
+};
+
+static const u8 kmt_enc_u8[] = { KMT_ENC_U8X };
+
+static const u8 kmt_enc_initcall[] = { KMT_ENC_TEXT32, KMT_ENC_S32 };
 
 /* ---- probes ----------------------------------------------------------- */
 
+/*
+ * The hot probes write their fixed layout with plain stores; the checks
+ * that every value fits are a few instructions.  A 3-byte GFP slot is
+ * written with the byte after it, which the next field overwrites.
+ */
 static void kmt_probe_kmalloc(void *data, unsigned long call_site,
 			      const void *ptr, size_t bytes_req,
 			      size_t bytes_alloc, gfp_t gfp_flags, int node)
 {
-	u64 v[6];
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	u32 gfp = (__force u32)gfp_flags;
+	size_t slack = bytes_alloc - bytes_req;
+	s64 cs = kmt_text_off(call_site);
+	u64 off = kmt_dmap_off(ptr);
+	struct kmt_rsv r;
 
-	v[0] = kmt_text(call_site);
-	v[1] = kmt_dmap(ptr);
-	v[2] = bytes_req;
-	v[3] = bytes_alloc - bytes_req;
-	v[4] = (__force unsigned long)gfp_flags;
-	v[5] = kmt_zigzag(node);
-	kmt_record(KMT_EV_KMALLOC, v, 6);
+	if (unlikely(!(kmt_text_fits(cs) & kmt_dmap_fits(off) &
+		       kmt_below(bytes_req, 0xffff) & kmt_below(slack, 0xffff) &
+		       kmt_below(gfp, 0xffffff) & kmt_s8_fits(node)))) {
+		u64 v[6] = { call_site, (unsigned long)ptr, bytes_req, slack,
+			     gfp, (s64)node };
+
+		kmt_record_fields(KMT_EV_KMALLOC, kmt_enc_kmalloc, v, 6, NULL, 0);
+		return;
+	}
+	if (!kmt_reserve(cb, KMT_EV_KMALLOC, 16, &r))
+		return;
+	put_unaligned_le32(cs, r.p);
+	put_unaligned_le32(off >> 3, r.p + 4);
+	put_unaligned_le16(bytes_req, r.p + 8);
+	put_unaligned_le16(slack, r.p + 10);
+	put_unaligned_le32(gfp | (u32)node << 24, r.p + 12);
+	kmt_commit(cb, &r);
 }
 
 static void kmt_probe_cache_alloc(void *data, unsigned long call_site,
 				  const void *ptr, struct kmem_cache *s,
 				  gfp_t gfp_flags, int node)
 {
-	u64 v[5];
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	u32 gfp = (__force u32)gfp_flags;
+	unsigned int id = READ_ONCE(s->kmt_id);
+	s64 cs = kmt_text_off(call_site);
+	u64 off = kmt_dmap_off(ptr);
+	struct kmt_rsv r;
 
-	v[0] = kmt_text(call_site);
-	v[1] = kmt_dmap(ptr);
-	v[2] = READ_ONCE(s->kmt_id);
-	v[3] = (__force unsigned long)gfp_flags;
-	v[4] = kmt_zigzag(node);
-	kmt_record(KMT_EV_CACHE_ALLOC, v, 5);
+	if (unlikely(!(kmt_text_fits(cs) & kmt_dmap_fits(off) &
+		       kmt_below(id, 0xffff) & kmt_below(gfp, 0xffffff) &
+		       kmt_s8_fits(node)))) {
+		u64 v[5] = { call_site, (unsigned long)ptr, id, gfp, (s64)node };
+
+		kmt_record_fields(KMT_EV_CACHE_ALLOC, kmt_enc_cache_alloc, v, 5,
+				  NULL, 0);
+		return;
+	}
+	if (!kmt_reserve(cb, KMT_EV_CACHE_ALLOC, 14, &r))
+		return;
+	put_unaligned_le32(cs, r.p);
+	put_unaligned_le32(off >> 3, r.p + 4);
+	put_unaligned_le16(id, r.p + 8);
+	put_unaligned_le32(gfp | (u32)node << 24, r.p + 10);
+	kmt_commit(cb, &r);
+}
+
+static __always_inline void kmt_free(u8 type, unsigned long call_site,
+				     const void *ptr, unsigned int id)
+{
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	unsigned int plen = type == KMT_EV_KFREE ? 8 : 10;
+	s64 cs = kmt_text_off(call_site);
+	u64 off = kmt_dmap_off(ptr);
+	struct kmt_rsv r;
+
+	if (unlikely(!(kmt_text_fits(cs) & kmt_dmap_fits(off) &
+		       kmt_below(id, 0xffff)))) {
+		u64 v[3] = { call_site, (unsigned long)ptr, id };
+
+		kmt_record_fields(type, kmt_enc_free, v,
+				  type == KMT_EV_KFREE ? 2 : 3, NULL, 0);
+		return;
+	}
+	if (!kmt_reserve(cb, type, plen, &r))
+		return;
+	put_unaligned_le32(cs, r.p);
+	put_unaligned_le32(off >> 3, r.p + 4);
+	if (type != KMT_EV_KFREE)
+		put_unaligned_le16(id, r.p + 8);
+	kmt_commit(cb, &r);
 }
 
 static void kmt_probe_kfree(void *data, unsigned long call_site,
 			    const void *ptr)
 {
-	u64 v[2];
-
-	v[0] = kmt_text(call_site);
-	v[1] = kmt_dmap(ptr);
-	kmt_record(KMT_EV_KFREE, v, 2);
+	kmt_free(KMT_EV_KFREE, call_site, ptr, 0);
 }
 
 static void kmt_probe_cache_free(void *data, unsigned long call_site,
 				 const void *ptr, const struct kmem_cache *s)
 {
-	u64 v[3];
-
-	v[0] = kmt_text(call_site);
-	v[1] = kmt_dmap(ptr);
-	v[2] = s ? READ_ONCE(s->kmt_id) : 0;
-	kmt_record(KMT_EV_CACHE_FREE, v, 3);
+	kmt_free(KMT_EV_CACHE_FREE, call_site, ptr, s ? READ_ONCE(s->kmt_id) : 0);
 }
 
 static __always_inline u64 kmt_pfn1(struct page *page)
@@ -454,92 +699,92 @@ static __always_inline u64 kmt_pfn1(struct page *page)
 	return page ? page_to_pfn(page) + 1 : 0;
 }
 
-static void kmt_record_bytes(u8 type, const u64 *v, unsigned int n,
-			     const void *str, size_t nlen);
-
 /*
  * The page tracepoints carry no caller: with kmemtrace.page_stack=N the
  * record ends with N return addresses, as TEXT varints in a STR field,
  * from the allocator's frames outwards.  Readers skip the allocator's.
  */
-static void kmt_probe_page_alloc(void *data, struct page *page,
-				 unsigned int order, gfp_t gfp_flags,
-				 int migratetype)
+static noinline void kmt_page_alloc_fields(u64 pfn1, unsigned int order,
+					   u32 gfp, int migratetype)
 {
 	unsigned long entries[KMT_MAX_STACK];
 	u8 stack[KMT_MAX_STACK * 10], *p = stack;
 	unsigned int i, nr = 0;
-	u64 v[4];
+	u64 v[4] = { pfn1, order, gfp, (s64)migratetype };
 
-	v[0] = kmt_pfn1(page);
-	v[1] = order;
-	v[2] = (__force unsigned long)gfp_flags;
-	v[3] = kmt_zigzag(migratetype);
-	if (kmt_page_stack)	/* skip this probe's own frame */
-		nr = stack_trace_save(entries, kmt_page_stack, 1);
+	if (kmt_page_stack)	/* skip this function's and the probe's frames */
+		nr = stack_trace_save(entries, kmt_page_stack, 2);
 	for (i = 0; i < nr; i++)
-		p = kmt_put_uvar(p, kmt_text(entries[i]));
-	kmt_record_bytes(KMT_EV_PAGE_ALLOC, v, 4, stack, p - stack);
+		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(entries[i])));
+	kmt_record_fields(KMT_EV_PAGE_ALLOC, kmt_enc_page, v, 4, stack,
+			  p - stack);
+}
+
+static void kmt_probe_page_alloc(void *data, struct page *page,
+				 unsigned int order, gfp_t gfp_flags,
+				 int migratetype)
+{
+	u32 gfp = (__force u32)gfp_flags;
+	u64 pfn1 = kmt_pfn1(page);
+	struct kmt_cpu *cb;
+	struct kmt_rsv r;
+
+	if (unlikely(!(!kmt_page_stack & kmt_below(pfn1, 0xffffffff) &
+		       kmt_below(order, 0xff) & kmt_below(gfp, 0xffffff) &
+		       kmt_s8_fits(migratetype)))) {
+		kmt_page_alloc_fields(pfn1, order, gfp, migratetype);
+		return;
+	}
+	cb = this_cpu_ptr(&kmt_cpu_buf);
+	if (!kmt_reserve(cb, KMT_EV_PAGE_ALLOC, 10, &r))
+		return;
+	put_unaligned_le32(pfn1, r.p);
+	r.p[4] = order;
+	put_unaligned_le32(gfp | (u32)migratetype << 24, r.p + 5);
+	r.p[9] = 0;	/* no stack */
+	kmt_commit(cb, &r);
+}
+
+static __always_inline void kmt_page_free(u8 type, struct page *page,
+					  unsigned int order)
+{
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	unsigned int plen = type == KMT_EV_PAGE_FREE ? 5 : 4;
+	u64 pfn1 = kmt_pfn1(page);
+	struct kmt_rsv r;
+
+	if (unlikely(!(kmt_below(pfn1, 0xffffffff) & kmt_below(order, 0xff)))) {
+		u64 v[2] = { pfn1, order };
+
+		kmt_record_fields(type, kmt_enc_page, v,
+				  type == KMT_EV_PAGE_FREE ? 2 : 1, NULL, 0);
+		return;
+	}
+	if (!kmt_reserve(cb, type, plen, &r))
+		return;
+	put_unaligned_le32(pfn1, r.p);
+	if (type == KMT_EV_PAGE_FREE)
+		r.p[4] = order;
+	kmt_commit(cb, &r);
 }
 
 static void kmt_probe_page_free(void *data, struct page *page,
 				unsigned int order)
 {
-	u64 v[2];
-
-	v[0] = kmt_pfn1(page);
-	v[1] = order;
-	kmt_record(KMT_EV_PAGE_FREE, v, 2);
+	kmt_page_free(KMT_EV_PAGE_FREE, page, order);
 }
 
 static void kmt_probe_page_free_batched(void *data, struct page *page)
 {
-	u64 v[1];
-
-	v[0] = kmt_pfn1(page);
-	kmt_record(KMT_EV_PAGE_FREE_BATCHED, v, 1);
+	kmt_page_free(KMT_EV_PAGE_FREE_BATCHED, page, 0);
 }
 
 /* ---- cache definitions and marks -------------------------------------- */
 
-/* A record whose last field is a string: @n values, then @nlen bytes. */
-static void kmt_record_bytes(u8 type, const u64 *v, unsigned int n,
-			     const void *str, size_t nlen)
+static void kmt_record_str(u8 type, const u8 *enc, const u64 *v,
+			   unsigned int n, const char *str)
 {
-	struct kmt_cpu *cb;
-	struct kmt_rsv r;
-	unsigned int plen, i;
-	u64 pid = 0;
-	u8 *p, ctx;
-
-	plen = kmt_uvar_len(nlen) + nlen;
-	for (i = 0; i < n; i++)
-		plen += kmt_uvar_len(v[i]);
-
-	preempt_disable();
-	ctx = interrupt_context_level();
-	if (ctx == KMT_CTX_TASK) {
-		pid = task_pid_nr(current);
-		plen += kmt_uvar_len(pid);
-	}
-	cb = this_cpu_ptr(&kmt_cpu_buf);
-	if (kmt_reserve(cb, plen, type, ctx, &r)) {
-		p = r.p;
-		if (ctx == KMT_CTX_TASK)
-			p = kmt_put_uvar(p, pid);
-		for (i = 0; i < n; i++)
-			p = kmt_put_uvar(p, v[i]);
-		p = kmt_put_uvar(p, nlen);
-		memcpy(p, str, nlen);
-		kmt_commit(cb, &r);
-	}
-	preempt_enable();
-}
-
-static void kmt_record_str(u8 type, const u64 *v, unsigned int n,
-			   const char *str)
-{
-	kmt_record_bytes(type, v, n, str, strnlen(str, KMT_MAX_NAME));
+	kmt_record_fields(type, enc, v, n, str, strnlen(str, KMT_MAX_NAME));
 }
 
 static void kmt_emit_cache_def(struct kmem_cache *s)
@@ -550,44 +795,45 @@ static void kmt_emit_cache_def(struct kmem_cache *s)
 	v[1] = s->object_size;
 	v[2] = s->size;
 	v[3] = s->align;
-	v[4] = (__force unsigned long)s->flags;
-	kmt_record_str(KMT_EV_CACHE_DEF, v, ARRAY_SIZE(v), s->name ? s->name : "");
+	v[4] = (__force unsigned int)s->flags;
+	kmt_record_str(KMT_EV_CACHE_DEF, kmt_enc_cache_def, v, ARRAY_SIZE(v),
+		       s->name ? s->name : "");
 }
 
 /* Boot phases: initcall levels and functions, and what pid 1 execs. */
 static void kmt_probe_initcall_level(void *data, const char *level)
 {
-	kmt_record_str(KMT_EV_INITCALL_LEVEL, NULL, 0, level);
+	kmt_record_str(KMT_EV_INITCALL_LEVEL, NULL, NULL, 0, level);
 }
 
 static void kmt_probe_initcall_start(void *data, initcall_t func)
 {
-	u64 v = kmt_text((unsigned long)func);
+	u64 v = (unsigned long)func;
 
-	kmt_record(KMT_EV_INITCALL_START, &v, 1);
+	kmt_record_fields(KMT_EV_INITCALL_START, kmt_enc_initcall, &v, 1,
+			  NULL, 0);
 }
 
 static void kmt_probe_initcall_finish(void *data, initcall_t func, int ret)
 {
-	u64 v[2] = { kmt_text((unsigned long)func), kmt_zigzag(ret) };
+	u64 v[2] = { (unsigned long)func, (s64)ret };
 
-	kmt_record(KMT_EV_INITCALL_FINISH, v, 2);
+	kmt_record_fields(KMT_EV_INITCALL_FINISH, kmt_enc_initcall, v, 2,
+			  NULL, 0);
 }
 
 static void kmt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
 	if (task_pid_nr(p) == 1)
-		kmt_record_str(KMT_EV_INIT_EXEC, NULL, 0, bprm->filename);
+		kmt_record_str(KMT_EV_INIT_EXEC, NULL, NULL, 0, bprm->filename);
 }
 
 static void kmt_emit_mark(enum kmt_mark mark)
 {
 	u64 v = mark;
 
-	preempt_disable();
-	kmt_record(KMT_EV_MARK, &v, 1);
-	preempt_enable();
+	kmt_record_fields(KMT_EV_MARK, kmt_enc_u8, &v, 1, NULL, 0);
 }
 
 /**
@@ -647,7 +893,8 @@ static int kmt_alloc_cpu(struct kmt_cpu *cb, int cpu, gfp_t gfp)
 	cb->cpu = cpu;
 	cb->consumed = 0;
 	/* Nothing open yet: the first writer opens sequence number 0. */
-	local64_set(&cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
+	WRITE_ONCE(cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
+	cb->pid_seq = U32_MAX;
 	local_set(&cb->events, 0);
 	local_set(&cb->lost, 0);
 	cb->last_ts = local_clock();
@@ -901,17 +1148,16 @@ static const struct file_operations kmt_data_fops = {
 static void kmt_flush_local(void *unused)
 {
 	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
-	s64 old = local64_read(&cb->state);
+	u64 old = READ_ONCE(cb->state);
 	unsigned int pos, seq;
 
 	do {
 		pos = old & KMT_POS_MASK;
-		seq = ((u64)old >> KMT_POS_BITS) & KMT_SEQ_MASK;
+		seq = (old >> KMT_POS_BITS) & KMT_SEQ_MASK;
 		if (pos == KMT_POS_CLOSED)
 			return;
-	} while (!local64_try_cmpxchg(&cb->state, &old,
-				      kmt_state((u64)old >> 32, seq,
-						KMT_POS_CLOSED)));
+	} while (!try_cmpxchg64_local(&cb->state, &old,
+				      kmt_state(old >> 32, seq, KMT_POS_CLOSED)));
 	kmt_close_slot(cb, seq, pos);
 }
 

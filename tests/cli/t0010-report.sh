@@ -152,13 +152,28 @@ test_expect_success 'dump: one line per event, in time order, exact' '
 	test_cmp "$TEST_DIR/expect/basic.dump" out
 '
 
-test_expect_success 'dump: absolute timestamps across a 3 s gap and 67 sub-buffers' '
+test_expect_success 'dump: absolute timestamps across a 3 s gap and 91 sub-buffers' '
 	"$MKTRACE" many t.kmt &&
 	"$KMF" dump t.kmt > out &&
 	test $(wc -l < out) -eq 1000 &&
 	sed -n 500p out | grep -q "^749500 0 task:1 kmalloc " &&
 	sed -n 501p out | grep -q "^3000751000 0 task:1 kmalloc " &&
-	"$KMF" info t.kmt | grep -q "^0  *0  *67  *1000  *1000  *7$"
+	"$KMF" info t.kmt | grep -q "^0  *0  *91  *1000  *1000  *7$" &&
+	"$KMF" info t.kmt | grep -q "^recorder:    ABI 2, "
+'
+
+test_expect_success 'dump: the same events from an ABI 1 (varint) trace' '
+	"$MKTRACE" many t.kmt && "$KMF" dump t.kmt > out &&
+	KMT_BUILD_ABI=1 "$MKTRACE" many t1.kmt &&
+	"$KMF" info t1.kmt | grep -q "^0  *0  *67  *1000  *1000  *7$" &&
+	"$KMF" info t1.kmt | grep -q "^recorder:    ABI 1, " &&
+	"$KMF" dump t1.kmt > out1 &&
+	test_cmp out out1 &&
+	"$MKTRACE" basic b2.kmt &&
+	KMT_BUILD_ABI=1 "$MKTRACE" basic b1.kmt &&
+	"$KMF" report --caller --alloc --page b2.kmt > r2 &&
+	"$KMF" report --caller --alloc --page b1.kmt > r1 &&
+	test_cmp r2 r1
 '
 
 test_done

@@ -66,9 +66,9 @@ test_expect_success 'newer file version' '
 
 test_expect_success 'recorder ABI version it does not know' '
 	"$MKTRACE" basic t.kmt &&
-	poke t.kmt 52 "\002\000" &&
+	poke t.kmt 52 "\003\000" &&
 	test_must_fail "$KMF" report t.kmt 2> err &&
-	grep -q "recorder ABI version 2; this kmemflight reads version 1" err
+	grep -q "recorder ABI version 3; this kmemflight reads versions 1 to 2" err
 '
 
 test_expect_success 'corrupt sub-buffer magic is caught, named by CPU' '

@@ -23,12 +23,12 @@ consumed() {
 
 test_expect_success 'save merges the spool and the kernel into the same events' '
 	"$MKTRACE" split dbg spool && "$MKTRACE" many ref.kmt && mkks &&
-	test "$(wc -c < spool/cpu0)" = 2560 &&
+	test "$(wc -c < spool/cpu0)" = 2450 &&
 	kmf save -q boot.kmt 2> err &&
 	"$KMF" dump boot.kmt > got && "$KMF" dump ref.kmt > want &&
 	test_cmp want got &&
 	"$KMF" info boot.kmt | awk "\$1 == 0" > row &&
-	echo "0 0 67 1000 1000 7" > want && tr -s " " < row > got &&
+	echo "0 0 91 1000 1000 7" > want && tr -s " " < row > got &&
 	test_cmp want got &&
 	test ! -e spool
 '
@@ -67,7 +67,7 @@ test_expect_success 'a spool of another boot is left alone' '
 	echo 00000000-0000-0000-0000-000000000000 > spool/boot_id &&
 	test_must_fail kmf save boot.kmt 2> err &&
 	grep -q "spool $PWD/spool holds events of another boot (boot_id 00000000-0000-0000-0000-000000000000" err &&
-	test "$(wc -c < spool/cpu0)" = 2560 && test ! -e boot.kmt
+	test "$(wc -c < spool/cpu0)" = 2450 && test ! -e boot.kmt
 '
 
 test_expect_success 'a symlinked or world-writable spool is refused' '

@@ -12,6 +12,7 @@
 
 #include "kmt.h"
 #include "kmt_build.h"
+#include "layouts_v1.h"
 
 struct kb_buf {
 	uint8_t *p;
@@ -23,6 +24,8 @@ struct kb_cpu {
 	size_t sb;		/* offset of the open sub-buffer, or SIZE_MAX */
 	uint32_t seq;
 	uint64_t prev_ts;
+	uint32_t pid;		/* ABI 2: last pid written in the sub-buffer */
+	bool have_pid;
 	uint64_t lost;
 	uint64_t events;
 	bool events_set;
@@ -38,7 +41,24 @@ struct kb {
 	char *kallsyms;
 	char *topology;
 	bool gfp_names;		/* write the GFP name table (longer header) */
+	int abi;		/* record format: KMT_ABI_VERSION or 1 */
 };
+
+KMT_DEFINE_LAYOUTS_V1(v1_layouts);
+KMT_DEFINE_LAYOUTS(v2_layouts);
+
+static const struct kmt_layout *layout_of(const struct kb *b, uint8_t type)
+{
+	const struct kmt_layout *l = b->abi == 1 ? v1_layouts : v2_layouts;
+	unsigned int i;
+
+	for (i = 0; i < KMT_NR_LAYOUTS; i++)
+		if (l[i].type == type)
+			return &l[i];
+	abort();
+}
+
+void kb_set_abi(struct kb *b, int abi) { b->abi = abi; }
 
 static void buf_put(struct kb_buf *b, const void *p, size_t n)
 {
@@ -63,6 +83,9 @@ struct kb *kb_new(unsigned int nr_cpus, uint32_t subbuf_size)
 		abort();
 	b->nr_cpus = nr_cpus;
 	b->subbuf_size = subbuf_size;
+	/* mktrace writes old-format traces with KMT_BUILD_ABI=1 */
+	b->abi = getenv("KMT_BUILD_ABI") && !strcmp(getenv("KMT_BUILD_ABI"), "1") ?
+		 1 : KMT_ABI_VERSION;
 	b->cpu = calloc(nr_cpus, sizeof(*b->cpu));
 	if (!b->cpu)
 		abort();
@@ -123,7 +146,115 @@ static void close_subbuf(struct kb *b, struct kb_cpu *c)
 	c->sb = SIZE_MAX;
 }
 
-/* fields: already the unsigned values the varints carry */
+static void le(uint8_t *p, uint64_t v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* One field of @enc holding the raw value @v (an address for TEXT/DMAP). */
+static size_t put_field(uint8_t *p, uint8_t enc, uint64_t v)
+{
+	int64_t off;
+	unsigned int w = 4;
+	uint64_t slot = v;
+	bool fits = true;
+
+	switch (enc) {
+	case KMT_ENC_UVAR:
+		return kmt_put_uvar(p, v);
+	case KMT_ENC_SVAR:
+		return kmt_put_uvar(p, kmt_zigzag((int64_t)v));
+	case KMT_ENC_TEXT:
+		return kmt_put_uvar(p, kmt_zigzag((int64_t)(v - KB_TEXT_BASE)));
+	case KMT_ENC_DMAP:
+		return kmt_put_uvar(p, kmt_zigzag((int64_t)(v - KB_DMAP_BASE)));
+	case KMT_ENC_U8X: w = 1; fits = v < 0xff; break;
+	case KMT_ENC_U16X: w = 2; fits = v < 0xffff; break;
+	case KMT_ENC_U24X: w = 3; fits = v < 0xffffff; break;
+	case KMT_ENC_U32X: fits = v < 0xffffffff; break;
+	case KMT_ENC_S8X:
+		w = 1;
+		fits = (int64_t)v > -128 && (int64_t)v < 128;
+		slot = fits ? v : 0x80;
+		break;
+	case KMT_ENC_S32:
+		break;
+	case KMT_ENC_TEXT32:
+		off = (int64_t)(v - KB_TEXT_BASE);
+		fits = off == (int32_t)off && off != INT32_MIN;
+		slot = fits ? (uint64_t)off : 0x80000000u;
+		break;
+	case KMT_ENC_DMAP32:
+		off = (int64_t)(v - KB_DMAP_BASE);
+		fits = !(off & 7) && (uint64_t)off < ((uint64_t)KMT_DMAP32_NULL << 3);
+		slot = !v ? KMT_DMAP32_NULL : fits ? (uint64_t)off >> 3 : 0xffffffffu;
+		fits |= !v;
+		break;
+	default:
+		abort();
+	}
+	if (!fits && enc != KMT_ENC_S8X && enc != KMT_ENC_TEXT32 &&
+	    enc != KMT_ENC_DMAP32)
+		slot = ~0ULL;
+	le(p, slot, w);
+	if (fits)
+		return w;
+	le(p + w, v, 8);
+	return w + 8;
+}
+
+/* The record, given its time field (@first: a sub-buffer's first). */
+static size_t encode(struct kb *b, struct kb_cpu *c, uint8_t *rec, bool first,
+		     uint64_t ts, uint8_t type, int ctx, uint32_t pid,
+		     const uint64_t *v, unsigned int n, const char *str,
+		     size_t slen, bool *pid_written)
+{
+	const struct kmt_layout *l = layout_of(b, type);
+	uint64_t tval = first ? 0 : ts - c->prev_ts;
+	size_t len = 1;
+	unsigned int i;
+
+	*pid_written = false;
+	if (b->abi == 1) {
+		bool absolute = !first && tval >= (1ULL << 31);
+
+		rec[0] = type | (uint8_t)(ctx << KMT_HDR_CTX_SHIFT) |
+			 (absolute ? KMT_HDR_ABS_TIME : 0);
+		len += kmt_put_uvar(rec + len, absolute ? ts : tval);
+		if (ctx == KMT_CTX_TASK)
+			len += kmt_put_uvar(rec + len, pid);
+	} else {
+		bool need_pid = ctx == KMT_CTX_TASK &&
+				(first || !c->have_pid || c->pid != pid);
+
+		rec[0] = type | (uint8_t)(ctx << KMT_HDR_CTX_SHIFT) |
+			 (need_pid ? KMT_HDR_PID : 0);
+		if (tval >= KMT_TIME_ABS) {
+			le(rec + len, KMT_TIME_ABS, 2);
+			le(rec + len + 2, ts, 8);
+			len += 10;
+		} else {
+			le(rec + len, tval, 2);
+			len += 2;
+		}
+		if (need_pid) {
+			le(rec + len, pid, 4);
+			len += 4;
+			*pid_written = true;
+		}
+	}
+	for (i = 0; i < n; i++)
+		len += put_field(rec + len, l->fields[i].enc, v[i]);
+	if (str) {
+		len += kmt_put_uvar(rec + len, slen);
+		memcpy(rec + len, str, slen);
+		len += slen;
+	}
+	return len;
+}
+
+/* @v: the raw values (addresses, signed values as two's complement). */
 static void record_bytes(struct kb *b, unsigned int cpu, uint64_t ts,
 			 uint8_t type, int ctx, uint32_t pid, const uint64_t *v,
 			 unsigned int n, const char *str, size_t slen);
@@ -142,54 +273,33 @@ static void record_bytes(struct kb *b, unsigned int cpu, uint64_t ts,
 {
 	struct kb_cpu *c = &b->cpu[cpu];
 	uint8_t rec[512];
+	bool pid_written;
 	size_t len = 0;
-	uint64_t tval;
-	bool absolute = false;
-	unsigned int i;
 
 	if (c->sb != SIZE_MAX) {
-		if (ts - c->prev_ts >= (1ULL << 31)) {
-			absolute = true;
-			tval = ts;
-		} else {
-			tval = ts - c->prev_ts;
-		}
-	} else {
-		tval = 0;
+		len = encode(b, c, rec, false, ts, type, ctx, pid, v, n, str,
+			     slen, &pid_written);
+		if (c->data.len - c->sb + len > b->subbuf_size)
+			close_subbuf(b, c);
 	}
-	for (;;) {
-		len = 0;
-		rec[len++] = type | (uint8_t)(ctx << KMT_HDR_CTX_SHIFT) |
-			     (absolute ? KMT_HDR_ABS_TIME : 0);
-		len += kmt_put_uvar(rec + len, tval);
-		if (ctx == KMT_CTX_TASK)
-			len += kmt_put_uvar(rec + len, pid);
-		for (i = 0; i < n; i++)
-			len += kmt_put_uvar(rec + len, v[i]);
-		if (str) {
-			len += kmt_put_uvar(rec + len, slen);
-			memcpy(rec + len, str, slen);
-			len += slen;
-		}
-		if (c->sb != SIZE_MAX &&
-		    c->data.len - c->sb + len <= b->subbuf_size)
-			break;
-		if (c->sb == SIZE_MAX && tval == 0 && !absolute) {
-			struct kmt_subbuf_header h = {
-				.magic = s32(b, KMT_SUBBUF_MAGIC),
-				.cpu = s32(b, cpu),
-				.seq = s32(b, c->seq++),
-				.base_ts = s64(b, ts),
-				.lost = s64(b, c->lost),
-			};
+	if (c->sb == SIZE_MAX) {
+		struct kmt_subbuf_header h = {
+			.magic = s32(b, KMT_SUBBUF_MAGIC),
+			.cpu = s32(b, cpu),
+			.seq = s32(b, c->seq++),
+			.base_ts = s64(b, ts),
+			.lost = s64(b, c->lost),
+		};
 
-			c->sb = c->data.len;
-			buf_put(&c->data, &h, sizeof(h));
-			break;
-		}
-		close_subbuf(b, c);
-		absolute = false;
-		tval = 0;
+		c->sb = c->data.len;
+		c->have_pid = false;
+		buf_put(&c->data, &h, sizeof(h));
+		len = encode(b, c, rec, true, ts, type, ctx, pid, v, n, str,
+			     slen, &pid_written);
+	}
+	if (pid_written) {
+		c->pid = pid;
+		c->have_pid = true;
 	}
 	buf_put(&c->data, rec, len);
 	c->prev_ts = ts;
@@ -201,9 +311,7 @@ void kb_kmalloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 		uint64_t alloc, uint64_t gfp, int node)
 {
 	uint64_t v[6] = {
-		kmt_zigzag((int64_t)(call_site - KB_TEXT_BASE)),
-		kmt_zigzag((int64_t)(ptr - KB_DMAP_BASE)),
-		req, alloc - req, gfp, kmt_zigzag(node),
+		call_site, ptr, req, alloc - req, gfp, (uint64_t)(int64_t)node,
 	};
 
 	record(b, cpu, ts, KMT_EV_KMALLOC, ctx, pid, v, 6, NULL);
@@ -214,9 +322,7 @@ void kb_cache_alloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 		    uint32_t cache, uint64_t gfp, int node)
 {
 	uint64_t v[5] = {
-		kmt_zigzag((int64_t)(call_site - KB_TEXT_BASE)),
-		kmt_zigzag((int64_t)(ptr - KB_DMAP_BASE)),
-		cache, gfp, kmt_zigzag(node),
+		call_site, ptr, cache, gfp, (uint64_t)(int64_t)node,
 	};
 
 	record(b, cpu, ts, KMT_EV_CACHE_ALLOC, ctx, pid, v, 5, NULL);
@@ -225,10 +331,7 @@ void kb_cache_alloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 void kb_kfree(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 	      uint32_t pid, uint64_t call_site, uint64_t ptr)
 {
-	uint64_t v[2] = {
-		kmt_zigzag((int64_t)(call_site - KB_TEXT_BASE)),
-		kmt_zigzag((int64_t)(ptr - KB_DMAP_BASE)),
-	};
+	uint64_t v[2] = { call_site, ptr };
 
 	record(b, cpu, ts, KMT_EV_KFREE, ctx, pid, v, 2, NULL);
 }
@@ -237,11 +340,7 @@ void kb_cache_free(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 		   uint32_t pid, uint64_t call_site, uint64_t ptr,
 		   uint32_t cache)
 {
-	uint64_t v[3] = {
-		kmt_zigzag((int64_t)(call_site - KB_TEXT_BASE)),
-		kmt_zigzag((int64_t)(ptr - KB_DMAP_BASE)),
-		cache,
-	};
+	uint64_t v[3] = { call_site, ptr, cache };
 
 	record(b, cpu, ts, KMT_EV_CACHE_FREE, ctx, pid, v, 3, NULL);
 }
@@ -259,7 +358,7 @@ void kb_page_alloc_stack(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 			 uint64_t gfp, int migratetype, const uint64_t *frames,
 			 unsigned int nr)
 {
-	uint64_t v[4] = { pfn1, order, gfp, kmt_zigzag(migratetype) };
+	uint64_t v[4] = { pfn1, order, gfp, (uint64_t)(int64_t)migratetype };
 	uint8_t stack[16 * 10];
 	size_t len = 0;
 	unsigned int i;
@@ -308,7 +407,7 @@ void kb_initcall_level(struct kb *b, unsigned int cpu, uint64_t ts,
 
 void kb_initcall_start(struct kb *b, unsigned int cpu, uint64_t ts, uint64_t fn)
 {
-	uint64_t v[1] = { kmt_zigzag((int64_t)(fn - KB_TEXT_BASE)) };
+	uint64_t v[1] = { fn };
 
 	record(b, cpu, ts, KMT_EV_INITCALL_START, KMT_CTX_TASK, 1, v, 1, NULL);
 }
@@ -316,7 +415,7 @@ void kb_initcall_start(struct kb *b, unsigned int cpu, uint64_t ts, uint64_t fn)
 void kb_initcall_finish(struct kb *b, unsigned int cpu, uint64_t ts,
 			uint64_t fn, int ret)
 {
-	uint64_t v[2] = { kmt_zigzag((int64_t)(fn - KB_TEXT_BASE)), kmt_zigzag(ret) };
+	uint64_t v[2] = { fn, (uint64_t)(int64_t)ret };
 
 	record(b, cpu, ts, KMT_EV_INITCALL_FINISH, KMT_CTX_TASK, 1, v, 2, NULL);
 }
@@ -354,11 +453,12 @@ static const struct { uint64_t mask; const char *name; } kb_gfp[] = {
 
 static void format_blob(struct kb *b, struct kb_buf *fmt)
 {
-	KMT_DEFINE_LAYOUTS(layouts);
+	const struct kmt_layout *layouts = b->abi == 1 ? v1_layouts : v2_layouts;
+	size_t lsize = sizeof(v2_layouts);
 	struct kmt_format f = { 0 };
 
 	f.magic = s32(b, KMT_FORMAT_MAGIC);
-	f.abi_version = s16(b, KMT_ABI_VERSION);
+	f.abi_version = s16(b, (uint16_t)b->abi);
 	f.header_size = s16(b, sizeof(f));
 	f.word_size = 8;
 	f.page_shift = 12;
@@ -374,13 +474,13 @@ static void format_blob(struct kb *b, struct kb_buf *fmt)
 	if (!b->gfp_names) {	/* the first, 72-byte header */
 		f.header_size = s16(b, KMT_FORMAT_MIN_SIZE);
 		buf_put(fmt, &f, KMT_FORMAT_MIN_SIZE);
-		buf_put(fmt, layouts, sizeof(layouts));
+		buf_put(fmt, layouts, lsize);
 		return;
 	}
 	f.nr_gfp_names = s16(b, sizeof(kb_gfp) / sizeof(kb_gfp[0]));
 	f.gfp_name_size = s16(b, sizeof(struct kmt_gfp_name));
 	buf_put(fmt, &f, sizeof(f));
-	buf_put(fmt, layouts, sizeof(layouts));
+	buf_put(fmt, layouts, lsize);
 	for (unsigned int i = 0; i < sizeof(kb_gfp) / sizeof(kb_gfp[0]); i++) {
 		struct kmt_gfp_name g = { .mask = s64(b, kb_gfp[i].mask) };
 

@@ -22,6 +22,8 @@ void kb_free(struct kb *b);
 
 /* Write header integers in the other byte order, as a foreign host would. */
 void kb_set_swap(struct kb *b, bool swap);
+/* Record format: KMT_ABI_VERSION (the default) or 1. */
+void kb_set_abi(struct kb *b, int abi);
 void kb_set_lost(struct kb *b, unsigned int cpu, uint64_t lost);
 /*
  * Write the longer format header with a GFP name table (a few of 6.12's

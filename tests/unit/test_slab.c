@@ -408,13 +408,14 @@ static void test_analyze_error(void **state)
 	kb_kmalloc(b, 0, 200, KMT_CTX_TASK, 1, T(0x100), D(0x2000), 8, 8, 0, -1);
 	open_built(b, &bt);
 	/* the second record's header byte: 32-byte sub-buffer header, then
-	 * hdr, time, pid, site(2), ptr(2), 8, 0, gfp 0, node = 11 bytes */
-	rec = (uint8_t *)bt.t.cpus[0].data + sizeof(struct kmt_subbuf_header) + 11;
+	 * hdr, time(2), pid(4), site(4), ptr(4), 8(2), 0(2), gfp(3), node =
+	 * 23 bytes; the second record has no pid */
+	rec = (uint8_t *)bt.t.cpus[0].data + sizeof(struct kmt_subbuf_header) + 23;
 	assert_int_equal(*rec, KMT_EV_KMALLOC);
 	*rec = 30;
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(kmt_slab_analyze(&bt.t, &s, &err), -EBADMSG);
-	assert_msg(&err, "record of an undescribed event type at offset 43");
+	assert_msg(&err, "record of an undescribed event type at offset 55");
 	assert_null(s.callers);
 	close_built(&bt);
 }

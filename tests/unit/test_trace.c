@@ -19,6 +19,18 @@
 #include "kmt.h"
 #include "kmt_build.h"
 
+/*
+ * The byte-level tests below were written against ABI 1 records and keep
+ * testing that reader; the ABI 2 tests build with kb_new() and say so.
+ */
+static struct kb *kb_new_v1(unsigned int nr_cpus, uint32_t subbuf_size)
+{
+	struct kb *b = kb_new(nr_cpus, subbuf_size);
+
+	kb_set_abi(b, 1);
+	return b;
+}
+
 #define D(off)	(KB_DMAP_BASE + (off))
 #define T(off)	(KB_TEXT_BASE + (off))
 
@@ -185,7 +197,7 @@ static const char small_kallsyms[] =
  */
 static void build_small(bool swap, uint8_t **p, size_t *len)
 {
-	struct kb *b = kb_new(2, 4096);
+	struct kb *b = kb_new_v1(2, 4096);
 
 	kb_set_swap(b, swap);
 	kb_set_kallsyms(b, small_kallsyms);
@@ -297,7 +309,7 @@ static void check_small(const struct kmt_trace *t, bool swap)
 
 	/* format */
 	assert_int_equal(t->fmt.magic, KMT_FORMAT_MAGIC);
-	assert_int_equal(t->fmt.abi_version, KMT_ABI_VERSION);
+	assert_int_equal(t->fmt.abi_version, 1);
 	assert_int_equal(t->fmt.header_size, KMT_FORMAT_MIN_SIZE);
 	assert_int_equal(t->fmt.word_size, 8);
 	assert_int_equal(t->fmt.page_shift, 12);
@@ -538,7 +550,7 @@ static void test_fast_path_equals_general(void **state)
 {
 	struct kmt_trace t;
 	struct kmt_err err;
-	struct kb *b = kb_new(2, 4096);
+	struct kb *b = kb_new_v1(2, 4096);
 	uint8_t *p;
 	size_t len;
 
@@ -578,7 +590,7 @@ static uint64_t any_width(uint64_t *x)
 static void test_block_decoders_equal_general(void **state)
 {
 	static const int decoders[] = { KMT_DECODE_PORTABLE, KMT_DECODE_PEXT };
-	struct kb *b = kb_new(2, 512);
+	struct kb *b = kb_new_v1(2, 512);
 	uint64_t x = 0x9e3779b97f4a7c15ULL, ts = 1000, frames[8];
 	struct kmt_cursor blk;
 	struct kmt_trace t;
@@ -661,7 +673,7 @@ static void test_merge_many_cpus(void **state)
 	struct kmt_merge m;
 	struct kmt_event ev;
 	struct kmt_err err;
-	struct kb *b = kb_new(9, 256);
+	struct kb *b = kb_new_v1(9, 256);
 	uint64_t prev_ts = 0, n = 0;
 	uint32_t prev_cpu = 0;
 	uint8_t *p;
@@ -706,7 +718,7 @@ static void test_gfp_names(void **state)
 
 	(void)state;
 	for (swap = 0; swap < 2; swap++) {
-		struct kb *b = kb_new(1, 4096);
+		struct kb *b = kb_new_v1(1, 4096);
 
 		kb_set_swap(b, swap);
 		kb_set_gfp_names(b, true);
@@ -739,7 +751,7 @@ static void test_gfp_names(void **state)
 	}
 	/* without a table (the first header): hex */
 	{
-		struct kb *b = kb_new(1, 4096);
+		struct kb *b = kb_new_v1(1, 4096);
 
 		kb_kfree(b, 0, 100, KMT_CTX_TASK, 1, KB_TEXT_BASE, KB_DMAP_BASE);
 		assert_int_equal(kb_finish(b, &p, &len), 0);
@@ -977,9 +989,12 @@ static void test_err_abi_version(void **state)
 	(void)state;
 	build_small(false, &p, &len);
 	fmt = find_sec(p, len, KMT_SEC_FORMAT, 0) + SEC_SZ;
-	put16(p + fmt + offsetof(struct kmt_format, abi_version), 2);
+	put16(p + fmt + offsetof(struct kmt_format, abi_version), 3);
 	expect_open_err(p, len, -EPROTONOSUPPORT,
-			"recorder ABI version 2; this kmemflight reads version 1");
+			"recorder ABI version 3; this kmemflight reads versions 1 to 2");
+	put16(p + fmt + offsetof(struct kmt_format, abi_version), 0);
+	expect_open_err(p, len, -EPROTONOSUPPORT,
+			"recorder ABI version 0; this kmemflight reads versions 1 to 2");
 	free(p);
 }
 
@@ -1143,7 +1158,7 @@ static void walk_times(const struct kmt_trace *t, unsigned int idx,
 /* One CPU, 20 kmallocs of 12 bytes, 4 per 80-byte sub-buffer. */
 static void build_multi_order(bool swap, uint8_t **p, size_t *len)
 {
-	struct kb *b = kb_new(1, 80);
+	struct kb *b = kb_new_v1(1, 80);
 	unsigned int i;
 
 	kb_set_swap(b, swap);
@@ -1282,7 +1297,7 @@ static void test_err_undescribed_type(void **state)
 
 static void test_err_truncated_record(void **state)
 {
-	struct kb *b = kb_new(1, 4096);
+	struct kb *b = kb_new_v1(1, 4096);
 	uint8_t *p;
 	size_t len, sb;
 	uint32_t sz, cut;
@@ -1311,7 +1326,7 @@ static void test_err_truncated_record(void **state)
 
 static void test_err_string_past_end(void **state)
 {
-	struct kb *b = kb_new(1, 4096);
+	struct kb *b = kb_new_v1(1, 4096);
 	uint8_t *p;
 	size_t len, sb;
 	uint32_t sz;
@@ -1454,7 +1469,7 @@ static void test_cursor_times(void **state)
 	};
 	/* -1: the first record of a sub-buffer, whose bit the peek can't see */
 	static const int abs_flag[] = { -1, 0, 0, 0, 1, 1, 0, 1, 0 };
-	struct kb *b = kb_new(1, 4096);
+	struct kb *b = kb_new_v1(1, 4096);
 	struct kmt_trace t;
 	struct kmt_err err;
 	uint8_t *p;
@@ -1478,7 +1493,7 @@ static void test_cursor_times(void **state)
 static void test_cursor_subbufs(void **state)
 {
 	static uint64_t ts[1000];
-	struct kb *b = kb_new(1, 256);
+	struct kb *b = kb_new_v1(1, 256);
 	struct kmt_trace t;
 	struct kmt_err err;
 	struct kmt_cursor c;
@@ -1536,7 +1551,7 @@ static void test_cursor_boundary(void **state)
 		40 + 4000000000ULL, 50 + 4000000000ULL,	/* sub-buffer 2 */
 		60 + 4000000000ULL,		/* sub-buffer 3 */
 	};
-	struct kb *b = kb_new(1, SB_SZ + 2 * 6);
+	struct kb *b = kb_new_v1(1, SB_SZ + 2 * 6);
 	struct kmt_trace t;
 	struct kmt_err err;
 	uint8_t *p;
@@ -1570,7 +1585,7 @@ static void test_cursor_empty_subbuf(void **state)
 		.magic = KMT_SUBBUF_MAGIC, .cpu = 0, .seq = 1, .size = SB_SZ,
 		.base_ts = 5,
 	};
-	struct kb *b = kb_new(1, 64);
+	struct kb *b = kb_new_v1(1, 64);
 	struct kmt_trace t;
 	struct kmt_err err;
 	uint8_t *p, *q;
@@ -1616,7 +1631,7 @@ static void test_merge_order(void **state)
 		{ 80, 1 }, { 90, 0 }, { 5000000000ULL, 0 },
 		{ 5000000000ULL, 1 }, { 6000000000ULL, 1 },
 	};
-	struct kb *b = kb_new(2, SB_SZ + 2 * 11);
+	struct kb *b = kb_new_v1(2, SB_SZ + 2 * 11);
 	struct kmt_trace t;
 	struct kmt_err err;
 	struct kmt_merge m;
@@ -1827,7 +1842,7 @@ static void test_symtab_edge(void **state)
 /* Without META and KALLSYMS sections, lookups find nothing. */
 static void test_no_meta_no_kallsyms(void **state)
 {
-	struct kb *b = kb_new(1, 4096);
+	struct kb *b = kb_new_v1(1, 4096);
 	struct kmt_trace t;
 	struct kmt_err err;
 	struct kmt_symtab st;
@@ -1874,6 +1889,333 @@ static void test_symtab_from_trace(void **state)
 	free(p);
 }
 
+/* ---- ABI 2: fixed-width records ---------------------------------------- */
+
+static void decode_all(const uint8_t *p, size_t len, struct kmt_event *ev,
+		       unsigned int max, unsigned int *n)
+{
+	struct kmt_trace t;
+	struct kmt_cursor c;
+	struct kmt_err err;
+	int ret;
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_int_equal(t.fmt.abi_version, 2);
+	kmt_cursor_init(&c, &t.fmt, t.layout, t.swap, t.cpus[0].cpu,
+			t.cpus[0].data, t.cpus[0].size);
+	*n = 0;
+	while ((ret = kmt_cursor_next(&c, &ev[*n], &err)) > 0) {
+		assert_true(*n < max);
+		(*n)++;
+	}
+	if (ret < 0)
+		fail_msg("decode: %s", err.msg);
+	kmt_trace_close(&t);
+}
+
+/* The exact bytes of ABI 2 records: header, time, elided pids, fields. */
+static void test_v2_record_bytes(void **state)
+{
+	static const uint8_t want[] = {
+		/* task kmalloc, first of the sub-buffer: pid 7 */
+		KMT_EV_KMALLOC | KMT_HDR_PID, 0, 0, 7, 0, 0, 0,
+		0x10, 0x10, 0, 0, 0x00, 0x02, 0, 0, 100, 0, 28, 0,
+		0xc0, 0x0c, 0, 0xff,
+		/* hardirq kfree 300 ns later: no pid */
+		KMT_EV_KFREE | KMT_CTX_HARDIRQ << KMT_HDR_CTX_SHIFT, 0x2c, 0x01,
+		0xf0, 0xff, 0xff, 0xff, 0x00, 0x02, 0, 0,
+		/* task kfree, same pid: elided */
+		KMT_EV_KFREE, 1, 0, 0x20, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff,
+		/* task page free, pid 8: written */
+		KMT_EV_PAGE_FREE | KMT_HDR_PID, 2, 0, 8, 0, 0, 0,
+		0x35, 0x12, 0, 0, 3,
+	};
+	struct kb *b = kb_new(1, 4096);
+	struct kmt_event ev[4];
+	uint8_t *p;
+	size_t len, sb;
+	unsigned int n;
+
+	(void)state;
+	kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 7, T(0x1010), D(0x1000),
+		   100, 128, 0xcc0, -1);
+	kb_kfree(b, 0, 1300, KMT_CTX_HARDIRQ, 0, T(-0x10), D(0x1000));
+	kb_kfree(b, 0, 1301, KMT_CTX_TASK, 7, T(0x20), 0);
+	kb_page_free(b, 0, 1303, KMT_CTX_TASK, 8, 0x1235, 3);
+	finish(b, &p, &len);
+	sb = find_subbuf(p, find_sec(p, len, KMT_SEC_CPU, 0), 0);
+	assert_int_equal(get32(p + sb + offsetof(struct kmt_subbuf_header, size)),
+			 SB_SZ + sizeof(want));
+	assert_memory_equal(p + sb + SB_SZ, want, sizeof(want));
+
+	decode_all(p, len, ev, 4, &n);
+	assert_int_equal(n, 4);
+	assert_true(ev[0].ts == 1000 && ev[0].pid == 7 && ev[0].ctx == KMT_CTX_TASK);
+	assert_true(ev[0].call_site == T(0x1010) && ev[0].ptr == D(0x1000));
+	assert_true(ev[0].bytes_req == 100 && ev[0].bytes_alloc == 128);
+	assert_true(ev[0].gfp == 0xcc0 && ev[0].node == -1);
+	assert_true(ev[1].ts == 1300 && ev[1].pid == 0 && ev[1].ctx == KMT_CTX_HARDIRQ);
+	assert_true(ev[1].call_site == T(-0x10) && ev[1].ptr == D(0x1000));
+	assert_true(ev[2].ts == 1301 && ev[2].pid == 7 && ev[2].ptr == 0);
+	assert_true(ev[3].ts == 1303 && ev[3].pid == 8);
+	assert_true(ev[3].pfn1 == 0x1235 && ev[3].order == 3);
+	free(p);
+}
+
+/* The worked example of Documentation/trace/kmemtrace-format.rst. */
+static void test_v2_spec_example(void **state)
+{
+	static const uint8_t want[] = {
+		0x4b, 0x4d, 0x53, 0x42, 0, 0, 0, 0, 0, 0, 0, 0, 0x4a, 0, 0, 0,
+		0x40, 0x42, 0x0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0x81, 0, 0, 1, 0, 0, 0, 0x10, 0x10, 0, 0, 0, 2, 0, 0, 0x64,
+		0, 0x1c, 0, 0xc0, 0x0c, 0, 0xff, 0x01, 0xdc, 0x05, 0x10, 0x10, 0, 0, 0, 4,
+		0, 0, 0x64, 0, 0x1c, 0, 0xc0, 0x0c, 0, 0xff,
+	};
+	struct kb *b = kb_new(1, 4096);
+	uint8_t *p;
+	size_t len, sb;
+
+	(void)state;
+	kb_kmalloc(b, 0, 1000000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000),
+		   100, 128, 0xcc0, -1);
+	kb_kmalloc(b, 0, 1001500, KMT_CTX_TASK, 1, T(0x1010), D(0x2000),
+		   100, 128, 0xcc0, -1);
+	finish(b, &p, &len);
+	sb = find_subbuf(p, find_sec(p, len, KMT_SEC_CPU, 0), 0);
+	assert_memory_equal(p + sb, want, sizeof(want));
+	free(p);
+}
+
+/* Values too wide for their slot are escaped, and come back whole. */
+static void test_v2_escapes(void **state)
+{
+	struct kb *b = kb_new(1, 4096);
+	struct kmt_event ev[8];
+	uint8_t *p;
+	size_t len;
+	unsigned int n;
+
+	(void)state;
+	/* far call site, unaligned pointer, big sizes, gfp and node */
+	kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 70000, T(0x90000000ULL), D(0x1001),
+		   70000, 140000, 0x1000000, 200);
+	/* pointer past 32 GiB, below the direct map, node -128 */
+	kb_cache_alloc(b, 0, 1000 + 0xffff, KMT_CTX_SOFTIRQ, 0, T(0),
+		       D(1ULL << 40), 0xffff, 0xffffff, -128);
+	kb_kfree(b, 0, 1000 + 0xffff + 0xfffe, KMT_CTX_TASK, 70000,
+		 T(-0x80000000LL), KB_DMAP_BASE - 8);
+	kb_page_alloc(b, 0, 9000000000ULL, KMT_CTX_TASK, 1, 0xffffffffULL, 0xff,
+		      0, -1);
+	kb_initcall_finish(b, 0, 9000000001ULL, T(0x100), -19);
+	finish(b, &p, &len);
+
+	decode_all(p, len, ev, 8, &n);
+	assert_int_equal(n, 5);
+	assert_true(ev[0].pid == 70000 && ev[0].call_site == T(0x90000000ULL));
+	assert_true(ev[0].ptr == D(0x1001) && ev[0].bytes_req == 70000);
+	assert_true(ev[0].bytes_alloc == 140000 && ev[0].gfp == 0x1000000);
+	assert_true(ev[0].node == 200);
+	assert_true(ev[1].ts == 1000 + 0xffff && ev[1].ptr == D(1ULL << 40));
+	assert_true(ev[1].cache == 0xffff && ev[1].gfp == 0xffffff);
+	assert_true(ev[1].node == -128 && ev[1].call_site == T(0));
+	assert_true(ev[2].ts == 1000 + 0xffff + 0xfffe && ev[2].pid == 70000);
+	assert_true(ev[2].call_site == T(-0x80000000LL));
+	assert_true(ev[2].ptr == KB_DMAP_BASE - 8);
+	assert_true(ev[3].ts == 9000000000ULL && ev[3].pfn1 == 0xffffffffULL);
+	assert_true(ev[3].order == 0xff && ev[3].migratetype == -1);
+	assert_true(ev[4].ts == 9000000001ULL && ev[4].ret == -19);
+	assert_true(ev[4].call_site == T(0x100));
+	free(p);
+}
+
+/*
+ * Pids restart in every sub-buffer, and both readers give the same
+ * events for the same input: every hot type, all contexts, sub-buffers
+ * of 64 bytes, time gaps around the escape.
+ */
+static void test_v2_equals_v1(void **state)
+{
+	struct kb *b[2] = { kb_new_v1(1, 64), kb_new(1, 64) };
+	struct kmt_event *ev[2];
+	struct kmt_trace t[2];
+	struct kmt_cursor c[2];
+	struct kmt_err err;
+	uint8_t *p[2];
+	size_t len[2];
+	uint64_t ts = 100, x = 12345;
+	unsigned int i, k, n;
+	int ret;
+
+	(void)state;
+	for (i = 0; i < 2000; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		ts += (x >> 33) % 4 == 0 ? 0xffff + (x >> 40) % 3 - 1 : (x >> 40) % 5000;
+		for (k = 0; k < 2; k++) {
+			int ctx = (x >> 20) % 4;
+			uint32_t pid = ctx ? 0 : 1 + (x >> 24) % 3;
+
+			switch ((x >> 28) % 5) {
+			case 0:
+				kb_kmalloc(b[k], 0, ts, ctx, pid, T((x >> 8) % 0x10000),
+					   D(((x >> 16) % 0x100000) * 8), (x >> 30) % 4096,
+					   4096, 0xcc0, -1);
+				break;
+			case 1:
+				kb_cache_alloc(b[k], 0, ts, ctx, pid, T(0x40),
+					       D(((x >> 16) % 0x100000) * 8),
+					       (x >> 12) % 80, 0x400dc0, 0);
+				break;
+			case 2:
+				kb_kfree(b[k], 0, ts, ctx, pid, T(0x80), D((x >> 16) % 0x1000));
+				break;
+			case 3:
+				kb_cache_free(b[k], 0, ts, ctx, pid, T(0x80),
+					      D(((x >> 16) % 0x100000) * 8), 3);
+				break;
+			default:
+				kb_page_free(b[k], 0, ts, ctx, pid, (x >> 16) % 0x40000,
+					     (x >> 12) % 11);
+				break;
+			}
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		finish(b[k], &p[k], &len[k]);
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(kmt_trace_open_mem(p[k], len[k], &t[k], &err), 0);
+		assert_int_equal(t[k].fmt.abi_version, k + 1);
+		kmt_cursor_init(&c[k], &t[k].fmt, t[k].layout, t[k].swap, 0,
+				t[k].cpus[0].data, t[k].cpus[0].size);
+		ev[k] = calloc(1, sizeof(*ev[k]));
+	}
+	for (n = 0;; n++) {
+		ret = kmt_cursor_next(&c[0], ev[0], &err);
+		assert_int_equal(kmt_cursor_next(&c[1], ev[1], &err), ret);
+		if (ret <= 0)
+			break;
+		check_event(ev[1], ev[0]);
+	}
+	assert_int_equal(n, 2000);
+	assert_true(c[1].nr_subbufs > 100);
+	for (k = 0; k < 2; k++) {
+		kmt_trace_close(&t[k]);
+		free(p[k]);
+		free(ev[k]);
+	}
+}
+
+/*
+ * The fixed-offset decoder of the hot ABI 2 records gives the same events
+ * as the layout-driven loop, byte for byte: every hot type, all contexts,
+ * pids changing, escapes and absolute times now and then, records near
+ * the end of 512-byte sub-buffers.
+ */
+static void test_v2_fast_equals_general(void **state)
+{
+	struct kb *b = kb_new(2, 512);
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint64_t ts = 100, x = 99;
+	uint8_t *p;
+	size_t len;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 20000; i++) {
+		int ctx, wide;
+		uint32_t pid;
+		unsigned int cpu;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		ctx = (x >> 20) % 4;
+		pid = ctx ? 0 : 1 + (x >> 24) % 3;
+		cpu = (x >> 19) & 1;
+		wide = (x >> 50) % 16 == 0;	/* one record in 16 escapes */
+		ts += (x >> 33) % 64 == 0 ? 70000 : (x >> 40) % 3000;
+		switch ((x >> 28) % 7) {
+		case 0:
+			kb_kmalloc(b, cpu, ts, ctx, pid, T((x >> 8) % 0x10000),
+				   wide ? D(3) : D(((x >> 16) % 0x100000) * 8),
+				   wide ? 100000 : (x >> 30) % 4096, 8192,
+				   wide ? 0x1000000 : 0xcc0, wide ? 300 : -1);
+			break;
+		case 1:
+			kb_cache_alloc(b, cpu, ts, ctx, pid,
+				       wide ? T(1ULL << 33) : T(0x40),
+				       D(((x >> 16) % 0x100000) * 8),
+				       wide ? 70000 : (x >> 12) % 80, 0x400dc0, 0);
+			break;
+		case 2:
+			kb_kfree(b, cpu, ts, ctx, pid, T(0x80),
+				 wide ? 0 : D(((x >> 16) % 0x1000) * 8));
+			break;
+		case 3:
+			kb_cache_free(b, cpu, ts, ctx, pid, T(0x80),
+				      D(((x >> 16) % 0x100000) * 8), 3);
+			break;
+		case 4: {
+			uint64_t fr[3] = { T(0x100), T(0x200), T(0x300) };
+
+			kb_page_alloc_stack(b, cpu, ts, ctx, pid,
+					    wide ? 1ULL << 33 : (x >> 16) % 0x40000,
+					    (x >> 12) % 11, 0xcc0, wide ? -300 : 1,
+					    fr, (x >> 44) % 4);
+			break;
+		}
+		case 5:
+			kb_page_free(b, cpu, ts, ctx, pid, (x >> 16) % 0x40000,
+				     wide ? 300 : (x >> 12) % 11);
+			break;
+		default:
+			kb_page_free_batched(b, cpu, ts, (x >> 16) % 0x40000);
+			break;
+		}
+	}
+	finish(b, &p, &len);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_int_equal(t.fmt.abi_version, 2);
+	assert_int_equal(events_equal_general(&t), 20000);
+	kmt_trace_close(&t);
+	free(p);
+}
+
+/* What an ABI 2 record can get wrong, each with its own message. */
+static void test_v2_errors(void **state)
+{
+	struct kb *b = kb_new(1, 4096);
+	uint8_t *p;
+	size_t len, sb;
+	uint32_t sz, cut;
+
+	(void)state;
+	kb_kfree(b, 0, 1000, KMT_CTX_TASK, 300, T(0x10), D(0x1000));
+	kb_kmalloc(b, 0, 70000, KMT_CTX_TASK, 301, T(0x1010), D(0x2000),
+		   100, 128, 0xcc0, -1);
+	finish(b, &p, &len);
+	sb = find_subbuf(p, find_sec(p, len, KMT_SEC_CPU, 0), 0);
+	sz = get32(p + sb + offsetof(struct kmt_subbuf_header, size));
+	/* kfree 3 + 4 + 8; kmalloc 3 + 8 (absolute time) + 4 + 16 */
+	assert_int_equal(sz, SB_SZ + 15 + 31);
+	for (cut = 1; cut < 31; cut++) {
+		put32(p + sb + offsetof(struct kmt_subbuf_header, size), sz - cut);
+		expect_count_err(p, len, cut <= 16 ? "truncated field at offset 47" :
+				 cut <= 20 ? "truncated pid at offset 47" :
+				 "truncated time field at offset 47");
+	}
+	put32(p + sb + offsetof(struct kmt_subbuf_header, size), sz);
+	/* a task record with no pid before it */
+	p[sb + SB_SZ] &= (uint8_t)~KMT_HDR_PID;
+	expect_count_err(p, len,
+			 "task record before any pid in its sub-buffer at offset 32");
+	/* a pid in an interrupt record */
+	p[sb + SB_SZ] = KMT_EV_KFREE | KMT_HDR_PID | KMT_CTX_SOFTIRQ << KMT_HDR_CTX_SHIFT;
+	expect_count_err(p, len, "pid in an interrupt record at offset 32");
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1915,6 +2257,12 @@ int main(void)
 		cmocka_unit_test(test_open_missing),
 		cmocka_unit_test(test_open_directory),
 		cmocka_unit_test(test_cursor_times),
+		cmocka_unit_test(test_v2_record_bytes),
+		cmocka_unit_test(test_v2_spec_example),
+		cmocka_unit_test(test_v2_escapes),
+		cmocka_unit_test(test_v2_equals_v1),
+		cmocka_unit_test(test_v2_fast_equals_general),
+		cmocka_unit_test(test_v2_errors),
 		cmocka_unit_test(test_cursor_subbufs),
 		cmocka_unit_test(test_cursor_boundary),
 		cmocka_unit_test(test_cursor_empty_subbuf),

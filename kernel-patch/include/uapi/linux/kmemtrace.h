@@ -8,9 +8,12 @@
  *
  * Three layers:
  *
- *  1. Records: a one-byte header, a LEB128 time field, an optional pid and
- *     the event's fields, each a LEB128 varint.  Byte-oriented, so records
- *     are the same on every architecture and endianness.
+ *  1. Records: a one-byte header, a 16-bit time delta, an optional pid and
+ *     the event's fields, each of a fixed width given by its encoding
+ *     (a value too wide for its slot follows it in full).  Multi-byte
+ *     fields are little endian, so records are the same on every
+ *     architecture.  ABI 1 wrote LEB128 varints instead; readers still
+ *     read both.
  *  2. Sub-buffers: a fixed &struct kmt_subbuf_header followed by whole
  *     records.  The kernel writes them per CPU and user space reads them
  *     whole; the header is in the writer's native byte order.
@@ -26,8 +29,11 @@
 
 #include <linux/types.h>
 
-/* Bumped when a change breaks readers; new event types or fields do not. */
-#define KMT_ABI_VERSION		1
+/*
+ * Bumped when a change breaks readers; new event types or fields do not.
+ * ABI 1: varint records.  ABI 2: fixed-width records, elided pids.
+ */
+#define KMT_ABI_VERSION		2
 
 /* Bytes "KMTF" on little endian, "FTMK" on big endian. */
 #define KMT_FORMAT_MAGIC	0x46544d4bU
@@ -38,12 +44,26 @@
 
 /*
  * Record header byte: bits 0-4 event type, bits 5-6 context, bit 7 set
- * when the time field is an absolute timestamp instead of a delta.
+ * when a pid follows the time field (ABI 2; in ABI 1: when the time
+ * field is an absolute timestamp instead of a delta).
  */
 #define KMT_HDR_TYPE_MASK	0x1f
 #define KMT_HDR_CTX_SHIFT	5
 #define KMT_HDR_CTX_MASK	0x3
-#define KMT_HDR_ABS_TIME	0x80
+#define KMT_HDR_PID		0x80
+#define KMT_HDR_ABS_TIME	0x80	/* ABI 1 */
+
+/*
+ * ABI 2 time field: a u16 delta from the previous record of the
+ * sub-buffer (from base_ts for its first record), or KMT_TIME_ABS and
+ * then the u64 absolute time.
+ *
+ * ABI 2 pid: a u32 after the time field when the header has KMT_HDR_PID.
+ * Only task-context records have a pid; one without KMT_HDR_PID has the
+ * pid of the task-context record before it in the same sub-buffer.  The
+ * first task-context record of every sub-buffer carries its pid.
+ */
+#define KMT_TIME_ABS		0xffff
 
 /* Context the event happened in; a pid field follows only for TASK. */
 enum kmt_ctx {
@@ -72,14 +92,29 @@ enum kmt_event_type {
 	KMT_EV_MAX		= 31,
 };
 
-/* How a field is encoded after the record header. */
+/*
+ * How a field is encoded after the record header.  In the fixed-width
+ * encodings (ABI 2, little endian), a slot holding its escape value is
+ * followed by the field's full value as a u64: "X" marks those.
+ */
 enum kmt_enc {
-	KMT_ENC_UVAR	= 1,	/* unsigned LEB128 */
-	KMT_ENC_SVAR	= 2,	/* zigzag signed LEB128 */
-	KMT_ENC_TEXT	= 3,	/* zigzag LEB128 of (addr - text_base) */
-	KMT_ENC_DMAP	= 4,	/* zigzag LEB128 of (addr - direct_map_base) */
+	KMT_ENC_UVAR	= 1,	/* ABI 1: unsigned LEB128 */
+	KMT_ENC_SVAR	= 2,	/* ABI 1: zigzag signed LEB128 */
+	KMT_ENC_TEXT	= 3,	/* ABI 1: zigzag LEB128 of (addr - text_base) */
+	KMT_ENC_DMAP	= 4,	/* ABI 1: zigzag LEB128 of (addr - direct_map_base) */
 	KMT_ENC_STR	= 5,	/* unsigned LEB128 length, then bytes, no NUL */
+	KMT_ENC_U8X	= 6,	/* u8, escape 0xff */
+	KMT_ENC_U16X	= 7,	/* u16, escape 0xffff */
+	KMT_ENC_U24X	= 8,	/* 3 bytes, escape 0xffffff */
+	KMT_ENC_U32X	= 9,	/* u32, escape 0xffffffff */
+	KMT_ENC_S8X	= 10,	/* s8, escape -128 */
+	KMT_ENC_S32	= 11,	/* s32, no escape */
+	KMT_ENC_TEXT32	= 12,	/* s32 of (addr - text_base), escape INT32_MIN */
+	KMT_ENC_DMAP32	= 13,	/* u32 of (addr - direct_map_base) / 8 */
 };
+
+/* A DMAP32 slot holding address 0; 0xffffffff is its escape. */
+#define KMT_DMAP32_NULL		0xfffffffeU
 
 /* What a field means.  A reader skips fields it does not know. */
 enum kmt_field_id {
@@ -216,54 +251,54 @@ struct kmt_gfp_name {
 #define KMT_DEFINE_LAYOUTS(name)					\
 static const struct kmt_layout name[] = {				\
 	{ KMT_EV_KMALLOC, 6, {0}, "kmalloc", {				\
-		KMT_FLD(CALL_SITE, TEXT, "call_site"),			\
-		KMT_FLD(PTR, DMAP, "ptr"),				\
-		KMT_FLD(BYTES_REQ, UVAR, "bytes_req"),			\
-		KMT_FLD(BYTES_SLACK, UVAR, "bytes_slack"),		\
-		KMT_FLD(GFP, UVAR, "gfp_flags"),			\
-		KMT_FLD(NODE, SVAR, "node") } },			\
+		KMT_FLD(CALL_SITE, TEXT32, "call_site"),		\
+		KMT_FLD(PTR, DMAP32, "ptr"),				\
+		KMT_FLD(BYTES_REQ, U16X, "bytes_req"),			\
+		KMT_FLD(BYTES_SLACK, U16X, "bytes_slack"),		\
+		KMT_FLD(GFP, U24X, "gfp_flags"),			\
+		KMT_FLD(NODE, S8X, "node") } },				\
 	{ KMT_EV_CACHE_ALLOC, 5, {0}, "kmem_cache_alloc", {		\
-		KMT_FLD(CALL_SITE, TEXT, "call_site"),			\
-		KMT_FLD(PTR, DMAP, "ptr"),				\
-		KMT_FLD(CACHE, UVAR, "cache"),				\
-		KMT_FLD(GFP, UVAR, "gfp_flags"),			\
-		KMT_FLD(NODE, SVAR, "node") } },			\
+		KMT_FLD(CALL_SITE, TEXT32, "call_site"),		\
+		KMT_FLD(PTR, DMAP32, "ptr"),				\
+		KMT_FLD(CACHE, U16X, "cache"),				\
+		KMT_FLD(GFP, U24X, "gfp_flags"),			\
+		KMT_FLD(NODE, S8X, "node") } },				\
 	{ KMT_EV_KFREE, 2, {0}, "kfree", {				\
-		KMT_FLD(CALL_SITE, TEXT, "call_site"),			\
-		KMT_FLD(PTR, DMAP, "ptr") } },				\
+		KMT_FLD(CALL_SITE, TEXT32, "call_site"),		\
+		KMT_FLD(PTR, DMAP32, "ptr") } },			\
 	{ KMT_EV_CACHE_FREE, 3, {0}, "kmem_cache_free", {		\
-		KMT_FLD(CALL_SITE, TEXT, "call_site"),			\
-		KMT_FLD(PTR, DMAP, "ptr"),				\
-		KMT_FLD(CACHE, UVAR, "cache") } },			\
+		KMT_FLD(CALL_SITE, TEXT32, "call_site"),		\
+		KMT_FLD(PTR, DMAP32, "ptr"),				\
+		KMT_FLD(CACHE, U16X, "cache") } },			\
 	{ KMT_EV_PAGE_ALLOC, 5, {0}, "mm_page_alloc", {			\
-		KMT_FLD(PFN1, UVAR, "pfn1"),				\
-		KMT_FLD(ORDER, UVAR, "order"),				\
-		KMT_FLD(GFP, UVAR, "gfp_flags"),			\
-		KMT_FLD(MIGRATETYPE, SVAR, "migratetype"),		\
+		KMT_FLD(PFN1, U32X, "pfn1"),				\
+		KMT_FLD(ORDER, U8X, "order"),				\
+		KMT_FLD(GFP, U24X, "gfp_flags"),			\
+		KMT_FLD(MIGRATETYPE, S8X, "migratetype"),		\
 		KMT_FLD(STACK, STR, "stack") } },			\
 	{ KMT_EV_PAGE_FREE, 2, {0}, "mm_page_free", {			\
-		KMT_FLD(PFN1, UVAR, "pfn1"),				\
-		KMT_FLD(ORDER, UVAR, "order") } },			\
+		KMT_FLD(PFN1, U32X, "pfn1"),				\
+		KMT_FLD(ORDER, U8X, "order") } },			\
 	{ KMT_EV_PAGE_FREE_BATCHED, 1, {0}, "mm_page_free_batched", {	\
-		KMT_FLD(PFN1, UVAR, "pfn1") } },			\
+		KMT_FLD(PFN1, U32X, "pfn1") } },			\
 	{ KMT_EV_CACHE_DEF, 6, {0}, "cache_def", {			\
-		KMT_FLD(CACHE, UVAR, "cache"),				\
-		KMT_FLD(OBJ_SIZE, UVAR, "object_size"),			\
-		KMT_FLD(SIZE, UVAR, "size"),				\
-		KMT_FLD(ALIGN, UVAR, "align"),				\
-		KMT_FLD(FLAGS, UVAR, "flags"),				\
+		KMT_FLD(CACHE, U16X, "cache"),				\
+		KMT_FLD(OBJ_SIZE, U32X, "object_size"),			\
+		KMT_FLD(SIZE, U32X, "size"),				\
+		KMT_FLD(ALIGN, U32X, "align"),				\
+		KMT_FLD(FLAGS, U32X, "flags"),				\
 		KMT_FLD(NAME, STR, "name") } },				\
 	{ KMT_EV_CACHE_DESTROY, 1, {0}, "cache_destroy", {		\
-		KMT_FLD(CACHE, UVAR, "cache") } },			\
+		KMT_FLD(CACHE, U16X, "cache") } },			\
 	{ KMT_EV_MARK, 1, {0}, "mark", {				\
-		KMT_FLD(MARK, UVAR, "mark") } },			\
+		KMT_FLD(MARK, U8X, "mark") } },				\
 	{ KMT_EV_INITCALL_LEVEL, 1, {0}, "initcall_level", {		\
 		KMT_FLD(NAME, STR, "level") } },			\
 	{ KMT_EV_INITCALL_START, 1, {0}, "initcall_start", {		\
-		KMT_FLD(CALL_SITE, TEXT, "func") } },			\
+		KMT_FLD(CALL_SITE, TEXT32, "func") } },			\
 	{ KMT_EV_INITCALL_FINISH, 2, {0}, "initcall_finish", {		\
-		KMT_FLD(CALL_SITE, TEXT, "func"),			\
-		KMT_FLD(RET, SVAR, "ret") } },				\
+		KMT_FLD(CALL_SITE, TEXT32, "func"),			\
+		KMT_FLD(RET, S32, "ret") } },				\
 	{ KMT_EV_INIT_EXEC, 1, {0}, "init_exec", {			\
 		KMT_FLD(NAME, STR, "filename") } }			\
 }
