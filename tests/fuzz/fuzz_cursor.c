@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the input is one CPU's raw sub-buffers, decoded with
- * a fixed, valid format description (the recorder's own layouts) in both
- * byte orders.
+ * a fixed, valid format description (the recorder's own layouts, of ABI
+ * versions 2 and 1) in both byte orders.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -11,22 +11,26 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "../../lib/layouts_v1.h"
 
 KMT_DEFINE_LAYOUTS(layouts);
+KMT_DEFINE_LAYOUTS_V1(layouts_v1);
 
-static struct kmt_format fmt;
-static struct kmt_layout_info layout[KMT_EV_MAX + 1];
+/* [0]: ABI 2, [1]: ABI 1 */
+static struct kmt_format fmt[2];
+static struct kmt_layout_info layout[2][KMT_EV_MAX + 1];
 
 /* The format blob a kernel with 4 KiB sub-buffers would describe. */
-static void init(void)
+static void init(unsigned int v)
 {
 	static uint8_t blob[sizeof(struct kmt_format) + sizeof(layouts)];
 	struct kmt_format f;
 	struct kmt_err err;
 
+	_Static_assert(sizeof(layouts) == sizeof(layouts_v1), "same layout count");
 	memset(&f, 0, sizeof(f));
 	f.magic = KMT_FORMAT_MAGIC;
-	f.abi_version = KMT_ABI_VERSION;
+	f.abi_version = v ? 1 : KMT_ABI_VERSION;
 	f.header_size = sizeof(f);
 	f.word_size = 8;
 	f.page_shift = 12;
@@ -40,14 +44,14 @@ static void init(void)
 	f.text_base = 0xffffffff81000000ULL;
 	f.direct_map_base = 0xffff888000000000ULL;
 	memcpy(blob, &f, sizeof(f));
-	memcpy(blob + sizeof(f), layouts, sizeof(layouts));
-	if (kmt_format_parse(blob, sizeof(blob), false, &fmt, layout, &err)) {
+	memcpy(blob + sizeof(f), v ? layouts_v1 : layouts, sizeof(layouts));
+	if (kmt_format_parse(blob, sizeof(blob), false, &fmt[v], layout[v], &err)) {
 		fprintf(stderr, "fuzz_cursor: format: %s\n", err.msg);
 		abort();
 	}
 }
 
-static void walk(const uint8_t *data, size_t size, bool swap)
+static void walk(const uint8_t *data, size_t size, bool swap, unsigned int v)
 {
 	struct kmt_cursor c;
 	struct kmt_event ev;
@@ -62,11 +66,11 @@ static void walk(const uint8_t *data, size_t size, bool swap)
 		if (swap)
 			cpu = __builtin_bswap32(cpu);
 	}
-	kmt_cursor_init(&c, &fmt, layout, swap, cpu, data, size);
+	kmt_cursor_init(&c, &fmt[v], layout[v], swap, cpu, data, size);
 	while ((ret = kmt_cursor_next(&c, &ev, &err)) > 0) {
 		n++;
 		CHECK(ev.cpu == cpu);
-		CHECK(ev.type <= KMT_EV_MAX && layout[ev.type].present);
+		CHECK(ev.type <= KMT_EV_MAX && layout[v][ev.type].present);
 		CHECK(ev.ctx <= KMT_CTX_NMI);
 		CHECK(c.rp >= c.sb && c.rp <= c.rend);
 		CHECK(c.rend <= data + size);
@@ -77,8 +81,9 @@ static void walk(const uint8_t *data, size_t size, bool swap)
 			CHECK(ev.has & KMT_HAS(KMT_F_BYTES_REQ));
 	}
 	CHECK(ret == 0 || ret == -EBADMSG);
-	/* every record is at least a header and a time byte */
-	CHECK(n <= size / 2);
+	/* every record is at least a header and a time byte (ABI 1), or a
+	 * header and two time bytes (ABI 2) */
+	CHECK(n <= size / (v ? 2 : 3));
 	/* at the end, the cursor stays at the end */
 	if (ret == 0)
 		CHECK(kmt_cursor_next(&c, &ev, &err) == 0);
@@ -89,10 +94,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static bool done;
 
 	if (!done) {
-		init();
+		init(0);
+		init(1);
 		done = true;
 	}
-	walk(data, size, false);
-	walk(data, size, true);
+	walk(data, size, false, 0);
+	walk(data, size, true, 0);
+	walk(data, size, false, 1);
+	walk(data, size, true, 1);
 	return 0;
 }

@@ -4,7 +4,8 @@
 # mkcorpus.sh [OUTDIR]: write seed corpora for the libFuzzer targets,
 # one directory per target (default tests/fuzz/corpus/<target>/):
 #
-#   fuzz_trace     whole .kmt files: mktrace basic, swapped, many, nosyms
+#   fuzz_trace     whole .kmt files: mktrace basic, swapped, many, nosyms,
+#                  in both record formats (ABI 2 and 1)
 #   fuzz_cursor    the raw sub-buffers of every CPU section of those files
 #   fuzz_kallsyms  their KALLSYMS sections, and a hand-written sample
 #   fuzz_summary   kmemflight summary of mktrace diff-base and diff-new
@@ -80,6 +81,9 @@ split_sections() {
 for s in basic swapped many nosyms; do
 	"$mktrace" "$s" "$out/fuzz_trace/$s.kmt"
 	split_sections "$s" "$out/fuzz_trace/$s.kmt"
+	# the same in the varint records of recorder ABI 1
+	KMT_BUILD_ABI=1 "$mktrace" "$s" "$out/fuzz_trace/$s-abi1.kmt"
+	split_sections "$s-abi1" "$out/fuzz_trace/$s-abi1.kmt"
 done
 
 # A bare file header claiming one section, so that small inputs reach the
