@@ -291,10 +291,13 @@ static noinline u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq,
 		kmt_close_slot(cb, old_seq, pos);
 	/* Pids restart in every sub-buffer. */
 	WRITE_ONCE(cb->pid_seq, U32_MAX);
+	/*
+	 * No h->size: kmt_close_slot() sets it, and an interrupt that fills
+	 * this sub-buffer before we get here may already have closed it.
+	 */
 	h->magic = KMT_SUBBUF_MAGIC;
 	h->cpu = cb->cpu;
 	h->seq = seq;
-	h->size = 0;
 	h->base_ts = ts;
 	h->lost = local_read(&cb->lost);
 	local_add(hsz, &cb->slot[idx].commit);
