@@ -96,7 +96,7 @@ how to save and read a boot-time trace." \
 	Documentation/admin-guide/kernel-parameters.txt
 
 maintainers_with "."
-step "samples: kmemtrace: a known boot-time regression, and a cost benchmark" \
+step "samples: kmemtrace: a known boot-time regression, a cost benchmark, a stress" \
 "SAMPLE_KMEMTRACE_RETAIN: a late initcall that keeps 1 MiB (256 objects
 of 4 KiB) allocated from one function.  A gate that compares the boot
 footprints of two kernels must report exactly this growth, at this
@@ -105,9 +105,14 @@ function; kmemflight's boot regression test builds a kernel with it.
 SAMPLE_KMEMTRACE_BENCH: /sys/kernel/debug/kmemtrace-bench times N
 kmalloc()/kfree() and N alloc_page()/__free_page() pairs on every online
 CPU, so that the cost of kmemtrace and of ftrace's kmem events can be
-compared in one boot." \
+compared in one boot.
+
+SAMPLE_KMEMTRACE_STRESS: /sys/kernel/debug/kmemtrace-stress makes every
+online CPU allocate from a kthread, a timer and a hard-irq hrtimer at
+once, and counts the pairs of each; a trace of the run must hold exactly
+those events, in those contexts." \
 	samples/kmemtrace/Makefile samples/kmemtrace/kmemtrace-retain.c \
-	samples/kmemtrace/kmemtrace-bench.c \
+	samples/kmemtrace/kmemtrace-bench.c samples/kmemtrace/kmemtrace-stress.c \
 	samples/Kconfig samples/Makefile
 
 if [ -n "$(g status --porcelain --ignored)" ]; then

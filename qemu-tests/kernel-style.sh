@@ -32,11 +32,13 @@ checkpatch_series() {
 	return $rc
 }
 
-w1_build() {	# the recorder, and the sample in the kernel that has it
-	rm -f "$build/mm/kmemtrace.o" "$retain/samples/kmemtrace/kmemtrace-retain.o"
-	{ make -s -C "$src" O="$build" W=1 mm/kmemtrace.o &&
+w1_build() {	# the recorder, and the samples in the kernels that have them
+	rm -f "$build/mm/kmemtrace.o" "$build/samples/kmemtrace/kmemtrace-stress.o" \
+		"$retain/samples/kmemtrace/kmemtrace-retain.o"
+	{ make -s -C "$src" O="$build" W=1 mm/kmemtrace.o samples/kmemtrace/kmemtrace-stress.o &&
 	  make -s -C "$src" O="$retain" W=1 samples/kmemtrace/kmemtrace-retain.o; } 2>&1 |
 		tee "$out/w1.log"
+	[ -f "$build/samples/kmemtrace/kmemtrace-stress.o" ] &&
 	[ -f "$retain/samples/kmemtrace/kmemtrace-retain.o" ] &&
 		! grep -q 'warning:\|error:' "$out/w1.log"
 }
@@ -64,7 +66,7 @@ git_am() {	# apply the series to a sparse clone of the pristine tree
 
 check "format-patch series is generated" series
 check "checkpatch.pl --strict is clean on every patch" checkpatch_series
-check "mm/kmemtrace.o and the retain sample build clean with W=1" w1_build
+check "mm/kmemtrace.o and the retain and stress samples build clean with W=1" w1_build
 check "kernel-doc has no warnings" kernel_doc
 check "the series applies to pristine 6.12 with git am and matches the tree" git_am
 check_done

@@ -177,6 +177,60 @@ check "invalid boot parameters: clear warnings, recorder off, boot continues" \
 		grep 'kmemtrace.subbuf_size=1000 is invalid: use a power of two' '$out/$name/dmesg' &&
 		[ \"\$(cat '$out/$name/save.rc')\" = 1 ]"
 
+# SMP stress: 4 vCPUs allocate from task, softirq and hardirq context at
+# once (the kmemtrace-stress sample) while an attach drains.  The trace
+# must hold exactly the pairs the sample counted, each in its context and
+# each kthread's on its own CPU; per CPU, time never goes backwards.
+stress_pairs=200000
+name=stress-4cpu
+check "SMP stress: 4 vCPU allocating from task, softirq and hardirq, attach draining" \
+	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 4 -t 900 -x '$repo/qemu-tests/stress-hook.sh' \
+		-a 'kmemtrace.enable=1 kmfstress.pairs=$stress_pairs' '$out/$name' &&
+		[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] ||
+		{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
+stress_counted() {	# NAME: the trace's stress events == the sample's counts
+	"$kmf" dump "$out/$1/boot.kmt" | awk '
+		$5 ~ /^call_site=kmt_stress_(task|softirq|hardirq)\+/ {
+			f = $5; sub(/^call_site=kmt_stress_/, "", f); sub(/\+.*/, "", f)
+			c = $3; sub(/:.*/, "", c)
+			if (!((k = $4 " " f " " c) in n)) keys++
+			n[k]++
+			if (f == "task" && $4 == "kmalloc") cpu[$2]++
+		}
+		END {
+			for (k in n) print k, n[k] > "/dev/stderr"
+			for (c in cpu) print "cpu", c, cpu[c]
+			printf "task %d softirq %d hardirq %d\n",
+				n["kmalloc task task"], n["kmalloc softirq softirq"], n["kmalloc hardirq hardirq"]
+			printf "frees %d %d %d\n",
+				n["kfree task task"], n["kfree softirq softirq"], n["kfree hardirq hardirq"]
+			printf "stray %d\n", keys - 6
+		}' > "$out/$1/stress.trace" 2> "$out/$1/stress.keys"
+	cat "$out/$1/hook.out" "$out/$1/stress.trace" "$out/$1/stress.keys"
+	t=$(awk '$1 == "task" { print $2 }' "$out/$1/hook.out")
+	s=$(awk '$1 == "softirq" { print $2 }' "$out/$1/hook.out")
+	h=$(awk '$1 == "hardirq" { print $2 }' "$out/$1/hook.out")
+	[ "$t" = $((4 * stress_pairs)) ] && [ "$s" -gt 0 ] && [ "$h" -gt 0 ] &&
+		grep -qx "task $t softirq $s hardirq $h" "$out/$1/stress.trace" &&
+		grep -qx "frees $t $s $h" "$out/$1/stress.trace" &&
+		grep -qx "stray 0" "$out/$1/stress.trace" &&
+		[ "$(grep -c "^cpu [0-3] $stress_pairs\$" "$out/$1/stress.trace")" = 4 ]
+}
+per_cpu_monotonic() {	# NAME: on each CPU, every event's time >= the one before
+	"$kmf" dump "$out/$1/boot.kmt" | awk '
+		{ if (($2 in last) && $1 < last[$2]) { print "cpu " $2 ": " $1 " after " last[$2]; bad = 1 }
+		  last[$2] = $1; n[$2]++ }
+		END { for (c in n) { print "cpu " c ": " n[c] " events in time order"; cpus++ }
+		      exit bad || cpus != 4 }'
+}
+if [ -f "$out/$name/boot.kmt" ]; then
+	check "$name: nothing lost with the attach running" nothing_lost "$name"
+	check "$name: every pair the sample counted is in the trace, in its context and on its CPU" \
+		stress_counted "$name"
+	check "$name: per CPU, timestamps never go backwards" per_cpu_monotonic "$name"
+	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
+fi
+
 # A real boot through a dracut-built initramfs with our module: the hook
 # starts "kmemflight attach", dracut switch_roots into a small ext4 root,
 # a workload there outgrows the buffers, and save runs in the real root.
