@@ -79,6 +79,25 @@ test_expect_success 'corrupt kernel data: error, and the good file stays' '
 	test -z "$(ls -A | grep "^\.boot")"
 '
 
+test_expect_success 'a full disk: error, and the good file stays whole' '
+	# root only (a 64 KiB tmpfs); elsewhere there is nothing to check
+	mkdir disk && mount -t tmpfs -o size=64k tmpfs disk 2>/dev/null || exit 0
+	"$MKTRACE" debugfs dbg && mkks &&
+	save -q disk/boot.kmt && cp disk/boot.kmt good.kmt &&
+	dd if=/dev/zero of=disk/fill bs=1k count=100 status=none 2>/dev/null
+	test_must_fail save disk/boot.kmt 2> err
+	rc=$?
+	ls -A disk > left
+	cmp disk/boot.kmt good.kmt
+	same=$?
+	umount disk
+	cat err
+	test $rc = 0 && test $same = 0 &&
+	grep -q "^kmemflight save: error: disk/boot.kmt: No space left on device$" err &&
+	grep -q "the events are kept in $PWD/spool: fix the cause and run save again" err &&
+	printf "boot.kmt\nfill\n" > want && test_cmp want left
+'
+
 test_expect_success 'unwritable directory: error, nothing left behind' '
 	"$MKTRACE" debugfs dbg && mkks &&
 	test_must_fail save nodir/boot.kmt 2> err &&
