@@ -96,6 +96,8 @@ int cmd_info(int argc, char **argv)
 		printf("saved:       %s\n", val);
 	if (kmt_trace_meta(&t, "attach", val, sizeof(val)))
 		printf("attach:      %s\n", val);
+	if (kmt_trace_meta(&t, "addresses", val, sizeof(val)) && !strcmp(val, "relative"))
+		printf("addresses:   relative to _stext and the direct map (saved with --no-addresses)\n");
 	printf("recorder:    ABI %u, %u-bit, %u x %u-byte sub-buffers per CPU, clock %.16s\n",
 	       t.fmt.abi_version, t.fmt.word_size * 8, t.fmt.nr_subbufs,
 	       t.fmt.subbuf_size, t.fmt.clock);

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct save_opts {
 	const char *spool;
 	bool keep;
 	bool quiet;
+	bool no_addresses;
 };
 
 struct cpu_data {
@@ -53,6 +55,9 @@ static void usage(FILE *f)
 		"there for the next save.\n"
 		"\n"
 		"    -k, --keep-recording  flush and save, but leave the recorder running\n"
+		"        --no-addresses    a file to share: kernel addresses made relative\n"
+		"                          to _stext and the direct map, so that it does\n"
+		"                          not reveal where KASLR put the kernel\n"
 		"        --spool <dir>     the attach's spool (default $KMEMFLIGHT_SPOOL,\n"
 		"                          else " KMT_SPOOL_DEFAULT ")\n"
 		"    -q, --quiet           print nothing on success\n"
@@ -267,10 +272,76 @@ static int dedup_caches(char **caches, size_t *len)
 	return ret;
 }
 
+/*
+ * --no-addresses: every kernel address of the file made relative to the
+ * base it is recorded against, _stext and the direct map, which become 0:
+ * kallsyms, the escaped addresses of the records and the two bases of the
+ * format.  Callsites still resolve and objects still pair; where KASLR put
+ * the kernel is gone.  Symbols are kept whole, "ADDR TYPE NAME" lines.
+ */
+static int relative_kallsyms(char **ksyms, size_t *len, uint64_t text_base)
+{
+	char *out = NULL, *s, *end, *nl;
+	size_t olen = 0;
+	int ret = 0;
+
+	if (!*ksyms)
+		return 0;
+	for (s = *ksyms, end = *ksyms + *len; s < end && !ret; s = nl + 1) {
+		char *sp = memchr(s, ' ', (size_t)(end - s));
+		uint64_t a;
+
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if (!nl)
+			nl = end;
+		if (!sp || sp > nl)
+			continue;
+		a = strtoull(s, NULL, 16);
+		ret = append(&out, &olen, "%016" PRIx64 "%.*s\n", a - text_base,
+			     (int)(nl - sp), sp);
+	}
+	if (ret) {
+		free(out);
+		return ret;
+	}
+	free(*ksyms);
+	*ksyms = out;
+	*len = olen;
+	return 0;
+}
+
+static int strip_addresses(struct kmt_recorder *r, struct cpu_data *cpus,
+			   unsigned int nr, char **ksyms, size_t *ksyms_len,
+			   struct kmt_err *err)
+{
+	uint64_t text = r->fmt.text_base, dmap = r->fmt.direct_map_base;
+	uint64_t zero = 0;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		ret = kmt_records_rebase(&r->fmt, r->layout, false,
+					 cpus[i].st.cpu, (uint8_t *)cpus[i].data,
+					 cpus[i].size, text, dmap, err);
+		if (ret)
+			return ret;
+	}
+	ret = relative_kallsyms(ksyms, ksyms_len, text);
+	if (ret)
+		return kmt_errf(err, ENOMEM, "out of memory");
+	/* the recorder's header is in this machine's byte order */
+	memcpy(r->header + offsetof(struct kmt_format, text_base), &zero, 8);
+	memcpy(r->header + offsetof(struct kmt_format, direct_map_base), &zero, 8);
+	r->fmt.text_base = 0;
+	r->fmt.direct_map_base = 0;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct save_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "keep-recording", no_argument, NULL, 'k' },
+		{ "no-addresses", no_argument, NULL, 'A' },
 		{ "spool", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -284,6 +355,7 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 	while ((c = getopt_long(argc, argv, "+:kqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': o->keep = true; break;
+		case 'A': o->no_addresses = true; break;
 		case 'S': o->spool = optarg; break;
 		case ':':
 			return kmf_usage_error("option '%s' needs a value",
@@ -500,6 +572,13 @@ int cmd_save(int argc, char **argv)
 			 strerror(-ret));
 	else if (hidden)
 		kmf_warn("/proc/kallsyms shows no addresses (kptr_restrict?): callsites will stay raw");
+	if (o.no_addresses) {
+		ret = strip_addresses(&r, cpus, nr, &ksyms, &ksyms_len, &err);
+		if (ret) {
+			kmf_error("%s", err.msg);
+			goto kept;
+		}
+	}
 	snprintf(path, sizeof(path), "%s/topology", r.dir);
 	ret = kmt_read_file(path, &topo, &topo_len);
 	if (ret) {
@@ -511,7 +590,8 @@ int cmd_save(int argc, char **argv)
 		attach_summary(alog, summary, sizeof(summary));
 	}
 	if (build_meta(&meta, &meta_len, nr) ||
-	    (summary[0] && append(&meta, &meta_len, "attach=%s\n", summary))) {
+	    (summary[0] && append(&meta, &meta_len, "attach=%s\n", summary)) ||
+	    (o.no_addresses && append(&meta, &meta_len, "addresses=relative\n"))) {
 		kmf_error("out of memory");
 		goto kept;
 	}

@@ -724,6 +724,80 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 	return 1;
 }
 
+static void le_store64(uint8_t *q, uint64_t v)
+{
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		q[i] = (uint8_t)(v >> (8 * i));
+}
+
+int kmt_records_rebase(const struct kmt_format *fmt,
+		       const struct kmt_layout_info *layout, bool swap,
+		       uint32_t cpu, uint8_t *data, uint64_t size,
+		       uint64_t dtext, uint64_t ddmap, struct kmt_err *err)
+{
+	struct kmt_cursor c;
+	struct kmt_event ev;
+	const uint8_t *q;
+	uint64_t v;
+	unsigned int i, w;
+	uint8_t hdr;
+	int ret;
+
+	kmt_cursor_init(&c, fmt, layout, swap, cpu, data, size);
+	if (!c.fixed)	/* ABI 1: every address is an offset */
+		return 0;
+	c.fast = 0;
+	for (;;) {
+		while (c.rp == c.rend) {
+			if (c.p == c.end)
+				return 0;
+			ret = next_subbuf(&c, err);
+			if (ret)
+				return ret;
+		}
+		/* decode first: the record is whole and valid */
+		q = c.rp;
+		hdr = *q;
+		ret = next_fixed(&c, q, &ev, err);
+		if (ret < 0)
+			return ret;
+		/* then walk it again for the escaped addresses */
+		q += 1 + 2;
+		if (le_bytes(q - 2, 2) == KMT_TIME_ABS)
+			q += 8;
+		if (hdr & KMT_HDR_PID)
+			q += 4;
+		for (i = 0; i < layout[ev.type].nr_fields; i++) {
+			uint8_t enc = layout[ev.type].fields[i].enc;
+			unsigned int n;
+
+			if (enc == KMT_ENC_STR) {
+				v = 0;
+				n = kmt_get_uvar_fast(q, c.rend, &v);
+				q += n + v;
+				continue;
+			}
+			w = fixed_width(enc);
+			v = le_bytes(q, w);
+			q += w;
+			if (!(enc == KMT_ENC_S8X ? v == 0x80 :
+			      enc == KMT_ENC_S32 ? false :
+			      enc == KMT_ENC_TEXT32 ? v == 0x80000000u :
+			      v == ~0ULL >> (64 - 8 * w)))
+				continue;
+			if (enc == KMT_ENC_TEXT32)
+				le_store64(data + (q - (const uint8_t *)data),
+					   le_bytes(q, 8) - dtext);
+			else if (enc == KMT_ENC_DMAP32)
+				le_store64(data + (q - (const uint8_t *)data),
+					   le_bytes(q, 8) - ddmap);
+			q += 8;
+		}
+	}
+}
+
 int kmt_trace_count(const struct kmt_trace *t, uint64_t *per_cpu,
 		    struct kmt_err *err)
 {

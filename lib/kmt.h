@@ -278,6 +278,18 @@ int kmt_merge_next(struct kmt_merge *m, struct kmt_event *ev,
 		   struct kmt_err *err);
 void kmt_merge_free(struct kmt_merge *m);
 
+/*
+ * Move the addresses of one CPU's sub-buffers (@data, @size, the
+ * recorder's output) to bases lower by @dtext and @ddmap: the addresses
+ * escaped in ABI 2 records are rewritten in place (the others are
+ * offsets from the bases in the format, which the caller changes).
+ * 0, or -EBADMSG with err set if a record cannot be decoded.
+ */
+int kmt_records_rebase(const struct kmt_format *fmt,
+		       const struct kmt_layout_info *layout, bool swap,
+		       uint32_t cpu, uint8_t *data, uint64_t size,
+		       uint64_t dtext, uint64_t ddmap, struct kmt_err *err);
+
 /* Validate every record of every CPU; fills counts per CPU if asked. */
 int kmt_trace_count(const struct kmt_trace *t, uint64_t *per_cpu,
 		    struct kmt_err *err);

@@ -46,6 +46,23 @@ test_expect_success 'the file keeps only text symbols, and the cache table' '
 	grep -q "^1 192 192 8 0 dentry$" boot.kmt
 '
 
+test_expect_success 'save --no-addresses: no kernel address, the same report' '
+	"$MKTRACE" debugfs dbg && mkks &&
+	save -q --keep-recording full.kmt &&
+	save -q --no-addresses rel.kmt &&
+	! grep -q ffffffff81 rel.kmt && grep -q ffffffff81 full.kmt &&
+	grep -q "^0000000000001000 T alloc_thing$" rel.kmt &&
+	"$KMF" info rel.kmt | grep -q "^addresses:   relative to _stext and the direct map (saved with --no-addresses)$" &&
+	! "$KMF" info full.kmt | grep -q "^addresses:" &&
+	"$KMF" report --caller --page rel.kmt > got &&
+	"$KMF" report --caller --page full.kmt > want &&
+	test_cmp want got &&
+	"$KMF" dump full.kmt | sed "s/ptr=0xffff8880*\([1-9a-f]\)/ptr=0x\1/" > want &&
+	"$KMF" dump rel.kmt > got &&
+	test_cmp want got &&
+	grep -q "ptr=0x1000 " got
+'
+
 test_expect_success 'no recorder in the kernel: names CONFIG_KMEMTRACE' '
 	mkdir dbg &&
 	test_must_fail save boot.kmt 2> err &&

@@ -2182,6 +2182,51 @@ static void test_v2_fast_equals_general(void **state)
 	free(p);
 }
 
+/* save --no-addresses: escaped addresses move with the bases. */
+static void test_v2_rebase(void **state)
+{
+	struct kb *b = kb_new(1, 4096);
+	struct kmt_event ev[4];
+	struct kmt_trace t;
+	struct kmt_cursor c;
+	struct kmt_err err;
+	uint8_t *p;
+	size_t len;
+	unsigned int n = 0;
+	int ret;
+
+	(void)state;
+	kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 7, T(0x1010), D(0x1000), 100, 128,
+		   0xcc0, -1);
+	/* an absolute time and a new pid before the escapes */
+	kb_kmalloc(b, 0, 80000, KMT_CTX_TASK, 8, T(1ULL << 33), D(1ULL << 40),
+		   100000, 140000, 0x1000000, 300);
+	kb_kfree(b, 0, 80100, KMT_CTX_HARDIRQ, 0, T(-0x80000000LL), D(3));
+	kb_kfree(b, 0, 80200, KMT_CTX_TASK, 7, T(0x20), 0);
+	finish(b, &p, &len);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_int_equal(kmt_records_rebase(&t.fmt, t.layout, t.swap, 0,
+					    (uint8_t *)t.cpus[0].data,
+					    t.cpus[0].size, KB_TEXT_BASE,
+					    KB_DMAP_BASE, &err), 0);
+	t.fmt.text_base = 0;
+	t.fmt.direct_map_base = 0;
+	kmt_cursor_init(&c, &t.fmt, t.layout, t.swap, 0, t.cpus[0].data,
+			t.cpus[0].size);
+	while ((ret = kmt_cursor_next(&c, &ev[n], &err)) > 0)
+		n++;
+	assert_int_equal(ret, 0);
+	assert_int_equal(n, 4);
+	assert_true(ev[0].call_site == 0x1010 && ev[0].ptr == 0x1000);
+	assert_true(ev[1].call_site == 1ULL << 33 && ev[1].ptr == 1ULL << 40);
+	assert_true(ev[1].bytes_req == 100000 && ev[1].node == 300);
+	assert_true(ev[2].call_site == (uint64_t)-0x80000000LL && ev[2].ptr == 3);
+	assert_true(ev[3].call_site == 0x20 && ev[3].ptr == 0);
+	kmt_trace_close(&t);
+	free(p);
+}
+
 /* What an ABI 2 record can get wrong, each with its own message. */
 static void test_v2_errors(void **state)
 {
@@ -2262,6 +2307,7 @@ int main(void)
 		cmocka_unit_test(test_v2_escapes),
 		cmocka_unit_test(test_v2_equals_v1),
 		cmocka_unit_test(test_v2_fast_equals_general),
+		cmocka_unit_test(test_v2_rebase),
 		cmocka_unit_test(test_v2_errors),
 		cmocka_unit_test(test_cursor_subbufs),
 		cmocka_unit_test(test_cursor_boundary),
