@@ -8,8 +8,9 @@
 # OUTDIR receives boot.kmt, save.rc (exit status of kmemflight save),
 # save.out/save.err, stats (debugfs kmemtrace/stats after the save),
 # dmesg and console.log, and the exit status and errors of a save tried
-# before debugfs is mounted (nodebugfs.*) and as an unprivileged user
-# (notroot.*).  With -x, the guest runs the shell script HOOK once debugfs
+# before debugfs is mounted (nodebugfs.*), as an unprivileged user
+# (notroot.*) and again after the save (save2.*, with the file's md5sum
+# before and after it).  With -x, the guest runs the shell script HOOK once debugfs
 # is mounted, before the save: its output lands in hook.out, hook.err and
 # its exit status in hook.rc.  KMF_QEMU_ARGS adds QEMU options (the
 # benchmarks use "-icount shift=0": a guest clock that counts instructions).
@@ -75,6 +76,11 @@ if [ -x /bin/kmf-hook ]; then
 fi
 kmemflight save /out/boot.kmt > /out/save.out 2> /out/save.err
 echo $? > /out/save.rc
+# saving again finds nothing: an error, and the first file stays whole
+md5sum /out/boot.kmt > /out/save2.before 2>&1
+kmemflight save /out/boot.kmt > /out/save2.out 2> /out/save2.err
+echo $? > /out/save2.rc
+md5sum /out/boot.kmt > /out/save2.after 2>&1
 cat /sys/kernel/debug/kmemtrace/stats > /out/stats 2>/dev/null
 dmesg > /out/dmesg
 sync

@@ -44,6 +44,8 @@ nothing_lost() {
 	cpu_rows "$out/$1/boot.kmt" | awk '{ print; n++; if ($6 != 0) bad = 1 } END { exit bad || !n }'
 }
 
+some_lost() { cpu_rows "$out/$1/boot.kmt" | awk '{ print; l += $6 } END { exit !(l > 0) }'; }
+
 kernel_equals_file() {	# the kernel's counters equal the events decoded
 	cpu_rows "$out/$1/boot.kmt" | awk '{ print; n++; if ($4 != $5) bad = 1 } END { exit bad || !n }'
 }
@@ -144,6 +146,11 @@ check "save without debugfs mounted says how to mount it (exit 1)" \
 check "save as an unprivileged user says the recorder is root-only (exit 1)" \
 	sh -c "[ \$(cat '$out/$name/notroot.rc') = 1 ] &&
 		grep 'permission denied: the recorder is root-only (run as root)' '$out/$name/notroot.err'"
+check "a second save finds no events: exit 1, the first file stays whole" \
+	sh -c "[ \$(cat '$out/$name/save2.rc') = 1 ] &&
+		grep 'the recorder holds no events (were they saved or read already?)' '$out/$name/save2.err' &&
+		grep -q ' /out/boot.kmt$' '$out/$name/save2.before' &&
+		cmp '$out/$name/save2.before' '$out/$name/save2.after'"
 
 name=small-2cpu
 check "boot 2 vCPU with a too-small buffer (2 x 4 KiB)" \
@@ -171,9 +178,12 @@ check "boot with kmemtrace.enable=0: save explains how to turn it on" \
 name=invalid
 check "invalid boot parameters: clear warnings, recorder off, boot continues" \
 	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 1 \
-		-a 'kmemtrace.enable=yes kmemtrace.subbufs=5000 kmemtrace.subbuf_size=1000' '$out/$name' &&
+		-a 'kmemtrace.enable=yes kmemtrace.subbufs=5000 kmemtrace.subbufs=-1 kmemtrace.subbufs=99999999999 kmemtrace.subbufs=lots kmemtrace.subbuf_size=1000' '$out/$name' &&
 		grep 'kmemtrace.enable=yes is invalid: use 0 or 1; recorder stays off' '$out/$name/dmesg' &&
 		grep 'kmemtrace.subbufs=5000 is invalid: use 2..1024; recorder stays off' '$out/$name/dmesg' &&
+		grep 'kmemtrace.subbufs=-1 is invalid: use 2..1024; recorder stays off' '$out/$name/dmesg' &&
+		grep 'kmemtrace.subbufs=99999999999 is invalid: use 2..1024; recorder stays off' '$out/$name/dmesg' &&
+		grep 'kmemtrace.subbufs=lots is invalid: use 2..1024; recorder stays off' '$out/$name/dmesg' &&
 		grep 'kmemtrace.subbuf_size=1000 is invalid: use a power of two' '$out/$name/dmesg' &&
 		[ \"\$(cat '$out/$name/save.rc')\" = 1 ]"
 
@@ -231,6 +241,31 @@ if [ -f "$out/$name/boot.kmt" ]; then
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
 fi
 
+# The same with 2 x 4 KiB per CPU: the attach cannot keep up, so events
+# are dropped while interrupts nest on every CPU.  What is kept must
+# decode, be counted by the kernel, and be no more than the sample did.
+stress_within() {	# NAME: per context, the trace's pairs <= the sample's
+	stress_counted "$1" > /dev/null 2>&1
+	cat "$out/$1/hook.out" "$out/$1/stress.trace"
+	awk 'NR == FNR { want[$1] = $2; next }
+		$1 == "task" { ok = $2 <= want["task"] && $4 <= want["softirq"] && $6 <= want["hardirq"] && $2 > 0 }
+		$1 == "stray" { clean = $2 == 0 }
+		END { exit !(ok && clean) }' "$out/$1/hook.out" "$out/$1/stress.trace"
+}
+name=stress-4cpu-lossy
+check "SMP stress with 2 x 4 KiB per CPU: the attach cannot keep up" \
+	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 4 -t 900 -x '$repo/qemu-tests/stress-hook.sh' \
+		-a 'kmemtrace.enable=1 kmemtrace.subbufs=2 kmemtrace.subbuf_size=4096 kmfstress.pairs=20000' '$out/$name' &&
+		[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] ||
+		{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
+if [ -f "$out/$name/boot.kmt" ]; then
+	check "$name: events lost, and counted" some_lost "$name"
+	check "$name: what was kept is the sample's, in its contexts, no more than it did" \
+		stress_within "$name"
+	check "$name: per CPU, timestamps never go backwards" per_cpu_monotonic "$name"
+	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
+fi
+
 # A real boot through a dracut-built initramfs with our module: the hook
 # starts "kmemflight attach", dracut switch_roots into a small ext4 root,
 # a workload there outgrows the buffers, and save runs in the real root.
@@ -253,7 +288,6 @@ workload_events() {	# events of the real root's workload process
 	echo "workload pid $pid: $got events"
 	[ "$got" -gt 1000 ]
 }
-some_lost() { cpu_rows "$out/$1/boot.kmt" | awk '{ print; l += $6 } END { exit !(l > 0) }'; }
 
 name=dracut-attach
 check "dracut initramfs: boot 2 vCPU, attach from the hook, save in the real root" \
