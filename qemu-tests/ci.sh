@@ -58,6 +58,17 @@ fuzz_smoke() {	# every fuzz target, a fixed number of runs from the seed corpus
 	f=0
 	for t in build-fuzz/fuzz_*; do
 		target=$(basename "$t")
+		# the inputs that once crashed it, each run once
+		if [ -d "tests/fuzz/regress/$target" ]; then
+			if "$t" tests/fuzz/regress/"$target"/* > "$log/$target.regress.log" 2>&1; then
+				echo "ok - fuzz: $target, $(find tests/fuzz/regress/"$target" -type f | wc -l) inputs that once crashed it"
+				p=$((p + 1))
+			else
+				echo "not ok - fuzz: $target, inputs that once crashed it"
+				tail -30 "$log/$target.regress.log"
+				f=$((f + 1))
+			fi
+		fi
 		if "$t" -runs="${KMF_FUZZ_RUNS:-100000}" -seed=1 -use_value_profile=1 \
 			"tests/fuzz/corpus/$target" > "$log/$target.log" 2>&1; then
 			echo "ok - fuzz: $target, $(grep -o 'Done [0-9]* runs' "$log/$target.log")"
