@@ -26,7 +26,7 @@ HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtr
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab
-FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget
+FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux
 # the footprint parsers need the analysis they summarise
 FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/pagesite.c
 
@@ -73,6 +73,13 @@ build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_SRC) $(HDRS)
 	clang -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all \
 		-o $@ $< $(FUZZ_SRC)
+
+# the kernel image reader needs libelf and libdw
+build-fuzz/fuzz_vmlinux: tests/fuzz/fuzz_vmlinux.c tests/fuzz/fuzz.h $(FUZZ_SRC) lib/vmlinux.c $(HDRS)
+	@mkdir -p build-fuzz
+	clang -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all \
+		-o $@ $< $(FUZZ_SRC) lib/vmlinux.c -ldw -lelf
 
 fuzz: $(addprefix build-fuzz/,$(FUZZ))
 

@@ -10,6 +10,8 @@
 #   fuzz_kallsyms  their KALLSYMS sections, and a hand-written sample
 #   fuzz_summary   kmemflight summary of mktrace diff-base and diff-new
 #   fuzz_budget    a budget file with every kind of line
+#   fuzz_vmlinux   tests/cli/fake-vmlinux.S linked like t0017 does, with
+#                  and without DWARF, and the build-id alone
 #
 # The corpus is generated, never committed.  MKTRACE overrides the trace
 # builder (default build-asan/tests/mktrace, built with make if missing).
@@ -29,7 +31,7 @@ if [ -z "${MKTRACE:-}" ]; then
 fi
 
 mkdir -p "$out/fuzz_trace" "$out/fuzz_cursor" "$out/fuzz_kallsyms" \
-	"$out/fuzz_summary" "$out/fuzz_budget"
+	"$out/fuzz_summary" "$out/fuzz_budget" "$out/fuzz_vmlinux"
 
 # uint FILE OFFSET BYTES BIGENDIAN: an unsigned integer from the file
 uint() {
@@ -148,6 +150,15 @@ phase exec:/init 18446744073709551615
 BUDGET
 printf 'callsite a 1\r\ncallsite a 2\n' > "$out/fuzz_budget/dup.txt"
 
-for d in fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget; do
+# Kernel images: the CLI tests' stand-in, linked at the default _stext.
+img=$(mktemp -d)
+as -g -o "$img/dbg.o" "$root/tests/cli/fake-vmlinux.S"
+as -o "$img/nodbg.o" "$root/tests/cli/fake-vmlinux.S"
+ld -o "$out/fuzz_vmlinux/dwarf" -Ttext=0xffffffff81000000 --build-id=0x00112233 -e _stext "$img/dbg.o"
+ld -o "$out/fuzz_vmlinux/nodwarf" -Ttext=0xffffffff81000000 --build-id=0x00112233 -e _stext "$img/nodbg.o"
+strip -o "$out/fuzz_vmlinux/stripped" "$out/fuzz_vmlinux/nodwarf"
+rm -rf "$img"
+
+for d in fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux; do
 	echo "$out/$d: $(find "$out/$d" -type f | wc -l) seeds"
 done
