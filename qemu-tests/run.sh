@@ -198,7 +198,9 @@ check "SMP stress: 4 vCPU allocating from task, softirq and hardirq, attach drai
 		-a 'kmemtrace.enable=1 kmfstress.pairs=$stress_pairs' '$out/$name' &&
 		[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] ||
 		{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
-stress_counted() {	# NAME: the trace's stress events == the sample's counts
+stress_counted() {	# NAME [CPUS PAIRS]: the trace's stress events == the sample's counts
+	ncpu=${2:-4}
+	npairs=${3:-$stress_pairs}
 	"$kmf" dump "$out/$1/boot.kmt" | awk '
 		$5 ~ /^call_site=kmt_stress_(task|softirq|hardirq)\+/ {
 			f = $5; sub(/^call_site=kmt_stress_/, "", f); sub(/\+.*/, "", f)
@@ -220,18 +222,18 @@ stress_counted() {	# NAME: the trace's stress events == the sample's counts
 	t=$(awk '$1 == "task" { print $2 }' "$out/$1/hook.out")
 	s=$(awk '$1 == "softirq" { print $2 }' "$out/$1/hook.out")
 	h=$(awk '$1 == "hardirq" { print $2 }' "$out/$1/hook.out")
-	[ "$t" = $((4 * stress_pairs)) ] && [ "$s" -gt 0 ] && [ "$h" -gt 0 ] &&
+	[ "$t" = $((ncpu * npairs)) ] && [ "$s" -gt 0 ] && [ "$h" -gt 0 ] &&
 		grep -qx "task $t softirq $s hardirq $h" "$out/$1/stress.trace" &&
 		grep -qx "frees $t $s $h" "$out/$1/stress.trace" &&
 		grep -qx "stray 0" "$out/$1/stress.trace" &&
-		[ "$(grep -c "^cpu [0-3] $stress_pairs\$" "$out/$1/stress.trace")" = 4 ]
+		[ "$(grep -c "^cpu [0-9]* $npairs\$" "$out/$1/stress.trace")" = "$ncpu" ]
 }
-per_cpu_monotonic() {	# NAME: on each CPU, every event's time >= the one before
-	"$kmf" dump "$out/$1/boot.kmt" | awk '
+per_cpu_monotonic() {	# NAME [CPUS]: on each CPU, every event's time >= the one before
+	"$kmf" dump "$out/$1/boot.kmt" | awk -v want="${2:-4}" '
 		{ if (($2 in last) && $1 < last[$2]) { print "cpu " $2 ": " $1 " after " last[$2]; bad = 1 }
 		  last[$2] = $1; n[$2]++ }
 		END { for (c in n) { print "cpu " c ": " n[c] " events in time order"; cpus++ }
-		      exit bad || cpus != 4 }'
+		      exit bad || cpus != want }'
 }
 if [ -f "$out/$name/boot.kmt" ]; then
 	check "$name: nothing lost with the attach running" nothing_lost "$name"
@@ -352,8 +354,10 @@ if [ "${KMF_DEBUG_KERNEL:-1}" != 0 ]; then
 			for try in 1 2; do
 				KMF_QEMU_ARGS="-icount shift=0" \
 				"$repo/qemu-tests/boot.sh" -k "$(cat "$out/debug-kernel")" -c 2 \
-					-t 600 -a "kmemtrace.enable=1" "$out/$name" &&
-					[ "$(cat "$out/$name/save.rc")" = 0 ] && return 0
+					-t 600 -x "$repo/qemu-tests/stress-hook.sh" \
+					-a "kmemtrace.enable=1 kmfstress.pairs=$debug_pairs" "$out/$name" &&
+					[ "$(cat "$out/$name/save.rc")" = 0 ] &&
+					[ "$(cat "$out/$name/hook.rc")" = 0 ] && return 0
 				grep -q AE_AML_LOOP_TIMEOUT "$out/$name/console.log" || return 1
 				echo "debug boot $try: ACPI AML loop timeout under TCG, retrying" |
 					tee -a "$out/retries"
@@ -361,11 +365,14 @@ if [ "${KMF_DEBUG_KERNEL:-1}" != 0 ]; then
 			done
 			return 1
 		}
-		check "debug kernel: boot 2 vCPU with the recorder and save" debug_boot
+		debug_pairs=20000
+		check "debug kernel: boot 2 vCPU with the recorder, run the SMP stress, save" debug_boot
 		check "debug kernel: no lockdep, KASAN or atomic-sleep report" \
 			sh -c "[ -s '$out/$name/dmesg' ] && ! grep -E 'BUG:|WARNING:|KASAN:|possible circular|inconsistent lock|possible recursive|sleeping function called' '$out/$name/dmesg'"
 		check "debug kernel: kernel event counters equal the events in the file" \
 			kernel_equals_file "$name"
+		check "debug kernel: every stress pair is in the trace, in its context and on its CPU" \
+			stress_counted "$name" 2 "$debug_pairs"
 	fi
 fi
 
