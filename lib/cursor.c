@@ -437,6 +437,28 @@ int kmt_cursor_decoder(int which)
 	return decoder;
 }
 
+/* The header byte: type and context into @ev; NULL for an undescribed type. */
+static inline const struct kmt_layout_info *
+record_start(struct kmt_cursor *c, uint8_t hdr, struct kmt_event *ev)
+{
+	ev->type = hdr & KMT_HDR_TYPE_MASK;
+	ev->ctx = (hdr >> KMT_HDR_CTX_SHIFT) & KMT_HDR_CTX_MASK;
+	ev->cpu = c->cpu;
+	ev->has = 0;
+	return c->layout[ev->type].present ? &c->layout[ev->type] : NULL;
+}
+
+/* A record decoded up to @q: finish @ev and move past it. */
+static inline int record_end(struct kmt_cursor *c, const uint8_t *q,
+			     struct kmt_event *ev)
+{
+	/* bytes_alloc is carried as the slack over bytes_req */
+	if (ev->has & KMT_HAS(KMT_F_BYTES_SLACK))
+		ev->bytes_alloc += ev->bytes_req;
+	c->rp = q;
+	return 1;
+}
+
 static inline void set_field(struct kmt_event *ev, unsigned int id, uint64_t v)
 {
 	if (id > KMT_F_MAX)
@@ -499,6 +521,20 @@ static inline uint64_t le_bytes(const uint8_t *q, unsigned int n)
 	return v;
 }
 
+/* Whether @v, the slot of encoding @enc, is its escape: a u64 follows. */
+static inline bool slot_escaped(uint8_t enc, uint64_t v)
+{
+	switch (enc) {
+	case KMT_ENC_S8X: return v == 0x80;
+	case KMT_ENC_S32: return false;
+	case KMT_ENC_TEXT32: return v == 0x80000000u;
+	case KMT_ENC_U8X: return v == 0xff;
+	case KMT_ENC_U16X: return v == 0xffff;
+	case KMT_ENC_U24X: return v == 0xffffff;
+	default: return v == 0xffffffffu;	/* U32X, DMAP32 */
+	}
+}
+
 /* Width of the slot of a fixed encoding. */
 static inline unsigned int fixed_width(uint8_t enc)
 {
@@ -527,25 +563,19 @@ static inline int get_fixed(struct kmt_cursor *c, uint8_t enc,
 		return bad_record(c, "truncated field", err);
 	v = le_bytes(q, w);
 	q += w;
+	escaped = slot_escaped(enc, v);
 	switch (enc) {
 	case KMT_ENC_S8X:
-		escaped = v == 0x80;
 		v = (uint64_t)(int64_t)(int8_t)v;
 		break;
 	case KMT_ENC_S32:
-		escaped = false;
 		v = (uint64_t)(int64_t)(int32_t)v;
 		break;
 	case KMT_ENC_TEXT32:
-		escaped = v == 0x80000000u;
 		v = c->fmt->text_base + (uint64_t)(int64_t)(int32_t)v;
 		break;
 	case KMT_ENC_DMAP32:
-		escaped = v == 0xffffffffu;
 		v = v == KMT_DMAP32_NULL ? 0 : c->fmt->direct_map_base + (v << 3);
-		break;
-	default:
-		escaped = v == ~0ULL >> (64 - 8 * w);
 		break;
 	}
 	if (escaped) {
@@ -571,12 +601,8 @@ static int next_fixed(struct kmt_cursor *c, const uint8_t *q,
 	int ret;
 
 	hdr = *q++;
-	ev->type = hdr & KMT_HDR_TYPE_MASK;
-	ev->ctx = (hdr >> KMT_HDR_CTX_SHIFT) & KMT_HDR_CTX_MASK;
-	ev->cpu = c->cpu;
-	ev->has = 0;
-	l = &c->layout[ev->type];
-	if (!l->present)
+	l = record_start(c, hdr, ev);
+	if (!l)
 		return bad_record(c, "record of an undescribed event type", err);
 	if (c->rend - q < 2)
 		return bad_record(c, "truncated time field", err);
@@ -619,11 +645,7 @@ static int next_fixed(struct kmt_cursor *c, const uint8_t *q,
 		if (ret)
 			return ret;
 	}
-	/* bytes_alloc is carried as the slack over bytes_req */
-	if (ev->has & KMT_HAS(KMT_F_BYTES_SLACK))
-		ev->bytes_alloc += ev->bytes_req;
-	c->rp = q;
-	return 1;
+	return record_end(c, q, ev);
 }
 
 int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
@@ -672,12 +694,8 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 	}
 #endif
 	hdr = *q++;
-	ev->type = hdr & KMT_HDR_TYPE_MASK;
-	ev->ctx = (hdr >> KMT_HDR_CTX_SHIFT) & KMT_HDR_CTX_MASK;
-	ev->cpu = c->cpu;
-	ev->has = 0;
-	l = &c->layout[ev->type];
-	if (!l->present)
+	l = record_start(c, hdr, ev);
+	if (!l)
 		return bad_record(c, "record of an undescribed event type", err);
 	n = kmt_get_uvar_fast(q, c->rend, &v);
 	if (!n)
@@ -717,11 +735,7 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 			v = c->fmt->direct_map_base + (uint64_t)kmt_unzigzag(v);
 		set_field(ev, f->id, v);
 	}
-	/* bytes_alloc is carried as the slack over bytes_req */
-	if (ev->has & KMT_HAS(KMT_F_BYTES_SLACK))
-		ev->bytes_alloc += ev->bytes_req;
-	c->rp = q;
-	return 1;
+	return record_end(c, q, ev);
 }
 
 static void le_store64(uint8_t *q, uint64_t v)
@@ -782,10 +796,7 @@ int kmt_records_rebase(const struct kmt_format *fmt,
 			w = fixed_width(enc);
 			v = le_bytes(q, w);
 			q += w;
-			if (!(enc == KMT_ENC_S8X ? v == 0x80 :
-			      enc == KMT_ENC_S32 ? false :
-			      enc == KMT_ENC_TEXT32 ? v == 0x80000000u :
-			      v == ~0ULL >> (64 - 8 * w)))
+			if (!slot_escaped(enc, v))
 				continue;
 			if (enc == KMT_ENC_TEXT32)
 				le_store64(data + (q - (const uint8_t *)data),
