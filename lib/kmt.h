@@ -294,6 +294,64 @@ int kmt_records_rebase(const struct kmt_format *fmt,
 int kmt_trace_count(const struct kmt_trace *t, uint64_t *per_cpu,
 		    struct kmt_err *err);
 
+/* ---- encoding events (traces from ftrace and perf) -------------------- */
+
+/* Longest record the encoder writes, and longest string field. */
+#define KMT_ENC_MAX_STR		255
+#define KMT_ENC_MAX_RECORD	(1 + 10 + 4 + KMT_MAX_FIELDS * 12 + 2 + KMT_ENC_MAX_STR)
+
+struct kmt_enc_cpu {
+	uint8_t *buf;		/* the CPU's sub-buffers */
+	size_t len, cap;
+	size_t sb;		/* offset of the open sub-buffer, SIZE_MAX if none */
+	uint32_t seq;		/* sub-buffers opened */
+	uint64_t prev_ts;
+	uint32_t pid;		/* the pid the open sub-buffer last wrote */
+	bool have_pid;
+	uint64_t events;	/* encoded */
+	uint64_t lost;		/* reported with kmt_encoder_lost() */
+};
+
+/*
+ * Writes events as the kernel recorder does (ABI 2, the recorder's
+ * layouts, native sub-buffer headers), into per-CPU sub-buffers in
+ * memory.  Addresses are encoded against @text_base and @dmap_base; one
+ * that is far from them costs an escape, never a wrong value.
+ */
+struct kmt_encoder {
+	struct kmt_enc_cpu *cpu;
+	uint32_t nr_cpus;
+	uint32_t subbuf_size;
+	uint64_t text_base, dmap_base;
+	unsigned int page_shift;
+	struct kmt_gfp_name *gfp;
+	unsigned int nr_gfp;
+};
+
+int kmt_encoder_init(struct kmt_encoder *e, uint32_t nr_cpu_ids,
+		     uint32_t subbuf_size, uint64_t text_base,
+		     uint64_t dmap_base, unsigned int page_shift);
+void kmt_encoder_free(struct kmt_encoder *e);
+/* A GFP name for the format's table, in the kernel's order. */
+int kmt_encoder_add_gfp_name(struct kmt_encoder *e, uint64_t mask,
+			     const char *name);
+/*
+ * Append @ev (type, cpu, ts, ctx, pid and the fields of its layout;
+ * name and stack where the layout has them) to its CPU.  0, -EINVAL for
+ * an event the recorder's layouts cannot hold, -E2BIG, -ENOMEM.
+ */
+int kmt_encode(struct kmt_encoder *e, const struct kmt_event *ev);
+/* @n events of @cpu were lost here: counted in its next sub-buffer. */
+int kmt_encoder_lost(struct kmt_encoder *e, uint32_t cpu, uint64_t n);
+/* Return addresses, innermost first, as a KMT_F_STACK string. */
+size_t kmt_encode_stack(const struct kmt_encoder *e, const uint64_t *frames,
+			unsigned int nr, uint8_t *out, size_t size);
+/* A CPU's sub-buffers, the open one closed; NULL for a bad cpu. */
+const struct kmt_enc_cpu *kmt_encoder_cpu(struct kmt_encoder *e, uint32_t cpu);
+/* The KMT_SEC_FORMAT payload describing what was encoded (malloc'd). */
+int kmt_encoder_format(const struct kmt_encoder *e, const char *clock,
+		       uint8_t **out, size_t *len);
+
 /* ---- symbols --------------------------------------------------------- */
 
 struct kmt_sym {

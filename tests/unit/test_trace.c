@@ -2112,18 +2112,12 @@ static void test_v2_equals_v1(void **state)
  * pids changing, escapes and absolute times now and then, records near
  * the end of 512-byte sub-buffers.
  */
-static void test_v2_fast_equals_general(void **state)
+static void random_v2_events(struct kb *b, unsigned int nr)
 {
-	struct kb *b = kb_new(2, 512);
-	struct kmt_trace t;
-	struct kmt_err err;
 	uint64_t ts = 100, x = 99;
-	uint8_t *p;
-	size_t len;
 	unsigned int i;
 
-	(void)state;
-	for (i = 0; i < 20000; i++) {
+	for (i = 0; i < nr; i++) {
 		int ctx, wide;
 		uint32_t pid;
 		unsigned int cpu;
@@ -2173,6 +2167,18 @@ static void test_v2_fast_equals_general(void **state)
 			break;
 		}
 	}
+}
+
+static void test_v2_fast_equals_general(void **state)
+{
+	struct kb *b = kb_new(2, 512);
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	random_v2_events(b, 20000);
 	finish(b, &p, &len);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
@@ -2180,6 +2186,118 @@ static void test_v2_fast_equals_general(void **state)
 	assert_int_equal(events_equal_general(&t), 20000);
 	kmt_trace_close(&t);
 	free(p);
+}
+
+/*
+ * The encoder of imported traces writes what the recorder writes: every
+ * event of a recorder-style trace, decoded and encoded again with the
+ * same bases and sub-buffer size, gives back each CPU's bytes exactly.
+ */
+static void test_encoder_roundtrip(void **state)
+{
+	struct kb *b = kb_new(2, 512);
+	struct kmt_encoder e;
+	struct kmt_trace t;
+	struct kmt_err err;
+	unsigned int i;
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	kb_cache_def(b, 0, 50, 7, 192, 192, 8, "dentry");
+	kb_initcall_level(b, 1, 60, "core");
+	kb_initcall_start(b, 1, 61, T(0x2000));
+	kb_initcall_finish(b, 1, 62, T(0x2000), -12);
+	kb_init_exec(b, 0, 70, "/init");
+	/* every slot at and around its escape value */
+	kb_kmalloc(b, 0, 80, KMT_CTX_TASK, 1, KB_TEXT_BASE - 0x80000000ULL,
+		   D(0xfffffffdULL << 3), 0xffff, 0xffff + 0xfffe, 0xffffff, 127);
+	kb_kmalloc(b, 0, 81, KMT_CTX_TASK, 1, KB_TEXT_BASE - 0x7fffffffULL,
+		   D(0xfffffffeULL << 3), 0xfffe, 0xffff + 0xfffe, 0xfffffe, -128);
+	kb_kmalloc(b, 0, 82, KMT_CTX_TASK, 1, T(0x7fffffff),
+		   D(0xffffffffULL << 3), 0x10000, 0x10000, 0x1000000, -127);
+	kb_cache_alloc(b, 1, 83, KMT_CTX_TASK, 1, T(0x80000000ULL), D(4),
+		       0xffff, 0, 128);
+	kb_cache_alloc(b, 1, 84, KMT_CTX_TASK, 1, T(0), KB_DMAP_BASE - 8,
+		       0xfffe, 0, -129);
+	kb_page_alloc(b, 1, 85, KMT_CTX_TASK, 1, 0xffffffffULL, 0xff, 0, -128);
+	kb_page_alloc(b, 1, 86, KMT_CTX_TASK, 1, 0xfffffffeULL, 0xfe, 0, 127);
+	kb_initcall_finish(b, 1, 87, T(0x2000), INT32_MIN);
+	random_v2_events(b, 20000);
+	finish(b, &p, &len);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_int_equal(kmt_encoder_init(&e, 2, 512, KB_TEXT_BASE,
+					  KB_DMAP_BASE, 12), 0);
+	for (i = 0; i < t.nr_cpus; i++) {
+		const struct kmt_cpu_info *ci = &t.cpus[i];
+		const struct kmt_enc_cpu *ec;
+		struct kmt_cursor c;
+		struct kmt_event ev;
+		int ret;
+
+		kmt_cursor_init(&c, &t.fmt, t.layout, t.swap, ci->cpu,
+				ci->data, ci->size);
+		while ((ret = kmt_cursor_next(&c, &ev, &err)) > 0)
+			assert_int_equal(kmt_encode(&e, &ev), 0);
+		assert_int_equal(ret, 0);
+		ec = kmt_encoder_cpu(&e, ci->cpu);
+		assert_non_null(ec);
+		assert_int_equal(ec->len, ci->size);
+		assert_memory_equal(ec->buf, ci->data, ci->size);
+		assert_int_equal(ec->seq, ci->nr_subbufs);
+	}
+	kmt_encoder_free(&e);
+	kmt_trace_close(&t);
+	free(p);
+}
+
+/* Lost events: counted in the next sub-buffer; bad events refused. */
+static void test_encoder_lost_and_errors(void **state)
+{
+	struct kmt_event ev = {
+		.type = KMT_EV_KFREE, .cpu = 1, .ts = 1000, .pid = 5,
+		.call_site = KB_TEXT_BASE + 0x10, .ptr = KB_DMAP_BASE + 0x40,
+	};
+	const struct kmt_enc_cpu *ec;
+	struct kmt_subbuf_header h;
+	struct kmt_encoder e;
+	uint8_t stack[32];
+	uint64_t fr[2] = { KB_TEXT_BASE + 3, KB_TEXT_BASE - 2 };
+
+	(void)state;
+	assert_int_equal(kmt_encoder_init(&e, 2, 8, 0, 0, 12), -EINVAL);
+	assert_int_equal(kmt_encoder_init(&e, 2, 4096, KB_TEXT_BASE,
+					  KB_DMAP_BASE, 12), 0);
+	assert_int_equal(kmt_encode(&e, &ev), 0);
+	assert_int_equal(kmt_encoder_lost(&e, 1, 17), 0);
+	ev.ts = 2000;
+	assert_int_equal(kmt_encode(&e, &ev), 0);
+	ec = kmt_encoder_cpu(&e, 1);
+	assert_int_equal(ec->seq, 2);
+	assert_int_equal(ec->events, 2);
+	/* header + kfree with pid: 1 + 2 + 4 + 4 + 4 */
+	assert_int_equal(ec->len, 2 * (sizeof(h) + 15));
+	memcpy(&h, ec->buf, sizeof(h));
+	assert_int_equal(h.lost, 0);
+	assert_int_equal(h.size, sizeof(h) + 15);
+	memcpy(&h, ec->buf + sizeof(h) + 15, sizeof(h));
+	assert_int_equal(h.lost, 17);
+	assert_int_equal(h.seq, 1);
+	assert_int_equal(h.base_ts, 2000);
+	ev.cpu = 2;
+	assert_int_equal(kmt_encode(&e, &ev), -EINVAL);
+	ev.cpu = 0;
+	ev.type = KMT_EV_MAX;
+	assert_int_equal(kmt_encode(&e, &ev), -EINVAL);
+	assert_int_equal(kmt_encoder_lost(&e, 9, 1), -EINVAL);
+	assert_null(kmt_encoder_cpu(&e, 2));
+	/* zigzag varints of +3 and -2 from _stext */
+	assert_int_equal(kmt_encode_stack(&e, fr, 2, stack, sizeof(stack)), 2);
+	assert_int_equal(stack[0], 6);
+	assert_int_equal(stack[1], 3);
+	assert_int_equal(kmt_encode_stack(&e, fr, 2, stack, 1), 1);
+	kmt_encoder_free(&e);
 }
 
 /* save --no-addresses: escaped addresses move with the bases. */
@@ -2308,6 +2426,8 @@ int main(void)
 		cmocka_unit_test(test_v2_equals_v1),
 		cmocka_unit_test(test_v2_fast_equals_general),
 		cmocka_unit_test(test_v2_rebase),
+		cmocka_unit_test(test_encoder_roundtrip),
+		cmocka_unit_test(test_encoder_lost_and_errors),
 		cmocka_unit_test(test_v2_errors),
 		cmocka_unit_test(test_cursor_subbufs),
 		cmocka_unit_test(test_cursor_boundary),
