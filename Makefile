@@ -13,14 +13,14 @@ UAPI    := kernel-patch/include/uapi
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 \
            -Wno-format-nonliteral -Wmissing-prototypes -Wvla
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(CFLAGS)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(shell pkg-config --cflags libtracefs libtraceevent) $(CFLAGS)
 
 LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c
-TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c \
+TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/meta.c extract/import.c extract/ftrace.c \
             analyze/slab.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
             analyze/info.c analyze/diff.c \
             lib/vmlinux.c
-TOOL_LIBS := -lelf -ldw
+TOOL_LIBS := -lelf -ldw $(shell pkg-config --libs libtracefs libtraceevent)
 HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -333,6 +333,9 @@ static int load_side(struct diff *d, int side, const char *path, struct kmt_err 
 		ret = kmt_fp_from_trace(&fp, path, err);
 		if (ret)
 			return ret;
+		if (fp.h.coverage[0])
+			fprintf(stderr, "%s: note: %s: %s\n", kmf_cmd_name, path,
+				fp.h.coverage);
 	}
 	ds->h = fp.h;
 	for (i = 0, ret = 0; i < fp.nr && !ret; i++)
@@ -982,6 +985,8 @@ int cmd_summary(int argc, char **argv)
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
 	}
+	if (fp.h.coverage[0])
+		fprintf(stderr, "%s: note: %s\n", kmf_cmd_name, fp.h.coverage);
 	if (kmt_fp_write(stdout, &fp) || fflush(stdout)) {
 		kmf_error("writing the summary: %s", strerror(errno));
 		kmt_fp_free(&fp);

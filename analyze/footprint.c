@@ -257,6 +257,7 @@ int kmt_fp_from_trace(struct kmt_footprint *fp, const char *path,
 		ret = kmt_errf(err, -ret, "%s: %s", path, msg);
 		goto out;
 	}
+	kmt_trace_coverage(&t, fp->h.coverage, sizeof(fp->h.coverage));
 	if (!kmt_trace_meta(&t, "release", fp->h.release, sizeof(fp->h.release)))
 		snprintf(fp->h.release, sizeof(fp->h.release), "?");
 	fp->h.events = s.nr_events;

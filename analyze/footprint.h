@@ -47,6 +47,7 @@ struct kmt_fp_head {
 	uint64_t events, last_ts, lost, unknown_cache;
 	bool nosyms;		/* callsites keyed by address */
 	uint64_t slab, pages;	/* retained at the end */
+	char coverage[512];	/* kmt_trace_coverage() of the trace, or "" */
 };
 
 struct kmt_footprint {

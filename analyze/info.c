@@ -71,6 +71,7 @@ int cmd_info(int argc, char **argv)
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
 	}
+	kmf_note_coverage(&t);
 	n = calloc(t.nr_cpus, sizeof(*n));
 	if (!n) {
 		kmt_trace_close(&t);
@@ -94,6 +95,19 @@ int cmd_info(int argc, char **argv)
 		printf("cmdline:     %s\n", val);
 	if (kmt_trace_meta(&t, "saved_at", val, sizeof(val)))
 		printf("saved:       %s\n", val);
+	if (kmt_trace_meta(&t, "source", val, sizeof(val)) && !strcmp(val, "ftrace")) {
+		char inst[256] = "", ev[512] = "", ow[8] = "";
+
+		kmt_trace_meta(&t, "ftrace_instance", inst, sizeof(inst));
+		kmt_trace_meta(&t, "ftrace_events", ev, sizeof(ev));
+		kmt_trace_meta(&t, "ftrace_overwrite", ow, sizeof(ow));
+		printf("source:      ftrace, %s%s, %s mode; events: %s\n",
+		       inst[0] ? "instance " : "top instance", inst,
+		       !strcmp(ow, "1") ? "overwrite" : "nooverwrite",
+		       ev[0] ? ev : "(none enabled at save)");
+	} else if (kmt_trace_meta(&t, "source", val, sizeof(val))) {
+		printf("source:      %s\n", val);
+	}
 	if (kmt_trace_meta(&t, "attach", val, sizeof(val)))
 		printf("attach:      %s\n", val);
 	if (kmt_trace_meta(&t, "addresses", val, sizeof(val)) && !strcmp(val, "relative"))
@@ -169,6 +183,7 @@ int cmd_dump(int argc, char **argv)
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
 	}
+	kmf_note_coverage(&t);
 	if (kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len) ||
 	    kmt_merge_init(&m, &t, &err)) {
 		kmf_error("%s: %s", path, err.msg[0] ? err.msg : "out of memory");

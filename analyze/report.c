@@ -366,8 +366,15 @@ static void print_page_rows(const struct kmt_trace *t, const struct kmt_slab *s,
 		printf(" %-34s | %-17s | %-8s | %-5s | %-12s | %s\n", "...", "...",
 		       "...", "...", "...", "...");
 	printf("%.120s\n", dashes);
-	if (!pfns && !s->pg_with_stack)
-		printf("(no page allocation carries its callers: boot with kmemtrace.page_stack=6 to record them)\n");
+	if (!pfns && !s->pg_with_stack) {
+		char src[16] = "";
+
+		kmt_trace_meta(t, "source", src, sizeof(src));
+		if (!strcmp(src, "ftrace"))
+			printf("(ftrace's mm_page_alloc event carries no caller: 'perf kmem record --page' records them, then 'kmemflight import')\n");
+		else
+			printf("(no page allocation carries its callers: boot with kmemtrace.page_stack=6 to record them)\n");
+	}
 }
 
 static void print_page_summary(const struct kmt_slab *s)
@@ -578,6 +585,7 @@ int cmd_report(int argc, char **argv)
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
 	}
+	kmf_note_coverage(&t);
 	memset(&s, 0, sizeof(s));
 	if (o.vmlinux) {
 		if (kmt_vmlinux_open(&vm, o.vmlinux, &t, &err)) {

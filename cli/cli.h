@@ -22,6 +22,9 @@ extern char *kmf_argv0;
 void kmf_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kmf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "usage error" and a hint to --help; returns KMF_EXIT_USAGE. */
+/* Once per text: what the source of a non-recorder trace could not see. */
+struct kmt_trace;
+void kmf_note_coverage(const struct kmt_trace *t);
 int kmf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cmd_attach(int argc, char **argv);

@@ -39,6 +39,17 @@ void kmf_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+void kmf_note_coverage(const struct kmt_trace *t)
+{
+	static char last[1024];
+	char buf[1024];
+
+	if (!kmt_trace_coverage(t, buf, sizeof(buf)) || !strcmp(buf, last))
+		return;
+	memcpy(last, buf, sizeof(last));
+	fprintf(stderr, "%s: note: %s\n", kmf_cmd_name, buf);
+}
+
 void kmf_warn(const char *fmt, ...)
 {
 	va_list ap;

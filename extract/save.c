@@ -18,6 +18,8 @@
 #include "../cli/cli.h"
 #include "recorder.h"
 #include "spool.h"
+#include "meta.h"
+#include "ftrace.h"
 
 /* How long save waits for a running attach to finish its last drain. */
 #define SAVE_ATTACH_TIMEOUT_MS	30000
@@ -28,6 +30,9 @@ struct save_opts {
 	bool keep;
 	bool quiet;
 	bool no_addresses;
+	bool from_ftrace;
+	bool help;
+	int first;		/* the first operand */
 };
 
 struct cpu_data {
@@ -43,6 +48,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kmemflight save [<options>] <file>\n"
+		"       kmemflight save --from-ftrace [<instance>] [<options>] <file>\n"
 		"\n"
 		"Stop the kernel's kmemtrace recorder, drain every CPU's buffer and write\n"
 		"<file>: events, kernel release and cmdline, kallsyms, build-id, CPU and\n"
@@ -55,6 +61,8 @@ static void usage(FILE *f)
 		"there for the next save.\n"
 		"\n"
 		"    -k, --keep-recording  flush and save, but leave the recorder running\n"
+		"        --from-ftrace     a kernel without kmemtrace: save the kmem events\n"
+		"                          of its ftrace buffer (see save --from-ftrace --help)\n"
 		"        --no-addresses    a file to share: kernel addresses made relative\n"
 		"                          to _stext and the direct map, so that it does\n"
 		"                          not reveal where KASLR put the kernel\n"
@@ -62,138 +70,6 @@ static void usage(FILE *f)
 		"                          else " KMT_SPOOL_DEFAULT ")\n"
 		"    -q, --quiet           print nothing on success\n"
 		"    -h, --help            this help\n");
-}
-
-/* Keep only text symbols: that is what callsites resolve to. */
-static int read_kallsyms(char **out, size_t *out_len, bool *hidden)
-{
-	const char *env = getenv("KMEMFLIGHT_KALLSYMS");
-	char *buf, *s, *nl, *w;
-	size_t len;
-	int ret;
-
-	ret = kmt_read_file(env && *env ? env : "/proc/kallsyms", &buf, &len);
-	if (ret)
-		return ret;
-	*hidden = true;
-	w = buf;
-	for (s = buf; s < buf + len; s = nl + 1) {
-		char *sp = strchr(s, ' ');
-
-		nl = memchr(s, '\n', buf + len - s);
-		if (!nl)
-			nl = buf + len;
-		if (!sp || sp + 2 >= nl || !strchr("tTwW", sp[1]))
-			continue;
-		if (strspn(s, "0") != (size_t)(sp - s))
-			*hidden = false;
-		memmove(w, s, nl - s);
-		w += nl - s;
-		*w++ = '\n';
-	}
-	*out = buf;
-	*out_len = (size_t)(w - buf);
-	return 0;
-}
-
-/* The GNU build-id from /sys/kernel/notes, as hex. */
-static void read_build_id(char *hex, size_t size)
-{
-	char *buf;
-	size_t len, off = 0, i;
-
-	hex[0] = '\0';
-	if (kmt_read_file("/sys/kernel/notes", &buf, &len))
-		return;
-	while (off + 12 <= len) {
-		uint32_t namesz, descsz, type;
-
-		memcpy(&namesz, buf + off, 4);
-		memcpy(&descsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		off += 12;
-		if (namesz > len - off)
-			break;
-		{
-			size_t desc = off + ((namesz + 3) & ~3u);
-
-			if (desc > len || descsz > len - desc)
-				break;
-			if (type == 3 && namesz == 4 && !memcmp(buf + off, "GNU", 4)) {
-				for (i = 0; i < descsz && 2 * i + 2 < size; i++)
-					snprintf(hex + 2 * i, 3, "%02x",
-						 (unsigned char)buf[desc + i]);
-				break;
-			}
-			off = desc + ((descsz + 3) & ~3u);
-		}
-	}
-	free(buf);
-}
-
-static int append(char **buf, size_t *len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int append(char **buf, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	char *line, *nb;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	nb = realloc(*buf, *len + (size_t)n + 1);
-	if (!nb) {
-		free(line);
-		return -ENOMEM;
-	}
-	memcpy(nb + *len, line, (size_t)n + 1);
-	*buf = nb;
-	*len += (size_t)n;
-	free(line);
-	return 0;
-}
-
-static void one_line(char *s)
-{
-	char *nl = strchr(s, '\n');
-
-	if (nl)
-		*nl = '\0';
-}
-
-static int build_meta(char **meta, size_t *len, unsigned int nr_cpus)
-{
-	struct utsname u;
-	char *cmdline = NULL, build_id[129];
-	size_t clen;
-	time_t now = time(NULL);
-	struct tm tm;
-	char when[64];
-	int ret = 0;
-
-	*meta = NULL;
-	*len = 0;
-	uname(&u);
-	if (kmt_read_file("/proc/cmdline", &cmdline, &clen) == 0)
-		one_line(cmdline);
-	read_build_id(build_id, sizeof(build_id));
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	ret |= append(meta, len, "release=%s\n", u.release);
-	ret |= append(meta, len, "version=%s\n", u.version);
-	ret |= append(meta, len, "machine=%s\n", u.machine);
-	ret |= append(meta, len, "hostname=%s\n", u.nodename);
-	ret |= append(meta, len, "cmdline=%s\n", cmdline ? cmdline : "");
-	ret |= append(meta, len, "build_id=%s\n", build_id);
-	ret |= append(meta, len, "saved_at=%s\n", when);
-	ret |= append(meta, len, "cpus=%u\n", nr_cpus);
-	ret |= append(meta, len, "tool=kmemflight %s\n", KMT_VERSION);
-	free(cmdline);
-	return ret ? -ENOMEM : 0;
 }
 
 /*
@@ -218,7 +94,7 @@ static int scan_cpu(struct kmt_recorder *r, struct cpu_data *c, char **caches,
 		}
 		c->decoded++;
 		if (ev.type == KMT_EV_CACHE_DEF && (ev.has & KMT_HAS(KMT_F_NAME))) {
-			ret = append(caches, clen, "%u %u %u %u %" PRIx64 " %.*s\n",
+			ret = kmf_append(caches, clen, "%u %u %u %u %" PRIx64 " %.*s\n",
 				     ev.cache, ev.obj_size, ev.size, ev.align,
 				     ev.flags, (int)ev.name_len, ev.name);
 			if (ret)
@@ -263,51 +139,13 @@ static int dedup_caches(char **caches, size_t *len)
 		if (i + 1 < n && strtoul(lines[i], NULL, 10) ==
 				 strtoul(lines[i + 1], NULL, 10))
 			continue;
-		ret = append(&out, &olen, "%s\n", lines[i]);
+		ret = kmf_append(&out, &olen, "%s\n", lines[i]);
 	}
 	free(lines);
 	free(*caches);
 	*caches = out;
 	*len = olen;
 	return ret;
-}
-
-/*
- * --no-addresses: every kernel address of the file made relative to the
- * base it is recorded against, _stext and the direct map, which become 0:
- * kallsyms, the escaped addresses of the records and the two bases of the
- * format.  Callsites still resolve and objects still pair; where KASLR put
- * the kernel is gone.  Symbols are kept whole, "ADDR TYPE NAME" lines.
- */
-static int relative_kallsyms(char **ksyms, size_t *len, uint64_t text_base)
-{
-	char *out = NULL, *s, *end, *nl;
-	size_t olen = 0;
-	int ret = 0;
-
-	if (!*ksyms)
-		return 0;
-	for (s = *ksyms, end = *ksyms + *len; s < end && !ret; s = nl + 1) {
-		char *sp = memchr(s, ' ', (size_t)(end - s));
-		uint64_t a;
-
-		nl = memchr(s, '\n', (size_t)(end - s));
-		if (!nl)
-			nl = end;
-		if (!sp || sp > nl)
-			continue;
-		a = strtoull(s, NULL, 16);
-		ret = append(&out, &olen, "%016" PRIx64 "%.*s\n", a - text_base,
-			     (int)(nl - sp), sp);
-	}
-	if (ret) {
-		free(out);
-		return ret;
-	}
-	free(*ksyms);
-	*ksyms = out;
-	*len = olen;
-	return 0;
 }
 
 static int strip_addresses(struct kmt_recorder *r, struct cpu_data *cpus,
@@ -326,7 +164,7 @@ static int strip_addresses(struct kmt_recorder *r, struct cpu_data *cpus,
 		if (ret)
 			return ret;
 	}
-	ret = relative_kallsyms(ksyms, ksyms_len, text);
+	ret = kmf_relative_kallsyms(ksyms, ksyms_len, text);
 	if (ret)
 		return kmt_errf(err, ENOMEM, "out of memory");
 	/* the recorder's header is in this machine's byte order */
@@ -342,6 +180,7 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 	static const struct option longopts[] = {
 		{ "keep-recording", no_argument, NULL, 'k' },
 		{ "no-addresses", no_argument, NULL, 'A' },
+		{ "from-ftrace", no_argument, NULL, 'F' },
 		{ "spool", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -356,15 +195,29 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 		switch (c) {
 		case 'k': o->keep = true; break;
 		case 'A': o->no_addresses = true; break;
+		case 'F': o->from_ftrace = true; break;
 		case 'S': o->spool = optarg; break;
 		case ':':
 			return kmf_usage_error("option '%s' needs a value",
 					       argv[optind - 1]);
 		case 'q': o->quiet = true; break;
-		case 'h': usage(stdout); return -1;
+		case 'h': o->help = true; break;
 		default:
 			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	o->first = optind;
+	if (o->help) {
+		if (o->from_ftrace)
+			kmf_save_from_ftrace_usage(stdout);
+		else
+			usage(stdout);
+		return -1;
+	}
+	if (o->from_ftrace) {
+		if (o->spool)
+			return kmf_usage_error("--spool is for the kmemtrace recorder, not --from-ftrace");
+		return 0;
 	}
 	if (optind != argc - 1)
 		return kmf_usage_error(optind == argc ? "missing <file> to save to" :
@@ -438,6 +291,9 @@ int cmd_save(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? KMF_EXIT_OK : ret;
+	if (o.from_ftrace)
+		return kmf_save_from_ftrace(argc, argv, o.first, o.keep, o.quiet,
+					    o.no_addresses);
 
 	ret = kmt_recorder_open(&r, &err);
 	if (ret) {
@@ -562,7 +418,7 @@ int cmd_save(int argc, char **argv)
 		kmf_error("out of memory");
 		goto kept;
 	}
-	ret = read_kallsyms(&ksyms, &ksyms_len, &hidden);
+	ret = kmf_read_kallsyms(&ksyms, &ksyms_len, &hidden);
 	if (ret == -ENOMEM) {
 		kmf_error("out of memory");
 		goto kept;
@@ -589,9 +445,9 @@ int cmd_save(int argc, char **argv)
 		alog = kmt_spool_read_log(&sp);
 		attach_summary(alog, summary, sizeof(summary));
 	}
-	if (build_meta(&meta, &meta_len, nr) ||
-	    (summary[0] && append(&meta, &meta_len, "attach=%s\n", summary)) ||
-	    (o.no_addresses && append(&meta, &meta_len, "addresses=relative\n"))) {
+	if (kmf_build_meta(&meta, &meta_len, nr) ||
+	    (summary[0] && kmf_append(&meta, &meta_len, "attach=%s\n", summary)) ||
+	    (o.no_addresses && kmf_append(&meta, &meta_len, "addresses=relative\n"))) {
 		kmf_error("out of memory");
 		goto kept;
 	}

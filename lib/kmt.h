@@ -167,6 +167,12 @@ void kmt_trace_close(struct kmt_trace *t);
 bool kmt_trace_meta(const struct kmt_trace *t, const char *key, char *buf,
 		    size_t size);
 const struct kmt_cache *kmt_trace_cache(const struct kmt_trace *t, uint32_t id);
+/*
+ * A trace that did not come from the kmemtrace recorder (ftrace, perf):
+ * one sentence on what its source could not see, into @buf.  Returns
+ * true for such a trace, false for a recorder trace (buf is then "").
+ */
+bool kmt_trace_coverage(const struct kmt_trace *t, char *buf, size_t size);
 /* NUMA node of a physical frame, -1 if unknown. */
 int kmt_trace_pfn_node(const struct kmt_trace *t, uint64_t pfn);
 

@@ -560,3 +560,59 @@ int kmt_trace_pfn_node(const struct kmt_trace *t, uint64_t pfn)
 			return t->nodes[i].node;
 	return -1;
 }
+
+static void ts_text(const struct kmt_trace *t, const char *key, char *buf,
+		    size_t size)
+{
+	char v[32];
+	uint64_t ts;
+
+	buf[0] = '\0';
+	if (!kmt_trace_meta(t, key, v, sizeof(v)))
+		return;
+	ts = strtoull(v, NULL, 10);
+	snprintf(buf, size, "%" PRIu64 ".%06" PRIu64 " s", ts / 1000000000u,
+		 ts % 1000000000u / 1000u);
+}
+
+bool kmt_trace_coverage(const struct kmt_trace *t, char *buf, size_t size)
+{
+	char src[32], first[48], from[48], until[48], clock[32] = "";
+	char events[256] = "";
+	size_t n;
+
+	buf[0] = '\0';
+	if (!kmt_trace_meta(t, "source", src, sizeof(src)) || !src[0])
+		return false;
+	ts_text(t, "first_ts", first, sizeof(first));
+	ts_text(t, "complete_from_ts", from, sizeof(from));
+	ts_text(t, "complete_until_ts", until, sizeof(until));
+	if (!strcmp(src, "ftrace")) {
+		kmt_trace_meta(t, "ftrace_clock", clock, sizeof(clock));
+		kmt_trace_meta(t, "ftrace_events", events, sizeof(events));
+		if (strcmp(first, from))
+			n = (size_t)snprintf(buf, size,
+				"ftrace source: allocations before its first event at %s are not in this trace, and before %s not all of them (its buffer overwrote the oldest)",
+				first, from);
+		else
+			n = (size_t)snprintf(buf, size,
+				"ftrace source: allocations before its first event at %s (trace_init() at boot, or when the kmem events were enabled) are not in this trace",
+				first);
+		if (until[0] && n < size)
+			n += (size_t)snprintf(buf + n, size - n,
+				", nor are events after %s, when its buffer filled", until);
+		if (n < size)
+			n += (size_t)snprintf(buf + n, size - n,
+				"; page allocations carry no callsite");
+		if (events[0] && n < size)
+			n += (size_t)snprintf(buf + n, size - n,
+				"; events traced: %s", events);
+		if (clock[0] && strcmp(clock, "local") && n < size)
+			snprintf(buf + n, size - n,
+				 "; times are ftrace's \"%s\" clock", clock);
+		return true;
+	}
+	snprintf(buf, size, "%s source: not recorded by kmemtrace; it covers from %s only",
+		 src, first[0] ? first : "its first event");
+	return true;
+}

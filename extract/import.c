@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Collect events from a stock kernel's tracer and write them as a .kmt
+ * file the way 'save' does: same sections, same record layouts.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "import.h"
+#include "meta.h"
+#include "recorder.h"
+
+/* Sub-buffers as large as the recorder's default. */
+#define IMPORT_SUBBUF_SIZE	(64 * 1024)
+
+int kmf_import_init(struct kmf_import *im, uint32_t nr_cpu_ids)
+{
+	uint32_t i;
+
+	memset(im, 0, sizeof(*im));
+	if (!nr_cpu_ids || nr_cpu_ids > KMT_MAX_CPU_IDS)
+		return -EINVAL;
+	im->nr_cpu_ids = nr_cpu_ids;
+	im->lost = calloc(nr_cpu_ids, sizeof(*im->lost));
+	im->first_ts = calloc(nr_cpu_ids, sizeof(*im->first_ts));
+	im->counts = calloc(KMT_EV_MAX + 1, sizeof(*im->counts));
+	if (!im->lost || !im->first_ts || !im->counts) {
+		kmf_import_free(im);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr_cpu_ids; i++)
+		im->first_ts[i] = UINT64_MAX;
+	return 0;
+}
+
+void kmf_import_free(struct kmf_import *im)
+{
+	free(im->ev);
+	free(im->frames);
+	free(im->caches);
+	free(im->lost);
+	free(im->first_ts);
+	free(im->counts);
+	memset(im, 0, sizeof(*im));
+}
+
+int kmf_import_add(struct kmf_import *im, const struct kmf_imp_ev *ev,
+		   const uint64_t *frames, unsigned int nr_frames)
+{
+	struct kmf_imp_ev *e;
+
+	if (ev->cpu >= im->nr_cpu_ids) {
+		im->skipped++;
+		return 0;
+	}
+	if (im->nr == im->cap) {
+		size_t cap = im->cap ? im->cap * 2 : 65536;
+
+		e = realloc(im->ev, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		im->ev = e;
+		im->cap = cap;
+	}
+	e = &im->ev[im->nr++];
+	*e = *ev;
+	e->nr_frames = 0;
+	if (nr_frames) {
+		if (nr_frames > 16)
+			nr_frames = 16;
+		if (im->nr_frames + nr_frames > im->cap_frames) {
+			size_t cap = im->cap_frames ? im->cap_frames * 2 : 65536;
+			uint64_t *f = realloc(im->frames, cap * sizeof(*f));
+
+			if (!f)
+				return -ENOMEM;
+			im->frames = f;
+			im->cap_frames = cap;
+		}
+		if (im->nr_frames > UINT32_MAX - nr_frames)
+			return -E2BIG;
+		memcpy(im->frames + im->nr_frames, frames,
+		       nr_frames * sizeof(*frames));
+		e->stack = (uint32_t)im->nr_frames;
+		e->nr_frames = (uint16_t)nr_frames;
+		im->nr_frames += nr_frames;
+	}
+	if (ev->ts < im->first_ts[ev->cpu])
+		im->first_ts[ev->cpu] = ev->ts;
+	im->counts[ev->type & KMT_EV_MAX]++;
+	return 0;
+}
+
+int kmf_import_cache(struct kmf_import *im, const char *name, size_t len,
+		     uint32_t object_size, uint32_t size, uint32_t *id)
+{
+	struct kmf_imp_cache *c;
+	uint32_t i;
+
+	if (len > KMT_MAX_NAME)
+		len = KMT_MAX_NAME;
+	/* the newest first: a cache recreated under its name wins */
+	for (i = im->nr_caches; i-- > 0;) {
+		c = &im->caches[i];
+		if (strlen(c->name) != len || memcmp(c->name, name, len))
+			continue;
+		if (!size || (c->object_size == object_size && c->size == size)) {
+			*id = i + 1;
+			return 0;
+		}
+		if (!c->size) {		/* seen freed before it was allocated */
+			c->object_size = object_size;
+			c->size = size;
+			*id = i + 1;
+			return 0;
+		}
+		break;
+	}
+	if (im->nr_caches >= 0xfffe)
+		return -E2BIG;
+	c = realloc(im->caches, (im->nr_caches + 1) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	im->caches = c;
+	c += im->nr_caches++;
+	memset(c, 0, sizeof(*c));
+	memcpy(c->name, name, len);
+	c->object_size = object_size;
+	c->size = size;
+	*id = im->nr_caches;
+	return 0;
+}
+
+uint64_t kmf_kallsyms_stext(const char *ksyms, size_t len)
+{
+	const char *s, *end = ksyms + len, *nl;
+
+	for (s = ksyms; s && s < end; s = nl ? nl + 1 : NULL) {
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if ((nl ? nl : end) - s > 8 &&
+		    !memcmp((nl ? nl : end) - 7, " _stext", 7))
+			return strtoull(s, NULL, 16);
+	}
+	return 0;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct kmf_imp_ev *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	/* keep the order of equal times: the tracer's order */
+	return x < y ? -1 : x > y;
+}
+
+static void to_event(const struct kmf_import *im, const struct kmf_imp_ev *s,
+		     struct kmt_event *ev, uint64_t dtext, uint64_t ddmap,
+		     const struct kmt_encoder *e, uint8_t *stack)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = s->ts;
+	ev->cpu = s->cpu;
+	ev->type = s->type;
+	ev->ctx = s->ctx;
+	ev->pid = s->pid;
+	ev->call_site = s->call_site ? s->call_site - dtext : 0;
+	ev->ptr = s->ptr;
+	ev->gfp = s->gfp;
+	ev->node = s->node;
+	switch (s->type) {
+	case KMT_EV_KMALLOC:
+		ev->bytes_req = s->req;
+		ev->bytes_alloc = s->alloc < s->req ? s->req : s->alloc;
+		break;
+	case KMT_EV_CACHE_ALLOC:
+	case KMT_EV_CACHE_FREE:
+		ev->cache = s->aux;
+		break;
+	case KMT_EV_PAGE_ALLOC:
+	case KMT_EV_PAGE_FREE:
+	case KMT_EV_PAGE_FREE_BATCHED:
+		ev->pfn1 = s->ptr;
+		ev->ptr = 0;
+		ev->order = s->aux;
+		ev->migratetype = s->node;
+		if (s->nr_frames) {
+			uint64_t fr[16];
+			unsigned int i;
+
+			for (i = 0; i < s->nr_frames; i++)
+				fr[i] = im->frames[s->stack + i] - dtext;
+			ev->stack = stack;
+			ev->stack_len = (uint32_t)kmt_encode_stack(e, fr,
+						s->nr_frames, stack, 160);
+			ev->has |= KMT_HAS(KMT_F_STACK);
+		}
+		break;
+	default:
+		break;
+	}
+	if (ev->ptr && s->type != KMT_EV_PAGE_ALLOC && s->type != KMT_EV_PAGE_FREE &&
+	    s->type != KMT_EV_PAGE_FREE_BATCHED)
+		ev->ptr -= ddmap;
+}
+
+static int caches_text(const struct kmf_import *im, char **out, size_t *len)
+{
+	uint32_t i;
+	int ret = 0;
+
+	*out = NULL;
+	*len = 0;
+	for (i = 0; i < im->nr_caches && !ret; i++)
+		ret = kmf_append(out, len, "%u %u %u 0 0 %s\n", i + 1,
+				 im->caches[i].object_size, im->caches[i].size,
+				 im->caches[i].name);
+	return ret;
+}
+
+int kmf_import_write(struct kmf_import *im, const struct kmf_import_out *o,
+		     uint64_t *bytes, struct kmt_err *err)
+{
+	uint64_t text = 0, dmap = UINT64_MAX, dtext = 0, ddmap = 0;
+	char *caches = NULL, *ksyms = NULL;
+	size_t caches_len = 0, ksyms_len = o->kallsyms_len, i;
+	struct kmt_encoder e;
+	struct kmt_writer w;
+	uint8_t *fmt = NULL, stack[160];
+	size_t fmt_len;
+	uint32_t cpu;
+	int ret;
+
+	*bytes = 0;
+	if (o->kallsyms)
+		text = kmf_kallsyms_stext(o->kallsyms, o->kallsyms_len);
+	for (i = 0; i < im->nr; i++) {
+		const struct kmf_imp_ev *s = &im->ev[i];
+
+		if (s->ptr && s->ptr < dmap && s->type <= KMT_EV_CACHE_FREE)
+			dmap = s->ptr;
+		if (!text && s->call_site)
+			text = s->call_site & ~0xfffffULL;
+	}
+	/* the direct map starts at a 1 GiB boundary at or below its objects */
+	dmap = dmap == UINT64_MAX ? 0 : dmap & ~((1ULL << 30) - 1);
+	if (o->no_addresses) {
+		dtext = text;
+		ddmap = dmap;
+		text = dmap = 0;
+	}
+	qsort(im->ev, im->nr, sizeof(*im->ev), cmp_ev);
+	ret = kmt_encoder_init(&e, im->nr_cpu_ids, IMPORT_SUBBUF_SIZE, text, dmap,
+			       o->page_shift);
+	if (ret)
+		return kmt_errf(err, -ret, "cannot encode: %s", strerror(-ret));
+	for (i = 0; i < o->nr_gfp && !ret; i++)
+		ret = kmt_encoder_add_gfp_name(&e, o->gfp_masks[i], o->gfp_names[i]);
+	for (i = 0, cpu = UINT32_MAX; i < im->nr && !ret; i++) {
+		const struct kmf_imp_ev *s = &im->ev[i];
+		struct kmt_event ev;
+
+		if (s->cpu != cpu) {
+			cpu = s->cpu;
+			/* what the tracer dropped, before the CPU's first event */
+			ret = kmt_encoder_lost(&e, cpu, im->lost[cpu]);
+			if (ret)
+				break;
+		}
+		to_event(im, s, &ev, dtext, ddmap, &e, stack);
+		ret = kmt_encode(&e, &ev);
+	}
+	ret = ret ?: caches_text(im, &caches, &caches_len);
+	ret = ret ?: kmt_encoder_format(&e, o->clock, &fmt, &fmt_len);
+	if (!ret && o->kallsyms) {
+		ksyms = malloc(ksyms_len + 1);
+		if (!ksyms)
+			ret = -ENOMEM;
+		else
+			memcpy(ksyms, o->kallsyms, ksyms_len);
+		if (!ret && o->no_addresses)
+			ret = kmf_relative_kallsyms(&ksyms, &ksyms_len, dtext);
+	}
+	if (ret) {
+		kmt_errf(err, -ret, "cannot encode the events: %s", strerror(-ret));
+		goto out;
+	}
+	ret = kmt_writer_open(&w, o->path, err);
+	if (ret)
+		goto out;
+	ret = kmt_writer_section(&w, KMT_SEC_FORMAT, fmt, fmt_len, err);
+	ret = ret ?: kmt_writer_section(&w, KMT_SEC_META, o->meta, strlen(o->meta), err);
+	ret = ret ?: kmt_writer_section(&w, KMT_SEC_TOPOLOGY, o->topology,
+					strlen(o->topology), err);
+	ret = ret ?: kmt_writer_section(&w, KMT_SEC_CACHES, caches, caches_len, err);
+	if (ksyms)
+		ret = ret ?: kmt_writer_section(&w, KMT_SEC_KALLSYMS, ksyms,
+						ksyms_len, err);
+	for (cpu = 0; cpu < im->nr_cpu_ids && !ret; cpu++) {
+		const struct kmt_enc_cpu *c = kmt_encoder_cpu(&e, cpu);
+		struct kmt_cpu_section cs = {
+			.cpu = cpu,
+			.nr_subbufs = c->seq,
+			.events = c->events,
+			.lost = im->lost[cpu],
+		};
+
+		if (!c->events && !im->lost[cpu])
+			continue;
+		ret = kmt_writer_section2(&w, KMT_SEC_CPU, &cs, sizeof(cs),
+					  c->buf, c->len, err);
+		*bytes += c->len;
+	}
+	ret = ret ?: kmt_writer_commit(&w, err);
+	if (ret)
+		kmt_writer_abort(&w);
+out:
+	kmt_encoder_free(&e);
+	free(fmt);
+	free(caches);
+	free(ksyms);
+	return ret;
+}
+
+/* "0-3,5" into the node of each CPU it lists. */
+static int cpulist_lines(const char *list, int node, char **out, size_t *len)
+{
+	const char *s = list;
+	unsigned long a, b, cpu;
+	char *end;
+	int ret = 0;
+
+	while (*s && *s != '\n' && !ret) {
+		a = strtoul(s, &end, 10);
+		if (end == s)
+			return -EINVAL;
+		b = a;
+		s = end;
+		if (*s == '-') {
+			b = strtoul(s + 1, &end, 10);
+			if (end == s + 1 || b < a || b - a > KMT_MAX_CPU_IDS)
+				return -EINVAL;
+			s = end;
+		}
+		for (cpu = a; cpu <= b && !ret; cpu++)
+			ret = kmf_append(out, len, "cpu %lu node %d\n", cpu, node);
+		if (*s == ',')
+			s++;
+	}
+	return ret;
+}
+
+/* A node's memory: the memory blocks linked from its directory. */
+static int node_memory(const char *dir, int node, uint64_t block_pfns,
+		       char **out, size_t *len)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, idx;
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return 0;
+	while ((d = readdir(dp))) {
+		char *end;
+
+		if (strncmp(d->d_name, "memory", 6) || !d->d_name[6])
+			continue;
+		idx = strtoull(d->d_name + 6, &end, 10);
+		if (*end)
+			continue;
+		if (idx * block_pfns < lo)
+			lo = idx * block_pfns;
+		if ((idx + 1) * block_pfns > hi)
+			hi = (idx + 1) * block_pfns;
+	}
+	closedir(dp);
+	if (lo >= hi)
+		return 0;
+	return kmf_append(out, len, "node %d start_pfn %" PRIu64 " end_pfn %"
+			  PRIu64 "\n", node, lo, hi);
+}
+
+int kmf_sysfs_topology(char **out, size_t *len)
+{
+	const char *base = "/sys/devices/system/node";
+	uint64_t block_pfns = 0;
+	char path[512], *buf;
+	struct dirent *d;
+	size_t n;
+	int ret = 0, node;
+	DIR *dp;
+
+	*out = NULL;
+	*len = 0;
+	if (!kmt_read_file("/sys/devices/system/memory/block_size_bytes", &buf, &n)) {
+		block_pfns = strtoull(buf, NULL, 16) /
+			     (uint64_t)sysconf(_SC_PAGESIZE);
+		free(buf);
+	}
+	dp = opendir(base);
+	if (!dp) {
+		/* no NUMA: every CPU on node 0 */
+		if (kmt_read_file("/sys/devices/system/cpu/possible", &buf, &n))
+			return kmf_append(out, len, "%s", "");
+		ret = cpulist_lines(buf, 0, out, len);
+		free(buf);
+		return ret == -EINVAL ? 0 : ret;
+	}
+	while (!ret && (d = readdir(dp))) {
+		char *end;
+
+		if (strncmp(d->d_name, "node", 4) || !d->d_name[4])
+			continue;
+		node = (int)strtol(d->d_name + 4, &end, 10);
+		if (*end)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/cpulist", base, d->d_name);
+		if (!kmt_read_file(path, &buf, &n)) {
+			ret = cpulist_lines(buf, node, out, len);
+			if (ret == -EINVAL)
+				ret = 0;
+			free(buf);
+		}
+		snprintf(path, sizeof(path), "%s/%s", base, d->d_name);
+		if (!ret && block_pfns)
+			ret = node_memory(path, node, block_pfns, out, len);
+	}
+	closedir(dp);
+	if (!ret && !*out)
+		ret = kmf_append(out, len, "%s", "");
+	return ret;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KMF_META_H
+#define KMF_META_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Append printf output to a malloc'd string; 0 or -ENOMEM. */
+int kmf_append(char **buf, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
+ * The text symbols of /proc/kallsyms ($KMEMFLIGHT_KALLSYMS for tests);
+ * *hidden when every address reads 0 (kptr_restrict).
+ */
+int kmf_read_kallsyms(char **out, size_t *out_len, bool *hidden);
+/* The running kernel's GNU build-id as hex, "" if unknown. */
+void kmf_read_build_id(char *hex, size_t size);
+/* The META lines every file has: release, cmdline, build_id, ... */
+int kmf_build_meta(char **meta, size_t *len, unsigned int nr_cpus);
+/* kallsyms lines made relative to @text_base (save --no-addresses). */
+int kmf_relative_kallsyms(char **ksyms, size_t *len, uint64_t text_base);
+
+#endif
