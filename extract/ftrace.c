@@ -70,6 +70,7 @@ struct ft_ctx {
 	struct kmf_import im;
 	uint64_t *last_ts;		/* per CPU */
 	uint64_t missed;		/* counted by the buffer pages */
+	bool nameless;			/* kmem_cache_alloc without a name */
 	int ret;
 	struct kmt_err *err;
 };
@@ -168,6 +169,7 @@ static int on_record(struct tep_event *event, struct tep_record *r, int cpu,
 	uint64_t fl;
 	uint32_t id;
 	const char *name;
+	char anon[48];
 	size_t len;
 	int ret;
 
@@ -202,9 +204,12 @@ static int on_record(struct tep_event *event, struct tep_record *r, int cpu,
 		if (fe->kind == FT_KMALLOC)
 			break;
 		name = field_str(x, r, fe->f[F_NAME], &len);
-		if (!name) {	/* before 6.1 the event had no name */
-			name = "?";
-			len = 1;
+		if (!name) {
+			/* the event has no name (6.12 has none): by size */
+			len = (size_t)snprintf(anon, sizeof(anon), "(%" PRIu64 "-byte objects)",
+					       e.req);
+			name = anon;
+			x->nameless = true;
 		}
 		ret = kmf_import_cache(&x->im, name, len, (uint32_t)e.req,
 				       (uint32_t)e.alloc, &id);
@@ -569,6 +574,7 @@ static int ftrace_save(const struct ft_opts *o)
 	    kmf_append(&meta, &meta_len, "ftrace_clock=%s\n", clock ? clock : "") ||
 	    kmf_append(&meta, &meta_len, "ftrace_events=%s\n", evlist ? evlist : "") ||
 	    kmf_append(&meta, &meta_len, "ftrace_overwrite=%d\n", overwrite) ||
+	    (x.nameless && kmf_append(&meta, &meta_len, "ftrace_cache_names=0\n")) ||
 	    kmf_append(&meta, &meta_len, "first_ts=%" PRIu64 "\n", first) ||
 	    kmf_append(&meta, &meta_len, "complete_from_ts=%" PRIu64 "\n", complete) ||
 	    (end_ts != UINT64_MAX &&

@@ -46,6 +46,8 @@ void kmf_import_free(struct kmf_import *im)
 	free(im->lost);
 	free(im->first_ts);
 	free(im->counts);
+	kmt_hm_free(&im->hm_sizes);
+	kmt_hm_free(&im->hm_names);
 	memset(im, 0, sizeof(*im));
 }
 
@@ -96,36 +98,78 @@ int kmf_import_add(struct kmf_import *im, const struct kmf_imp_ev *ev,
 	return 0;
 }
 
+static uint64_t cache_hash(const char *name, size_t len, uint32_t osize,
+			   uint32_t size, bool by_name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 0x100000001b3ULL;
+	if (!by_name)
+		h = ((h ^ osize) * 0x100000001b3ULL ^ size) * 0x100000001b3ULL;
+	return h ? h : 1;
+}
+
+static bool cache_is(const struct kmf_imp_cache *c, const char *name,
+		     size_t len, uint32_t osize, uint32_t size, bool by_name)
+{
+	return strlen(c->name) == len && !memcmp(c->name, name, len) &&
+	       (by_name || (c->object_size == osize && c->size == size));
+}
+
+/* The slot of a key in @hm: found (val = id), or empty for it. */
+static int cache_slot(struct kmf_import *im, struct kmt_hm *hm,
+		      const char *name, size_t len, uint32_t osize,
+		      uint32_t size, bool by_name, struct kmt_hm_slot **out)
+{
+	uint64_t key = cache_hash(name, len, osize, size, by_name);
+	struct kmt_hm_slot *slot;
+	int created;
+
+	for (;;) {
+		slot = kmt_hm_get(hm, key, &created);
+		if (!slot)
+			return -ENOMEM;
+		if (created || cache_is(&im->caches[slot->val - 1], name, len,
+					osize, size, by_name))
+			break;
+		key = key + 1 ? key + 1 : 1;	/* a collision: probe on */
+	}
+	*out = slot;
+	return created;
+}
+
 int kmf_import_cache(struct kmf_import *im, const char *name, size_t len,
 		     uint32_t object_size, uint32_t size, uint32_t *id)
 {
+	bool by_name = !size;	/* a free: the newest cache of that name */
+	struct kmt_hm_slot *slot, *nslot;
 	struct kmf_imp_cache *c;
-	uint32_t i;
+	int ret;
 
 	if (len > KMT_MAX_NAME)
 		len = KMT_MAX_NAME;
-	/* the newest first: a cache recreated under its name wins */
-	for (i = im->nr_caches; i-- > 0;) {
-		c = &im->caches[i];
-		if (strlen(c->name) != len || memcmp(c->name, name, len))
-			continue;
-		if (!size || (c->object_size == object_size && c->size == size)) {
-			*id = i + 1;
-			return 0;
-		}
-		if (!c->size) {		/* seen freed before it was allocated */
-			c->object_size = object_size;
-			c->size = size;
-			*id = i + 1;
-			return 0;
-		}
-		break;
-	}
-	if (im->nr_caches >= 0xfffe)
-		return -E2BIG;
-	c = realloc(im->caches, (im->nr_caches + 1) * sizeof(*c));
-	if (!c)
+	if (!im->hm_sizes.s && (kmt_hm_init(&im->hm_sizes, 256) ||
+				kmt_hm_init(&im->hm_names, 256)))
 		return -ENOMEM;
+	ret = cache_slot(im, by_name ? &im->hm_names : &im->hm_sizes, name, len,
+			 object_size, size, by_name, &slot);
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		*id = (uint32_t)slot->val;
+		return 0;
+	}
+	if (im->nr_caches >= 0xfffe) {
+		kmt_hm_remove(by_name ? &im->hm_names : &im->hm_sizes, slot);
+		return -E2BIG;
+	}
+	c = realloc(im->caches, (im->nr_caches + 1) * sizeof(*c));
+	if (!c) {
+		kmt_hm_remove(by_name ? &im->hm_names : &im->hm_sizes, slot);
+		return -ENOMEM;
+	}
 	im->caches = c;
 	c += im->nr_caches++;
 	memset(c, 0, sizeof(*c));
@@ -133,6 +177,14 @@ int kmf_import_cache(struct kmf_import *im, const char *name, size_t len,
 	c->object_size = object_size;
 	c->size = size;
 	*id = im->nr_caches;
+	slot->val = *id;
+	if (!by_name) {
+		/* frees of this name find it from now on */
+		ret = cache_slot(im, &im->hm_names, name, len, 0, 0, true, &nslot);
+		if (ret < 0)
+			return ret;
+		nslot->val = *id;
+	}
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #ifndef KMF_IMPORT_H
 #define KMF_IMPORT_H
 
+#include "../lib/hashmap.h"
 #include "../lib/kmt.h"
 
 /* One collected event; the meaning of a and b depends on the type. */
@@ -44,6 +45,8 @@ struct kmf_import {
 	uint64_t *first_ts;		/* per CPU, UINT64_MAX if none */
 	uint64_t *counts;		/* events per type */
 	uint64_t skipped;		/* events of a CPU >= nr_cpu_ids */
+	struct kmt_hm hm_sizes;		/* (name, sizes) -> cache id */
+	struct kmt_hm hm_names;		/* name -> its newest cache id */
 };
 
 struct kmf_import_out {
@@ -67,8 +70,9 @@ void kmf_import_free(struct kmf_import *im);
 int kmf_import_add(struct kmf_import *im, const struct kmf_imp_ev *ev,
 		   const uint64_t *frames, unsigned int nr_frames);
 /*
- * The id of the cache called @name (@len bytes): found, or made with
- * the sizes given (0 when the event does not say).
+ * The id of the cache called @name (@len bytes) with these sizes: found
+ * or made.  With @size 0 (a free, which does not say), the newest cache
+ * of that name, or a new one without sizes.
  */
 int kmf_import_cache(struct kmf_import *im, const char *name, size_t len,
 		     uint32_t object_size, uint32_t size, uint32_t *id);

@@ -578,7 +578,7 @@ static void ts_text(const struct kmt_trace *t, const char *key, char *buf,
 bool kmt_trace_coverage(const struct kmt_trace *t, char *buf, size_t size)
 {
 	char src[32], first[48], from[48], until[48], clock[32] = "";
-	char events[256] = "";
+	char events[256] = "", v[8];
 	size_t n;
 
 	buf[0] = '\0';
@@ -604,6 +604,10 @@ bool kmt_trace_coverage(const struct kmt_trace *t, char *buf, size_t size)
 		if (n < size)
 			n += (size_t)snprintf(buf + n, size - n,
 				"; page allocations carry no callsite");
+		if (kmt_trace_meta(t, "ftrace_cache_names", v, sizeof(v)) &&
+		    !strcmp(v, "0") && n < size)
+			n += (size_t)snprintf(buf + n, size - n,
+				"; its kmem_cache_alloc event names no cache, so caches are told apart by object size");
 		if (events[0] && n < size)
 			n += (size_t)snprintf(buf + n, size - n,
 				"; events traced: %s", events);

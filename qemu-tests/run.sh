@@ -268,6 +268,64 @@ if [ -f "$out/$name/boot.kmt" ]; then
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
 fi
 
+# A stock-kernel boot: no recorder, the kmem events traced by ftrace from
+# trace_init() on, into the top buffer and a boot instance "kmfboot"
+# (kmalloc and kfree only).  save --from-ftrace in the guest must keep
+# every event ftrace holds: per CPU as many as ftrace's own entry counts
+# (top) and, per CPU and event, what ftrace prints (the instance).
+ftrace_args="trace_event=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_alloc,kmem:mm_page_free trace_buf_size=32M trace_options=nooverwrite trace_instance=kmfboot,kmem:kmalloc,kmem:kfree"
+ftrace_saved() {	# NAME: both saves succeeded
+	for sv in ftrace-save ftrace-inst; do
+		[ "$(cat "$out/$1/$sv.rc")" = 0 ] || { cat "$out/$1/$sv.err"; return 1; }
+	done
+	cat "$out/$1/ftrace-save.out" "$out/$1/ftrace-inst.out"
+}
+ftrace_entries_match() {	# NAME: per CPU, events in the file == ftrace's entries
+	cpu_rows "$out/$1/ftrace.kmt" | awk '{ print $1, $5 }' > "$out/$1/ftrace-top.file"
+	cat "$out/$1/ftrace-top.file"
+	cmp "$out/$1/ftrace-top.entries" "$out/$1/ftrace-top.file" &&
+		cpu_rows "$out/$1/ftrace.kmt" | awk '{ l += $6 } END { exit l != 0 }'
+}
+ftrace_counts_match() {	# NAME: per CPU and event, and kmalloc sizes == ftrace's text
+	"$kmf" dump "$out/$1/ftrace-inst.kmt" | awk '
+		{ n[$2 " " $4]++ }
+		$4 == "kmalloc" {
+			for (i = 5; i <= NF; i++) {
+				if ($i ~ /^bytes_req=/) req += substr($i, 11)
+				if ($i ~ /^bytes_alloc=/) alloc += substr($i, 13)
+			}
+		}
+		END { for (k in n) print k, n[k]; print "kmalloc", req, alloc }' |
+		LC_ALL=C sort > "$out/$1/ftrace-inst.file"
+	cat "$out/$1/ftrace-inst.file"
+	LC_ALL=C sort "$out/$1/ftrace-inst.counts" | cmp - "$out/$1/ftrace-inst.file"
+}
+ftrace_report() {	# NAME: the report names boot callsites and says what ftrace missed
+	"$kmf" report --caller "$out/$1/ftrace.kmt" > "$out/$1/ftrace.report" 2> "$out/$1/ftrace.err" &&
+	cat "$out/$1/ftrace.err" &&
+	[ "$(grep -c 'note: ftrace source: allocations before its first event at 0\.[0-9]* s (trace_init() at boot' "$out/$1/ftrace.err")" = 1 ] &&
+	grep -q "caches are told apart by object size" "$out/$1/ftrace.err" &&
+	grep -E '^ __kernfs_new_node[.a-z0-9]*\+0x[0-9a-f]+ ' "$out/$1/ftrace.report" &&
+	events=$(total_row "$out/$1/ftrace.kmt" | awk '{ print $3 }') &&
+	grep "^Events: $events " "$out/$1/ftrace.report" &&
+	! grep -E '^ 0xffff' "$out/$1/ftrace.report"
+}
+
+name=ftrace-boot
+check "stock kernel: boot with ftrace kmem events only, save --from-ftrace in the guest" \
+	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 2 -t 600 -x '$repo/qemu-tests/ftrace-hook.sh' \
+		-a '$ftrace_args' '$out/$name' && [ \"\$(cat '$out/$name/save.rc')\" = 1 ] &&
+		grep -q 'the recorder was never started' '$out/$name/save.err'"
+if [ -f "$out/$name/ftrace-save.rc" ]; then
+	check "$name: both buffers saved (top and instance kmfboot)" ftrace_saved "$name"
+	check "$name: every CPU's events in the file == ftrace's entries, none lost" \
+		ftrace_entries_match "$name"
+	check "$name: instance: per CPU and event, and the kmalloc sizes, == ftrace's own text" \
+		ftrace_counts_match "$name"
+	check "$name: report --caller names boot callsites and notes what ftrace missed, once" \
+		ftrace_report "$name"
+fi
+
 # A real boot through a dracut-built initramfs with our module: the hook
 # starts "kmemflight attach", dracut switch_roots into a small ext4 root,
 # a workload there outgrows the buffers, and save runs in the real root.
