@@ -15,8 +15,8 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 \
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(shell pkg-config --cflags libtracefs libtraceevent) $(CFLAGS)
 
-LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c
-TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/meta.c extract/import.c extract/ftrace.c \
+LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c lib/perfdata.c
+TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/meta.c extract/import.c extract/kmemev.c extract/ftrace.c extract/perf.c \
             analyze/slab.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
             analyze/info.c analyze/diff.c \
             lib/vmlinux.c

@@ -21,6 +21,7 @@ static const struct kmf_cmd cmds[] = {
 	{ "dump",   cmd_dump,   "print the raw events of a saved trace, one per line" },
 	{ "diff",   cmd_diff,   "compare what two boots left allocated, check growth budgets" },
 	{ "summary", cmd_summary, "what diff compares of a trace, small enough to commit" },
+	{ "import", cmd_import, "turn a 'perf kmem record' perf.data into a trace file" },
 };
 
 static void vmsg(const char *what, const char *fmt, va_list ap)

@@ -12,68 +12,42 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <event-parse.h>
 #include <tracefs.h>
 
 #include "../cli/cli.h"
 #include "ftrace.h"
 #include "import.h"
+#include "kmemev.h"
 #include "meta.h"
 #include "recorder.h"
 
-/* common_flags bits (kernel/trace/trace.h, enum trace_flag_type) */
-#define FT_FLAG_HARDIRQ		0x08
-#define FT_FLAG_SOFTIRQ		0x10
-#define FT_FLAG_NMI		0x40
-
-enum ft_kind { FT_KMALLOC, FT_CACHE_ALLOC, FT_KFREE, FT_CACHE_FREE,
-	       FT_PAGE_ALLOC, FT_PAGE_FREE, FT_PAGE_FREE_BATCHED, FT_NR };
-
-/* The kmem events read, and what each becomes. */
-static const struct {
-	const char *name;
-	const char *alias;	/* the *_node twin of kernels before 6.1 */
-	uint8_t type;
-} ft_events[FT_NR] = {
-	[FT_KMALLOC] = { "kmalloc", "kmalloc_node", KMT_EV_KMALLOC },
-	[FT_CACHE_ALLOC] = { "kmem_cache_alloc", "kmem_cache_alloc_node",
-			     KMT_EV_CACHE_ALLOC },
-	[FT_KFREE] = { "kfree", NULL, KMT_EV_KFREE },
-	[FT_CACHE_FREE] = { "kmem_cache_free", NULL, KMT_EV_CACHE_FREE },
-	[FT_PAGE_ALLOC] = { "mm_page_alloc", NULL, KMT_EV_PAGE_ALLOC },
-	[FT_PAGE_FREE] = { "mm_page_free", NULL, KMT_EV_PAGE_FREE },
-	[FT_PAGE_FREE_BATCHED] = { "mm_page_free_batched", NULL,
-				   KMT_EV_PAGE_FREE_BATCHED },
-};
-
-enum ft_field { F_CALL_SITE, F_PTR, F_REQ, F_ALLOC, F_GFP, F_NODE, F_NAME,
-		F_PFN, F_ORDER, F_MIGRATETYPE, F_NR };
-
-static const char *const ft_field_names[F_NR] = {
-	"call_site", "ptr", "bytes_req", "bytes_alloc", "gfp_flags", "node",
-	"name", "pfn", "order", "migratetype",
-};
-
-struct ft_event {
-	struct tep_event *ev;
-	int kind;
-	struct tep_format_field *f[F_NR];
-};
-
 struct ft_ctx {
-	struct tep_handle *tep;
-	struct tep_format_field *pid, *flags;
-	struct ft_event evs[2 * FT_NR];
-	unsigned int nr_evs;
-	int last_id;
-	struct ft_event *last;
+	struct kmf_kmem k;
 	struct kmf_import im;
 	uint64_t *last_ts;		/* per CPU */
-	uint64_t missed;		/* counted by the buffer pages */
-	bool nameless;			/* kmem_cache_alloc without a name */
 	int ret;
 	struct kmt_err *err;
 };
+
+static int on_record(struct tep_event *event, struct tep_record *r, int cpu,
+		     void *data)
+{
+	struct ft_ctx *x = data;
+	int ret;
+
+	(void)event;
+	if (cpu < 0 || (uint32_t)cpu >= x->im.nr_cpu_ids || r->size < 0)
+		return 0;
+	ret = kmf_kmem_add(&x->k, &x->im, r->data, (uint32_t)r->size,
+			   (uint32_t)cpu, r->ts, NULL, 0, x->err);
+	if (ret < 0) {
+		x->ret = ret;
+		return 1;	/* stop */
+	}
+	if (ret)
+		x->last_ts[cpu] = r->ts;
+	return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -99,263 +73,6 @@ static void usage(FILE *f)
 		"        --no-addresses    kernel addresses made relative (see save --help)\n"
 		"    -q, --quiet           print nothing on success\n"
 		"    -h, --help            this help\n");
-}
-
-static uint64_t field_u64(const struct ft_ctx *x, const struct tep_record *r,
-			  const struct tep_format_field *f)
-{
-	if (!f || f->offset + f->size > r->size)
-		return 0;
-	return tep_read_number(x->tep, (const char *)r->data + f->offset, f->size);
-}
-
-static int64_t field_s64(const struct ft_ctx *x, const struct tep_record *r,
-			 const struct tep_format_field *f)
-{
-	uint64_t v = field_u64(x, r, f);
-
-	if (!f || f->size >= 8)
-		return (int64_t)v;
-	/* sign-extend the narrower field */
-	if (v & (1ULL << (f->size * 8 - 1)))
-		v |= ~0ULL << (f->size * 8);
-	return (int64_t)v;
-}
-
-/* A __string() field: a __data_loc (or __rel_loc) word, then the bytes. */
-static const char *field_str(const struct ft_ctx *x, const struct tep_record *r,
-			     const struct tep_format_field *f, size_t *len)
-{
-	uint64_t loc, off, n;
-
-	*len = 0;
-	if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC))
-		return NULL;
-	loc = field_u64(x, r, f);
-	off = loc & 0xffff;
-	n = (loc >> 16) & 0xffff;
-	if (f->flags & TEP_FIELD_IS_RELATIVE)
-		off += (uint64_t)f->offset + (uint64_t)f->size;
-	if (off > (uint64_t)r->size || n > (uint64_t)r->size - off)
-		return NULL;
-	/* the length counts the NUL */
-	while (n && ((const char *)r->data)[off + n - 1] == '\0')
-		n--;
-	*len = (size_t)n;
-	return (const char *)r->data + off;
-}
-
-static struct ft_event *find_event(struct ft_ctx *x, int id)
-{
-	unsigned int i;
-
-	if (id == x->last_id)
-		return x->last;
-	for (i = 0; i < x->nr_evs; i++)
-		if (x->evs[i].ev->id == id) {
-			x->last_id = id;
-			x->last = &x->evs[i];
-			return x->last;
-		}
-	return NULL;
-}
-
-static int on_record(struct tep_event *event, struct tep_record *r, int cpu,
-		     void *data)
-{
-	struct ft_ctx *x = data;
-	struct ft_event *fe = find_event(x, event->id);
-	struct kmf_imp_ev e;
-	uint64_t fl;
-	uint32_t id;
-	const char *name;
-	char anon[48];
-	size_t len;
-	int ret;
-
-	if (!fe)
-		return 0;
-	if (cpu < 0 || (uint32_t)cpu >= x->im.nr_cpu_ids)
-		return 0;
-	if (r->missed_events > 0)
-		x->missed += (uint64_t)r->missed_events;
-	memset(&e, 0, sizeof(e));
-	e.ts = r->ts;
-	e.cpu = (uint32_t)cpu;
-	e.type = ft_events[fe->kind].type;
-	fl = field_u64(x, r, x->flags);
-	if (fl & FT_FLAG_NMI)
-		e.ctx = KMT_CTX_NMI;
-	else if (fl & FT_FLAG_HARDIRQ)
-		e.ctx = KMT_CTX_HARDIRQ;
-	else if (fl & FT_FLAG_SOFTIRQ)
-		e.ctx = KMT_CTX_SOFTIRQ;
-	else
-		e.pid = (uint32_t)field_u64(x, r, x->pid);
-	switch (fe->kind) {
-	case FT_KMALLOC:
-	case FT_CACHE_ALLOC:
-		e.call_site = field_u64(x, r, fe->f[F_CALL_SITE]);
-		e.ptr = field_u64(x, r, fe->f[F_PTR]);
-		e.req = field_u64(x, r, fe->f[F_REQ]);
-		e.alloc = field_u64(x, r, fe->f[F_ALLOC]);
-		e.gfp = field_u64(x, r, fe->f[F_GFP]);
-		e.node = fe->f[F_NODE] ? (int32_t)field_s64(x, r, fe->f[F_NODE]) : -1;
-		if (fe->kind == FT_KMALLOC)
-			break;
-		name = field_str(x, r, fe->f[F_NAME], &len);
-		if (!name) {
-			/* the event has no name (6.12 has none): by size */
-			len = (size_t)snprintf(anon, sizeof(anon), "(%" PRIu64 "-byte objects)",
-					       e.req);
-			name = anon;
-			x->nameless = true;
-		}
-		ret = kmf_import_cache(&x->im, name, len, (uint32_t)e.req,
-				       (uint32_t)e.alloc, &id);
-		if (ret)
-			goto fail;
-		e.aux = id;
-		break;
-	case FT_KFREE:
-	case FT_CACHE_FREE:
-		e.call_site = field_u64(x, r, fe->f[F_CALL_SITE]);
-		e.ptr = field_u64(x, r, fe->f[F_PTR]);
-		if (fe->kind == FT_KFREE)
-			break;
-		name = field_str(x, r, fe->f[F_NAME], &len);
-		if (!name) {
-			name = "?";
-			len = 1;
-		}
-		ret = kmf_import_cache(&x->im, name, len, 0, 0, &id);
-		if (ret)
-			goto fail;
-		e.aux = id;
-		break;
-	default:	/* pages: pfn + 1, 0 for a failed allocation (pfn -1) */
-		e.ptr = field_u64(x, r, fe->f[F_PFN]) + 1;
-		if (fe->f[F_PFN] && fe->f[F_PFN]->size == 4)
-			e.ptr &= 0xffffffffULL;
-		e.aux = (uint32_t)field_u64(x, r, fe->f[F_ORDER]);
-		e.gfp = field_u64(x, r, fe->f[F_GFP]);
-		e.node = fe->f[F_MIGRATETYPE] ?
-			 (int32_t)field_s64(x, r, fe->f[F_MIGRATETYPE]) : 0;
-		break;
-	}
-	ret = kmf_import_add(&x->im, &e, NULL, 0);
-	if (ret)
-		goto fail;
-	x->last_ts[e.cpu] = e.ts;
-	return 0;
-fail:
-	x->ret = ret;
-	kmt_errf(x->err, -ret, "%s", ret == -E2BIG ? "more than 65534 caches" :
-		 "out of memory");
-	return 1;	/* stop */
-}
-
-/* The events this kernel has, with the fields we read. */
-static int find_events(struct ft_ctx *x, struct kmt_err *err)
-{
-	unsigned int k, a, i;
-
-	for (k = 0; k < FT_NR; k++) {
-		for (a = 0; a < 2; a++) {
-			const char *n = a ? ft_events[k].alias : ft_events[k].name;
-			struct tep_event *ev;
-			struct ft_event *fe;
-
-			if (!n)
-				continue;
-			ev = tep_find_event_by_name(x->tep, "kmem", n);
-			if (!ev)
-				continue;
-			fe = &x->evs[x->nr_evs++];
-			memset(fe, 0, sizeof(*fe));
-			fe->ev = ev;
-			fe->kind = (int)k;
-			for (i = 0; i < F_NR; i++)
-				fe->f[i] = tep_find_field(ev, ft_field_names[i]);
-			if (!x->pid) {
-				x->pid = tep_find_common_field(ev, "common_pid");
-				x->flags = tep_find_common_field(ev, "common_flags");
-			}
-		}
-	}
-	if (!x->nr_evs)
-		return kmt_errf(err, ENOENT,
-				"this kernel's tracefs has no kmem events (CONFIG_TRACEPOINTS?)");
-	x->last_id = -1;
-	return 0;
-}
-
-/*
- * The kernel's GFP flag names, from the print format of mm_page_alloc or
- * kmalloc: the __print_flags() table of gfp_flags, its values already
- * evaluated by libtraceevent.
- */
-static const struct tep_print_arg *find_flags(const struct tep_print_arg *a,
-					      int depth)
-{
-	const struct tep_print_arg *r;
-
-	for (; a && depth < 16; a = a->next) {
-		switch (a->type) {
-		case TEP_PRINT_FLAGS:
-			if (a->flags.field && a->flags.field->type == TEP_PRINT_FIELD &&
-			    a->flags.field->field.name &&
-			    !strcmp(a->flags.field->field.name, "gfp_flags"))
-				return a;
-			break;
-		case TEP_PRINT_OP:
-			r = find_flags(a->op.left, depth + 1);
-			if (!r)
-				r = find_flags(a->op.right, depth + 1);
-			if (r)
-				return r;
-			break;
-		case TEP_PRINT_TYPE:
-			r = find_flags(a->typecast.item, depth + 1);
-			if (r)
-				return r;
-			break;
-		default:
-			break;
-		}
-	}
-	return NULL;
-}
-
-struct gfp_table {
-	uint64_t mask[256];
-	const char *name[256];
-	unsigned int nr;
-};
-
-static void gfp_names(struct ft_ctx *x, struct gfp_table *g)
-{
-	const struct tep_print_flag_sym *s;
-	const struct tep_print_arg *fa = NULL;
-	unsigned int i;
-
-	g->nr = 0;
-	for (i = 0; i < x->nr_evs && !fa; i++)
-		fa = find_flags(x->evs[i].ev->print_fmt.args, 0);
-	if (!fa)
-		return;
-	for (s = fa->flags.flags; s && g->nr < 256; s = s->next) {
-		char *end;
-		uint64_t v;
-
-		if (!s->value || !s->str)
-			continue;
-		v = strtoull(s->value, &end, 0);
-		if (*end || !v)
-			continue;
-		g->mask[g->nr] = v;
-		g->name[g->nr++] = s->str;
-	}
 }
 
 /* "entries", "overrun" and "dropped events" of per_cpu/cpuN/stats. */
@@ -416,13 +133,13 @@ static int enabled_events(struct tracefs_instance *inst, char **out,
 	int ret = 0;
 
 	*nr = 0;
-	for (k = 0; k < FT_NR && !ret; k++) {
-		char *v = tracefs_event_file_read(inst, "kmem", ft_events[k].name,
+	for (k = 0; k < KK_NR && !ret; k++) {
+		char *v = tracefs_event_file_read(inst, "kmem", kmf_kmem_names[k],
 						  "enable", NULL);
 
 		if (v && (v[0] == '1' || v[0] == 'X')) {
 			ret = kmf_append(out, len, "%s%s", *nr ? "," : "",
-					 ft_events[k].name);
+					 kmf_kmem_names[k]);
 			(*nr)++;
 		}
 		free(v);
@@ -436,7 +153,8 @@ static int ftrace_save(const struct ft_opts *o)
 	struct tracefs_instance *inst = NULL;
 	struct kmt_err err = { "" };
 	struct ft_ctx x;
-	struct gfp_table gfp;
+	struct kmf_gfp_table gfp;
+	struct tep_handle *tep = NULL;
 	struct kmf_import_out out;
 	const char *dir = tracefs_tracing_dir();
 	char *meta = NULL, *ksyms = NULL, *topo = NULL, *clock = NULL;
@@ -473,14 +191,14 @@ static int ftrace_save(const struct ft_opts *o)
 			return KMF_EXIT_FAIL;
 		}
 	}
-	x.tep = tracefs_local_events_system(dir, systems);
-	if (!x.tep) {
+	tep = tracefs_local_events_system(dir, systems);
+	if (!tep) {
 		kmf_error("cannot read the kmem event formats under %s/events/kmem: %s",
 			  dir, strerror(errno ? errno : ENOENT));
 		goto out;
 	}
-	if (find_events(&x, &err)) {
-		kmf_error("%s", err.msg);
+	if (kmf_kmem_init(&x.k, tep, &err)) {
+		kmf_error("this kernel's tracefs has %s (CONFIG_TRACEPOINTS?)", err.msg);
 		goto out;
 	}
 	if (enabled_events(inst, &evlist, &evlist_len, &nr_enabled)) {
@@ -522,7 +240,7 @@ static int ftrace_save(const struct ft_opts *o)
 		free(st);
 	}
 	clock = tracefs_get_clock(inst);
-	if (tracefs_iterate_raw_events(x.tep, inst, NULL, 0, on_record, &x) < 0 &&
+	if (tracefs_iterate_raw_events(tep, inst, NULL, 0, on_record, &x) < 0 &&
 	    !x.ret) {
 		kmf_error("cannot read the ftrace buffer of %s: %s",
 			  o->instance ? o->instance : "the top instance",
@@ -574,7 +292,7 @@ static int ftrace_save(const struct ft_opts *o)
 	    kmf_append(&meta, &meta_len, "ftrace_clock=%s\n", clock ? clock : "") ||
 	    kmf_append(&meta, &meta_len, "ftrace_events=%s\n", evlist ? evlist : "") ||
 	    kmf_append(&meta, &meta_len, "ftrace_overwrite=%d\n", overwrite) ||
-	    (x.nameless && kmf_append(&meta, &meta_len, "ftrace_cache_names=0\n")) ||
+	    (x.k.nameless && kmf_append(&meta, &meta_len, "ftrace_cache_names=0\n")) ||
 	    kmf_append(&meta, &meta_len, "first_ts=%" PRIu64 "\n", first) ||
 	    kmf_append(&meta, &meta_len, "complete_from_ts=%" PRIu64 "\n", complete) ||
 	    (end_ts != UINT64_MAX &&
@@ -583,7 +301,7 @@ static int ftrace_save(const struct ft_opts *o)
 		kmf_error("out of memory");
 		goto restart;
 	}
-	gfp_names(&x, &gfp);
+	kmf_kmem_gfp_names(&x.k, &gfp);
 	snprintf(clockname, sizeof(clockname), "ftrace:%s", clock ? clock : "?");
 	memset(&out, 0, sizeof(out));
 	out.path = o->path;
@@ -626,8 +344,8 @@ out:
 	free(evlist);
 	free(x.last_ts);
 	kmf_import_free(&x.im);
-	if (x.tep)
-		tep_free(x.tep);
+	if (tep)
+		tep_free(tep);
 	tracefs_instance_free(inst);
 	return status;
 }

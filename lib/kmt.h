@@ -358,6 +358,77 @@ const struct kmt_enc_cpu *kmt_encoder_cpu(struct kmt_encoder *e, uint32_t cpu);
 int kmt_encoder_format(const struct kmt_encoder *e, const char *clock,
 		       uint8_t **out, size_t *len);
 
+/* ---- perf.data (perf kmem record) --------------------------------- */
+
+struct kmt_perf_attr {
+	uint32_t type;
+	uint64_t config;		/* the tracepoint id, for tracepoints */
+	uint64_t sample_type;
+	uint64_t read_format;
+	bool sample_id_all;
+};
+
+struct kmt_perf {
+	const uint8_t *base;
+	size_t len;
+	struct kmt_perf_attr *attrs;
+	uint32_t nr_attrs;
+	uint64_t *ids;			/* sample id -> attribute */
+	uint32_t *id_attr;
+	size_t nr_ids;
+	const uint8_t *data;
+	uint64_t data_size;
+	const uint8_t *tracing;		/* HEADER_TRACING_DATA */
+	uint64_t tracing_size;
+	char build_id[41];		/* the kernel's, hex, "" if none */
+	char release[128];
+	char hostname[128];
+	uint32_t nr_cpus_avail;
+};
+
+enum { KMT_PERF_SAMPLE = 1, KMT_PERF_LOST = 2 };
+
+struct kmt_perf_sample {
+	int kind;			/* KMT_PERF_SAMPLE or KMT_PERF_LOST */
+	uint32_t attr;			/* index in attrs */
+	uint64_t ip, time;
+	uint32_t pid, tid;
+	uint32_t cpu;			/* UINT32_MAX if not recorded */
+	const uint8_t *callchain;	/* nr_callchain u64s, unaligned */
+	uint32_t nr_callchain;
+	const uint8_t *raw;		/* the tracepoint's record */
+	uint32_t raw_size;
+	uint64_t lost;			/* KMT_PERF_LOST: events lost */
+};
+
+struct kmt_perf_format {
+	const char *system;		/* NUL-terminated, in the file */
+	const char *text;		/* the event's format file */
+	size_t len;
+};
+
+struct kmt_perf_tracing {
+	char version[16];
+	uint8_t big_endian, long_size;
+	uint32_t page_size;
+	struct kmt_perf_format *formats;
+	unsigned int nr_formats;
+	const char *kallsyms;		/* /proc/kallsyms at record time */
+	size_t kallsyms_len;
+};
+
+/* Check the header, attributes and features of a perf.data in memory. */
+int kmt_perf_open_mem(struct kmt_perf *p, const void *buf, size_t len,
+		      struct kmt_err *err);
+void kmt_perf_close(struct kmt_perf *p);
+/* The next sample or lost-events record from *off: 1, 0 at the end. */
+int kmt_perf_next(const struct kmt_perf *p, uint64_t *off,
+		  struct kmt_perf_sample *s, struct kmt_err *err);
+/* The event formats and kallsyms of the tracing data feature. */
+int kmt_perf_tracing(const struct kmt_perf *p, struct kmt_perf_tracing *t,
+		     struct kmt_err *err);
+void kmt_perf_tracing_free(struct kmt_perf_tracing *t);
+
 /* ---- symbols --------------------------------------------------------- */
 
 struct kmt_sym {

@@ -616,6 +616,26 @@ bool kmt_trace_coverage(const struct kmt_trace *t, char *buf, size_t size)
 				 "; times are ftrace's \"%s\" clock", clock);
 		return true;
 	}
+	if (!strcmp(src, "perf")) {
+		char last[48];
+
+		ts_text(t, "last_ts", last, sizeof(last));
+		n = (size_t)snprintf(buf, size,
+			"perf source: only what happened while 'perf kmem record' ran, from %s to %s; what the boot allocated before is not in this trace",
+			first[0] ? first : "its first event", last[0] ? last : "its last");
+		if (strcmp(first, from) && n < size)
+			n += (size_t)snprintf(buf + n, size - n,
+				", and before %s not all of it (perf lost events)", from);
+		if (kmt_trace_meta(t, "perf_page_callchains", v, sizeof(v)) &&
+		    !strcmp(v, "0") && n < size)
+			n += (size_t)snprintf(buf + n, size - n,
+				"; page allocations carry no callsite (record with perf kmem --page record)");
+		if (kmt_trace_meta(t, "ftrace_cache_names", v, sizeof(v)) &&
+		    !strcmp(v, "0") && n < size)
+			snprintf(buf + n, size - n,
+				 "; its kmem_cache_alloc event names no cache, so caches are told apart by object size");
+		return true;
+	}
 	snprintf(buf, size, "%s source: not recorded by kmemtrace; it covers from %s only",
 		 src, first[0] ? first : "its first event");
 	return true;

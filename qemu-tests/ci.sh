@@ -1,8 +1,9 @@
 #!/bin/sh
 # The test command (README, .ci/run): installs what is missing, then runs
 # unit tests and CLI tests under ASan+UBSan, a fuzz smoke run of every
-# parser, shellcheck, the kernel style gates, the QEMU boot tests and the
-# boot regression gate.
+# parser, the parity with perf kmem on a recording of this machine, the
+# shell lint, the kernel style gates, the QEMU boot tests and the boot
+# regression gate.
 # Ends with "N passed, N failed".
 set -u
 
@@ -83,7 +84,7 @@ fuzz_smoke() {	# every fuzz target, a fixed number of runs from the seed corpus
 }
 
 shell_lint() {
-	if shellcheck -x qemu-tests/*.sh kernel-patch/*.sh tests/cli/*.sh tests/fuzz/*.sh bench/*.sh .ci/run \
+	if shellcheck -x qemu-tests/*.sh kernel-patch/*.sh tests/cli/*.sh tests/fuzz/*.sh tests/perf/*.sh bench/*.sh .ci/run \
 		initramfs-hook/90kmemflight/*.sh; then
 		echo "ok - shellcheck: every shell script is clean"
 		echo "shellcheck: 1 passed, 0 failed"
@@ -98,6 +99,7 @@ make -s all || { echo "0 passed, 1 failed"; exit 1; }
 
 suite unit unit_tests
 suite cli make -s cli
+suite perf tests/perf/parity.sh
 suite fuzz fuzz_smoke
 suite shellcheck shell_lint
 suite kernel-style qemu-tests/kernel-style.sh

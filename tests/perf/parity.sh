@@ -1,0 +1,198 @@
+#!/bin/sh
+# Parity with perf kmem: a fixed workload recorded on this machine with
+# 'perf kmem --slab --page record', then 'perf kmem stat' and kmemflight's
+# report on the import of the same perf.data must agree on every row and
+# summary line they share.  Exceptions (each checked, not skipped):
+#  - perf prints callsite offsets as "+58", kmemflight as "+0x58";
+#  - perf's "Cross CPU allocations" counts allocations asking for another
+#    node than their CPU's (builtin-kmem.c compares the node field with
+#    the CPU's node): it is kmemflight's "Cross node allocations";
+#  - perf labels the migrate-type columns of its page table with a fixed
+#    list (UNMOVABL, RECLAIM, MOVABLE, ...) that is not Linux 6.x's order
+#    (Unmovable, Movable, Reclaimable, ...): the counts are compared by
+#    column, that is by migrate type number;
+#  - page callsites are not compared: perf picks them from callchains
+#    with its own allocator-function list;
+#  - perf counts a free of an object that is no longer allocated (freed
+#    already, reallocated by a path with no per-object event such as
+#    kmem_cache_alloc_bulk) against the object's last allocation: its
+#    bytes are freed again, and it is a ping-pong (builtin-kmem.c sets
+#    alloc_cpu to -1 at a free, so any later free is "another CPU").
+#    kmemflight counts it as a free of an object not allocated in the
+#    trace.  The test works out these "stale frees" from the events and
+#    adds them to kmemflight's figures: the result must equal perf's.
+# Prints "ok/not ok" per check and "perf: N passed, N failed".
+set -u
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+kmf=${KMF:-$repo/build/kmemflight}
+out=${KMF_PERF_OUT:-$repo/build/perf-parity}
+suite=perf
+# shellcheck source=qemu-tests/check.sh
+. "$repo/qemu-tests/check.sh"
+rm -rf "$out"
+mkdir -p "$out"
+
+record() {
+	perf kmem --slab --page record -o "$out/perf.data" -- \
+		sh -c 'ls -R /usr/include > /dev/null; cat /usr/share/common-licenses/* > /dev/null;
+			tar cf - /usr/share/doc 2> /dev/null | wc -c' > "$out/record.log" 2>&1 &&
+	"$kmf" import "$out/perf.data" "$out/perf.kmt" > "$out/import.log" 2>&1 &&
+	cat "$out/import.log"
+}
+
+# The rows of a perf-kmem table, offsets as 0x, spaces squeezed, sorted.
+rows() {	# FILE HEADER
+	awk -v h="$2" '
+		/^-+$/ { dash++; next }
+		index($0, h) == 2 { in_t = 1; next }
+		in_t && dash == 2 && /^ / {
+			line = $0
+			if (h == "Callsite" && match(line, /\+[0-9a-f]+ /) && substr(line, RSTART + 1, 2) != "0x")
+				line = substr(line, 1, RSTART) "0x" substr(line, RSTART + 1)
+			gsub(/ +/, " ", line); print line
+		}
+		dash >= 3 { exit }' "$1" | LC_ALL=C sort
+}
+
+# Frees of objects allocated earlier in the trace but not allocated at
+# the free: "ptr callsite-of-last-alloc bytes-of-last-alloc-or-?" each.
+stale_frees() {
+	"$kmf" dump "$out/perf.kmt" 2> /dev/null | awk '
+		function field(name,   i) {
+			for (i = 5; i <= NF; i++)
+				if (index($i, name "=") == 1)
+					return substr($i, length(name) + 2)
+			return ""
+		}
+		$4 == "kmalloc" || $4 == "kmem_cache_alloc" {
+			p = field("ptr"); if (p == "0x0") next
+			live[p] = 1; seen[p] = 1; site[p] = field("call_site")
+			size[p] = $4 == "kmalloc" ? field("bytes_alloc") : "?"
+		}
+		$4 == "kfree" || $4 == "kmem_cache_free" {
+			p = field("ptr")
+			if ((p in seen) && !(p in live)) print p, site[p], size[p]
+			delete live[p]
+		}' > "$out/stale"
+	echo "$(wc -l < "$out/stale") stale frees"
+}
+
+# kmemflight's rows with the stale frees added as perf counts them.
+perf_view() {	# ROWS HEADER
+	awk -v h="$2" -v stale="$out/stale" '
+		BEGIN {
+			while ((getline l < stale) > 0) {
+				split(l, f, " ")
+				if (h == "Callsite") n[f[2]]++; else n[f[1]]++
+			}
+		}
+		{
+			split($0, c, " \\| ")
+			key = c[1]; sub(/^ /, "", key)
+			if (key in n) { c[5] += n[key]; $0 = c[1] " | " c[2] " | " c[3] " | " c[4] " | " c[5] " | " c[6] }
+			print
+		}' "$1" | LC_ALL=C sort
+}
+
+table_rows_equal() {	# perf-option report-option header
+	perf kmem -i "$out/perf.data" "$1" stat > "$out/perf$1.txt" 2> "$out/perf$1.err" &&
+	"$kmf" report "$2" "$out/perf.kmt" > "$out/kmf$2.txt" 2> "$out/kmf$2.err" &&
+	rows "$out/perf$1.txt" "$3" > "$out/perf$1.rows" &&
+	rows "$out/kmf$2.txt" "$3" > "$out/kmf$2.rows.own" &&
+	stale_frees && perf_view "$out/kmf$2.rows.own" "$3" > "$out/kmf$2.rows" &&
+	echo "$(wc -l < "$out/perf$1.rows") rows" &&
+	[ -s "$out/perf$1.rows" ] &&
+	diff "$out/perf$1.rows" "$out/kmf$2.rows"
+}
+
+line_of() { grep -m1 "^$2" "$1"; }
+
+slab_summary_equal() {
+	p=$out/perf--caller.txt k=$out/kmf--caller.txt
+	for l in "Total bytes requested:" "Total bytes allocated:" \
+		"Total bytes wasted on internal fragmentation:" "Internal fragmentation:"; do
+		a=$(line_of "$p" "$l") b=$(line_of "$k" "$l")
+		echo "$a | $b"
+		[ -n "$a" ] && [ "$a" = "$b" ] || return 1
+	done
+	# freed and net: plus the stale frees, at their object's last size
+	# (from kmalloc's event, or the object's --alloc row for a cache)
+	extra=$(awk -v rows="$out/kmf--alloc.rows.own" '
+		BEGIN {
+			while ((getline l < rows) > 0) {
+				split(l, c, " \\| "); p = c[1]; sub(/^ /, "", p)
+				split(c[2], t, "/"); per[p] = t[2]; tot[p] = t[1]; split(c[4], hh, " "); hit[p] = hh[1]
+			}
+		}
+		{ s = $3; if (s == "?") { if (tot[$1] != per[$1] * hit[$1]) bad = 1; s = per[$1] }; x += s }
+		END { if (bad) print "mixed"; else print x + 0 }' "$out/stale")
+	echo "stale frees: $extra bytes"
+	[ "$extra" != mixed ] || return 1
+	a=$(line_of "$p" "Total bytes freed:" | sed 's/.*: *//')
+	b=$(line_of "$k" "Total bytes freed:" | sed 's/.*: *//')
+	echo "freed: perf $a, kmemflight $b + $extra"
+	[ "$a" = $((b + extra)) ] || return 1
+	a=$(line_of "$p" "Net total bytes allocated:" | sed 's/.*: *//')
+	b=$(line_of "$k" "Net total bytes allocated:" | sed 's/.*: *//')
+	echo "net: perf $a, kmemflight $b - $extra"
+	[ "$a" = $((b - extra)) ] || return 1
+	# perf's "Cross CPU allocations: A/B" is cross-node: A/allocations
+	a=$(line_of "$p" "Cross CPU allocations:" | sed 's/.*: //')
+	b=$(line_of "$k" "Cross node allocations:" | sed 's/.*: \([0-9]*\)\/.*/\1/')
+	c=$(line_of "$k" "Allocations:" | sed 's/^Allocations: \([0-9]*\),.*/\1/')
+	echo "perf cross: $a; kmemflight cross-node: $b of $c allocations"
+	[ "$a" = "$b/$c" ]
+}
+
+page_summary_equal() {
+	perf kmem -i "$out/perf.data" --page stat > "$out/perf--page.txt" 2> "$out/perf--page.err" &&
+	"$kmf" report --page "$out/perf.kmt" > "$out/kmf--page.txt" 2> "$out/kmf--page.err" || return 1
+	p=$out/perf--page.txt k=$out/kmf--page.txt
+	pv() { line_of "$p" "$1" | sed 's/.*: *\([0-9]*\) *\[ *\([0-9]*\) KB \]/\1 \2/'; }
+	kv() { line_of "$k" "$1" | sed 's/.*: *//'; }
+	set -- "$(pv 'Total allocation requests')" "$(kv 'Total alloc requested:')" \
+		"$(kv 'Total bytes allocated:')" "$(pv 'Total allocation failures')" \
+		"$(kv 'Total alloc failure:')" "$(pv 'Total free requests')" \
+		"$(kv 'Total free requested:')" "$(kv 'Total bytes freed:')" \
+		"$(pv 'Total free-only requests')" "$(kv 'Total free unmatched:')"
+	echo "allocations $1 | $2 $3; failures $4 | $5; frees $6 | $7 $8; free-only $9 | ${10}"
+	[ "${1% *}" = "$2" ] && [ $(( ${1#* } * 1024 )) = "$3" ] &&
+	[ "${4% *}" = "$5" ] && [ "${6% *}" = "$7" ] && [ $(( ${6#* } * 1024 )) = "$8" ] &&
+	[ "${9% *}" = "${10}" ] && [ "$2" -gt 0 ]
+}
+
+# The order x migrate type counts, "." as 0, by column position.
+matrix() {
+	awk '/^Order / { on = 1; next } on && /^-/ { next }
+		on && /^ *[0-9]+ / { line = $1; for (i = 2; i <= NF; i++) { v = $i; if (v == ".") v = 0; line = line " " v }; print line }
+		on && !/^ *[0-9]+ / && !/^-/ { on = 0 }' "$1"
+}
+
+page_matrix_equal() {
+	matrix "$out/perf--page.txt" > "$out/perf.matrix" &&
+	matrix "$out/kmf--page.txt" > "$out/kmf.matrix" &&
+	cat "$out/kmf.matrix" && [ -s "$out/perf.matrix" ] &&
+	diff "$out/perf.matrix" "$out/kmf.matrix"
+}
+
+if ! command -v perf > /dev/null; then
+	check "perf is installed (linux-perf)" false
+	check_done
+	exit
+fi
+check "perf kmem --slab --page record of a fixed workload, kmemflight import" record
+if [ -f "$out/perf.kmt" ]; then
+	check "--caller: every row equals perf kmem's (callsite, bytes, hits, ping-pong, frag)" \
+		table_rows_equal --caller --caller Callsite
+	check "--alloc: every row equals perf kmem's (object, bytes, hits, ping-pong, frag)" \
+		table_rows_equal --alloc --alloc "Alloc Ptr"
+	check "--caller SUMMARY: bytes requested/allocated/freed/net/wasted, fragmentation, cross-node" \
+		slab_summary_equal
+	check "--page SUMMARY: requests, bytes, failures, frees, free-only" page_summary_equal
+	check "--page: the order x migrate type counts equal perf kmem's, column by column" \
+		page_matrix_equal
+	check "the import says what perf could not see, once" \
+		sh -c "'$kmf' report '$out/perf.kmt' 2>&1 >/dev/null | grep -c 'note: perf source' | grep -qx 1"
+fi
+check_done
