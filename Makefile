@@ -26,7 +26,7 @@ HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtr
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab
-FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux
+FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux fuzz_perfdata
 # the footprint parsers need the analysis they summarise
 FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/pagesite.c
 

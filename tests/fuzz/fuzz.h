@@ -3,6 +3,7 @@
 #ifndef KMT_FUZZ_H
 #define KMT_FUZZ_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,6 +12,9 @@
 #   fuzz_budget    a budget file with every kind of line
 #   fuzz_vmlinux   tests/cli/fake-vmlinux.S linked like t0017 does, with
 #                  and without DWARF, and the build-id alone
+#   fuzz_perfdata  perf kmem record of 'true' on this machine (slab, and
+#                  slab and page with callchains), cut short, and the
+#                  header alone (needs root and perf)
 #
 # The corpus is generated, never committed.  MKTRACE overrides the trace
 # builder (default build-asan/tests/mktrace, built with make if missing).
@@ -31,7 +34,7 @@ if [ -z "${MKTRACE:-}" ]; then
 fi
 
 mkdir -p "$out/fuzz_trace" "$out/fuzz_cursor" "$out/fuzz_kallsyms" \
-	"$out/fuzz_summary" "$out/fuzz_budget" "$out/fuzz_vmlinux"
+	"$out/fuzz_summary" "$out/fuzz_budget" "$out/fuzz_vmlinux" "$out/fuzz_perfdata"
 
 # uint FILE OFFSET BYTES BIGENDIAN: an unsigned integer from the file
 uint() {
@@ -159,6 +162,12 @@ ld -o "$out/fuzz_vmlinux/nodwarf" -Ttext=0xffffffff81000000 --build-id=0x0011223
 strip -o "$out/fuzz_vmlinux/stripped" "$out/fuzz_vmlinux/nodwarf"
 rm -rf "$img"
 
-for d in fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux; do
+# perf.data files, small: the events of 'true', system-wide.
+perf kmem --slab record -o "$out/fuzz_perfdata/slab" -- true > /dev/null 2>&1
+perf kmem --slab --page record -o "$out/fuzz_perfdata/page" -- true > /dev/null 2>&1
+head -c 4096 "$out/fuzz_perfdata/page" > "$out/fuzz_perfdata/cut"
+head -c 104 "$out/fuzz_perfdata/slab" > "$out/fuzz_perfdata/header"
+
+for d in fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux fuzz_perfdata; do
 	echo "$out/$d: $(find "$out/$d" -type f | wc -l) seeds"
 done

@@ -176,6 +176,29 @@ page_matrix_equal() {
 	diff "$out/perf.matrix" "$out/kmf.matrix"
 }
 
+bad_input() {
+	d=$out/bad
+	mkdir -p "$d" && cp "$out/perf.kmt" "$d/good.kmt" && cp "$d/good.kmt" "$d/x.kmt" &&
+	printf 'not a perf file at all\n' > "$d/text" &&
+	head -c 200000 "$out/perf.data" > "$d/cut" &&
+	# a pipe-mode header: the magic, then a header size of 16
+	{ head -c 8 "$out/perf.data"; printf '\020\000\000\000\000\000\000\000'; } > "$d/pipe" || return 1
+	for f in text cut pipe missing; do
+		"$kmf" import "$d/$f" "$d/x.kmt" 2> "$d/$f.err"
+		rc=$?
+		echo "$f: exit $rc: $(cat "$d/$f.err")"
+		[ "$rc" = 1 ] && cmp -s "$d/good.kmt" "$d/x.kmt" || return 1
+	done
+	grep -q "not a perf.data file (no PERFILE2 magic)" "$d/text.err" &&
+	grep -q "truncated" "$d/cut.err" &&
+	grep -q "a perf.data written to a pipe: record with 'perf kmem record -o FILE'" "$d/pipe.err" &&
+	grep -q "No such file or directory" "$d/missing.err" &&
+	"$kmf" import "$d/text" > /dev/null 2>&1; [ $? = 2 ] &&
+	"$kmf" import --bogus a b > /dev/null 2>&1; [ $? = 2 ] &&
+	"$kmf" import a b c > /dev/null 2>&1; [ $? = 2 ] &&
+	"$kmf" import --help | grep -q "^usage: kmemflight import"
+}
+
 if ! command -v perf > /dev/null; then
 	check "perf is installed (linux-perf)" false
 	check_done
@@ -192,6 +215,7 @@ if [ -f "$out/perf.kmt" ]; then
 	check "--page SUMMARY: requests, bytes, failures, frees, free-only" page_summary_equal
 	check "--page: the order x migrate type counts equal perf kmem's, column by column" \
 		page_matrix_equal
+	check "bad input: not perf.data, truncated, a pipe's, missing; usage errors exit 2" bad_input
 	check "the import says what perf could not see, once" \
 		sh -c "'$kmf' report '$out/perf.kmt' 2>&1 >/dev/null | grep -c 'note: perf source' | grep -qx 1"
 fi
