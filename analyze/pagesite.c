@@ -32,6 +32,7 @@ static const char *const internal_prefix[] = {
 	"__traceiter_", "trace_mm_page_alloc", "__alloc_pages", "alloc_pages",
 	"__get_free_pages", "get_free_pages", "get_zeroed_page", "__folio_alloc",
 	"__kmalloc",	/* a large kmalloc: its caller is the caller */
+	"__alloc_frozen_pages", "alloc_frozen_pages",	/* 6.15 and later */
 };
 
 void kmt_page_internal_names(const char *const **exact, size_t *nr_exact,
