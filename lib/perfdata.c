@@ -9,6 +9,7 @@
  * needed, but every length is checked: the file is untrusted input.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -462,14 +463,60 @@ static int td_need(const uint8_t *q, const uint8_t *end, uint64_t n,
 	return 0;
 }
 
+/* A u32 count at *q. */
+static int td_u32(const uint8_t **q, const uint8_t *end, uint32_t *v,
+		  const char *what, struct kmt_err *err)
+{
+	int ret = td_need(*q, end, 4, what, err);
+
+	if (ret)
+		return ret;
+	*v = get32(*q);
+	*q += 4;
+	return 0;
+}
+
+/* A size of @width bytes (4 or 8), then that many bytes. */
+static int td_blob(const uint8_t **q, const uint8_t *end, unsigned int width,
+		   const uint8_t **data, uint64_t *len, const char *what,
+		   struct kmt_err *err)
+{
+	int ret = td_need(*q, end, width, what, err);
+
+	if (ret)
+		return ret;
+	*len = width == 8 ? get64(*q) : get32(*q);
+	*q += width;
+	ret = td_need(*q, end, *len, what, err);
+	if (ret)
+		return ret;
+	*data = *q;
+	*q += *len;
+	return 0;
+}
+
+/* A NUL-terminated string. */
+static int td_str(const uint8_t **q, const uint8_t *end, const char **s,
+		  const char *what, struct kmt_err *err)
+{
+	const uint8_t *nul = memchr(*q, 0, (size_t)(end - *q));
+
+	if (!nul)
+		return kmt_errf(err, EBADMSG, "its tracing data is truncated (%s)", what);
+	*s = (const char *)*q;
+	*q = nul + 1;
+	return 0;
+}
+
 int kmt_perf_tracing(const struct kmt_perf *p, struct kmt_perf_tracing *t,
 		     struct kmt_err *err)
 {
 	static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	const uint8_t *q = p->tracing, *end = p->tracing + p->tracing_size;
-	uint32_t n, nsys, k;
+	const uint8_t *blob;
+	const char *str = NULL;
+	uint32_t n, nsys, k, ne, e;
 	uint64_t sz;
-	const uint8_t *nul;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -479,11 +526,9 @@ int kmt_perf_tracing(const struct kmt_perf *p, struct kmt_perf_tracing *t,
 	if (td_need(q, end, 10, "magic", err) || memcmp(q, magic, 10))
 		return kmt_errf(err, EBADMSG, "its tracing data has no magic");
 	q += 10;
-	nul = memchr(q, 0, (size_t)(end - q));
-	if (!nul || nul - q > 15)
-		return kmt_errf(err, EBADMSG, "its tracing data has no version");
-	memcpy(t->version, q, (size_t)(nul - q));
-	q = nul + 1;
+	if ((ret = td_str(&q, end, &str, "version", err)))
+		return ret;
+	snprintf(t->version, sizeof(t->version), "%s", str);
 	if ((ret = td_need(q, end, 6, "sizes", err)))
 		return ret;
 	t->big_endian = q[0];
@@ -493,57 +538,28 @@ int kmt_perf_tracing(const struct kmt_perf *p, struct kmt_perf_tracing *t,
 	if (t->big_endian)
 		return kmt_errf(err, EPROTONOSUPPORT, "big-endian tracing data");
 	/* header_page and header_event: a name, a u64 size, the text */
-	for (k = 0; k < 2; k++) {
-		nul = memchr(q, 0, (size_t)(end - q));
-		if (!nul)
-			return kmt_errf(err, EBADMSG, "its tracing data is truncated (headers)");
-		q = nul + 1;
-		if ((ret = td_need(q, end, 8, "header size", err)))
+	for (k = 0; k < 2; k++)
+		if ((ret = td_str(&q, end, &str, "headers", err)) ||
+		    (ret = td_blob(&q, end, 8, &blob, &sz, "header", err)))
 			return ret;
-		sz = get64(q);
-		q += 8;
-		if ((ret = td_need(q, end, sz, "header", err)))
-			return ret;
-		q += sz;
-	}
 	/* ftrace's own event formats: skipped */
-	if ((ret = td_need(q, end, 4, "ftrace formats", err)))
+	if ((ret = td_u32(&q, end, &n, "ftrace formats", err)))
 		return ret;
-	n = get32(q);
-	q += 4;
-	for (k = 0; k < n; k++) {
-		if ((ret = td_need(q, end, 8, "ftrace format size", err)))
+	for (k = 0; k < n; k++)
+		if ((ret = td_blob(&q, end, 8, &blob, &sz, "ftrace format", err)))
 			return ret;
-		sz = get64(q);
-		q += 8;
-		if ((ret = td_need(q, end, sz, "ftrace format", err)))
-			return ret;
-		q += sz;
-	}
-	if ((ret = td_need(q, end, 4, "event systems", err)))
+	if ((ret = td_u32(&q, end, &nsys, "event systems", err)))
 		return ret;
-	nsys = get32(q);
-	q += 4;
 	for (k = 0; k < nsys; k++) {
-		const char *sys = (const char *)q;
-		uint32_t ne, e;
+		const char *sys = NULL;
 
-		nul = memchr(q, 0, (size_t)(end - q));
-		if (!nul)
-			return kmt_errf(err, EBADMSG, "its tracing data is truncated (system)");
-		q = nul + 1;
-		if ((ret = td_need(q, end, 4, "event count", err)))
+		if ((ret = td_str(&q, end, &sys, "system", err)) ||
+		    (ret = td_u32(&q, end, &ne, "event count", err)))
 			return ret;
-		ne = get32(q);
-		q += 4;
 		for (e = 0; e < ne; e++) {
 			struct kmt_perf_format *f;
 
-			if ((ret = td_need(q, end, 8, "event format size", err)))
-				return ret;
-			sz = get64(q);
-			q += 8;
-			if ((ret = td_need(q, end, sz, "event format", err)))
+			if ((ret = td_blob(&q, end, 8, &blob, &sz, "event format", err)))
 				return ret;
 			if (t->nr_formats >= 4096)
 				return kmt_errf(err, EBADMSG, "more than 4096 event formats");
@@ -553,20 +569,15 @@ int kmt_perf_tracing(const struct kmt_perf *p, struct kmt_perf_tracing *t,
 			t->formats = f;
 			f += t->nr_formats++;
 			f->system = sys;
-			f->text = (const char *)q;
+			f->text = (const char *)blob;
 			f->len = (size_t)sz;
-			q += sz;
 		}
 	}
 	/* kallsyms: a u32 size, the text (empty when perf could not read it) */
-	if ((ret = td_need(q, end, 4, "kallsyms size", err)))
+	if ((ret = td_blob(&q, end, 4, &blob, &sz, "kallsyms", err)))
 		return ret;
-	n = get32(q);
-	q += 4;
-	if ((ret = td_need(q, end, n, "kallsyms", err)))
-		return ret;
-	t->kallsyms = (const char *)q;
-	t->kallsyms_len = n;
+	t->kallsyms = (const char *)blob;
+	t->kallsyms_len = (size_t)sz;
 	return 0;
 }
 
