@@ -82,10 +82,21 @@ void kmf_read_build_id(char *hex, size_t size)
 	free(buf);
 }
 
+/* The capacity of a buffer kmf_append() grew to @len bytes of text. */
+static size_t append_cap(size_t len)
+{
+	size_t cap = 64;
+
+	while (cap < len + 1)
+		cap *= 2;
+	return cap;
+}
+
 int kmf_append(char **buf, size_t *len, const char *fmt, ...)
 {
 	va_list ap;
 	char *line, *nb;
+	size_t cap;
 	int n;
 
 	va_start(ap, fmt);
@@ -93,13 +104,17 @@ int kmf_append(char **buf, size_t *len, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
-	nb = realloc(*buf, *len + (size_t)n + 1);
-	if (!nb) {
-		free(line);
-		return -ENOMEM;
+	/* grow by doubling: a caller appends a line at a time, 100k times */
+	cap = append_cap(*len + (size_t)n);
+	if (!*buf || cap != append_cap(*len)) {
+		nb = realloc(*buf, cap);
+		if (!nb) {
+			free(line);
+			return -ENOMEM;
+		}
+		*buf = nb;
 	}
-	memcpy(nb + *len, line, (size_t)n + 1);
-	*buf = nb;
+	memcpy(*buf + *len, line, (size_t)n + 1);
 	*len += (size_t)n;
 	free(line);
 	return 0;

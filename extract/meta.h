@@ -6,7 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Append printf output to a malloc'd string; 0 or -ENOMEM. */
+/*
+ * Append printf output to a string this function allocated (start from
+ * NULL and 0): its capacity is the power of two above the length, so a
+ * long run of appends costs linear time.  0 or -ENOMEM.
+ */
 int kmf_append(char **buf, size_t *len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*

@@ -163,6 +163,7 @@ strip -o "$out/fuzz_vmlinux/stripped" "$out/fuzz_vmlinux/nodwarf"
 rm -rf "$img"
 
 # perf.data files, small: the events of 'true', system-wide.
+[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null || true
 perf kmem --slab record -o "$out/fuzz_perfdata/slab" -- true > /dev/null 2>&1
 perf kmem --slab --page record -o "$out/fuzz_perfdata/page" -- true > /dev/null 2>&1
 head -c 4096 "$out/fuzz_perfdata/page" > "$out/fuzz_perfdata/cut"

@@ -32,6 +32,8 @@ suite=perf
 . "$repo/qemu-tests/check.sh"
 rm -rf "$out"
 mkdir -p "$out"
+# perf finds the tracepoints' formats in tracefs
+[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 
 record() {
 	perf kmem --slab --page record -o "$out/perf.data" -- \
