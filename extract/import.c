@@ -227,6 +227,9 @@ static void to_event(const struct kmf_import *im, const struct kmf_imp_ev *s,
 	ev->ptr = s->ptr;
 	ev->gfp = s->gfp;
 	ev->node = s->node;
+	/* objects: offsets into the direct map with --no-addresses */
+	if (s->type <= KMT_EV_CACHE_FREE && ev->ptr)
+		ev->ptr -= ddmap;
 	switch (s->type) {
 	case KMT_EV_KMALLOC:
 		ev->bytes_req = s->req;
@@ -258,9 +261,6 @@ static void to_event(const struct kmf_import *im, const struct kmf_imp_ev *s,
 	default:
 		break;
 	}
-	if (ev->ptr && s->type != KMT_EV_PAGE_ALLOC && s->type != KMT_EV_PAGE_FREE &&
-	    s->type != KMT_EV_PAGE_FREE_BATCHED)
-		ev->ptr -= ddmap;
 }
 
 static int caches_text(const struct kmf_import *im, char **out, size_t *len)

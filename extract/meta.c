@@ -15,19 +15,11 @@
 #include "meta.h"
 #include "recorder.h"
 
-/* Keep only text symbols: that is what callsites resolve to. */
-int kmf_read_kallsyms(char **out, size_t *out_len, bool *hidden)
+size_t kmf_text_symbols(char *buf, size_t len, bool *hidden)
 {
-	const char *env = getenv("KMEMFLIGHT_KALLSYMS");
-	char *buf, *s, *nl, *w;
-	size_t len;
-	int ret;
+	char *s, *nl, *w = buf;
 
-	ret = kmt_read_file(env && *env ? env : "/proc/kallsyms", &buf, &len);
-	if (ret)
-		return ret;
 	*hidden = true;
-	w = buf;
 	for (s = buf; s < buf + len; s = nl + 1) {
 		char *sp = strchr(s, ' ');
 
@@ -42,8 +34,22 @@ int kmf_read_kallsyms(char **out, size_t *out_len, bool *hidden)
 		w += nl - s;
 		*w++ = '\n';
 	}
+	return (size_t)(w - buf);
+}
+
+/* Keep only text symbols: that is what callsites resolve to. */
+int kmf_read_kallsyms(char **out, size_t *out_len, bool *hidden)
+{
+	const char *env = getenv("KMEMFLIGHT_KALLSYMS");
+	char *buf;
+	size_t len;
+	int ret;
+
+	ret = kmt_read_file(env && *env ? env : "/proc/kallsyms", &buf, &len);
+	if (ret)
+		return ret;
 	*out = buf;
-	*out_len = (size_t)(w - buf);
+	*out_len = kmf_text_symbols(buf, len, hidden);
 	return 0;
 }
 

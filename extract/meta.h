@@ -18,6 +18,12 @@ int kmf_append(char **buf, size_t *len, const char *fmt, ...)
  * *hidden when every address reads 0 (kptr_restrict).
  */
 int kmf_read_kallsyms(char **out, size_t *out_len, bool *hidden);
+/*
+ * Keep the text symbol lines (t, T, w, W) of a NUL-terminated kallsyms
+ * text of @len bytes, in place; returns the new length.  *hidden when
+ * every address kept reads 0 (kptr_restrict).
+ */
+size_t kmf_text_symbols(char *buf, size_t len, bool *hidden);
 /* The running kernel's GNU build-id as hex, "" if unknown. */
 void kmf_read_build_id(char *hex, size_t size);
 /* The META lines every file has: release, cmdline, build_id, ... */

@@ -76,32 +76,6 @@ static int map_file(const char *path, struct map *m, struct kmt_err *err)
 	return 0;
 }
 
-/* Keep the text symbols of a kallsyms text, as save does. */
-static int text_symbols(const char *in, size_t len, char **out, size_t *olen)
-{
-	const char *s, *end = in + len, *nl;
-	char *w;
-
-	*out = malloc(len + 1);
-	if (!*out)
-		return -ENOMEM;
-	w = *out;
-	for (s = in; s < end; s = nl + 1) {
-		const char *sp = memchr(s, ' ', (size_t)(end - s));
-
-		nl = memchr(s, '\n', (size_t)(end - s));
-		if (!nl)
-			nl = end;
-		if (!sp || sp + 2 >= nl || !strchr("tTwW", sp[1]))
-			continue;
-		memcpy(w, s, (size_t)(nl - s));
-		w += nl - s;
-		*w++ = '\n';
-	}
-	*olen = (size_t)(w - *out);
-	return 0;
-}
-
 /* The kernel frames of a callchain, innermost first. */
 static unsigned int kernel_frames(const struct kmt_perf_sample *s,
 				  uint64_t *fr, unsigned int max)
@@ -289,11 +263,16 @@ int cmd_import(int argc, char **argv)
 		    im.first_ts[cpu] > complete)
 			complete = im.first_ts[cpu];
 	if (td.kallsyms_len) {
-		ret = text_symbols(td.kallsyms, td.kallsyms_len, &ksyms, &ksyms_len);
-		if (ret) {
+		bool hidden;
+
+		ksyms = malloc(td.kallsyms_len + 1);
+		if (!ksyms) {
 			kmf_error("out of memory");
 			goto out;
 		}
+		memcpy(ksyms, td.kallsyms, td.kallsyms_len);
+		ksyms[td.kallsyms_len] = '\0';
+		ksyms_len = kmf_text_symbols(ksyms, td.kallsyms_len, &hidden);
 	} else {
 		char running[129];
 		bool hidden = false;
