@@ -481,6 +481,22 @@ static inline void set_field(struct kmt_event *ev, unsigned int id, uint64_t v)
 	case KMT_F_FLAGS: ev->flags = v; break;
 	case KMT_F_MARK: ev->mark = (uint32_t)v; break;
 	case KMT_F_RET: ev->ret = (int32_t)v; break;
+	case KMT_F_NR_RECLAIMED: ev->nr_reclaimed = v; break;
+	case KMT_F_NR_SCANNED: ev->nr_scanned = v; break;
+	case KMT_F_PRIORITY: ev->priority = (uint32_t)v; break;
+	case KMT_F_FILE: ev->file = (uint32_t)v; break;
+	case KMT_F_FUNC: ev->func = v; break;
+	case KMT_F_SHRINKER: ev->shrinker = v; break;
+	case KMT_F_CACHE_ITEMS: ev->cache_items = v; break;
+	case KMT_F_TOTAL_SCAN: ev->total_scan = v; break;
+	case KMT_F_FREED: ev->freed = (int64_t)v; break;
+	case KMT_F_ZONE_START: ev->zone_start = v; break;
+	case KMT_F_ZONE_END: ev->zone_end = v; break;
+	case KMT_F_MIGRATE_PFN: ev->migrate_pfn = v; break;
+	case KMT_F_FREE_PFN: ev->free_pfn = v; break;
+	case KMT_F_SYNC: ev->sync = (uint32_t)v; break;
+	case KMT_F_STATUS: ev->status = (uint32_t)v; break;
+	case KMT_F_GROUPS: ev->groups = (uint32_t)v; break;
 	default: ev->has &= ~KMT_HAS(id); break;
 	}
 }
@@ -505,6 +521,10 @@ static inline int set_str(struct kmt_cursor *c, struct kmt_event *ev,
 		ev->stack = q;
 		ev->stack_len = (uint32_t)v;
 		ev->has |= KMT_HAS(KMT_F_STACK);
+	} else if (id == KMT_F_COMM) {
+		ev->comm = (const char *)q;
+		ev->comm_len = (uint32_t)v;
+		ev->has |= KMT_HAS(KMT_F_COMM);
 	}
 	*qp = q + v;
 	return 0;

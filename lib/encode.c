@@ -166,6 +166,22 @@ static bool field_value(const struct kmt_event *ev, uint8_t id, uint64_t *v)
 	case KMT_F_FLAGS: *v = ev->flags; break;
 	case KMT_F_MARK: *v = ev->mark; break;
 	case KMT_F_RET: *v = (uint64_t)(int64_t)ev->ret; break;
+	case KMT_F_NR_RECLAIMED: *v = ev->nr_reclaimed; break;
+	case KMT_F_NR_SCANNED: *v = ev->nr_scanned; break;
+	case KMT_F_PRIORITY: *v = ev->priority; break;
+	case KMT_F_FILE: *v = ev->file; break;
+	case KMT_F_FUNC: *v = ev->func; break;
+	case KMT_F_SHRINKER: *v = ev->shrinker; break;
+	case KMT_F_CACHE_ITEMS: *v = ev->cache_items; break;
+	case KMT_F_TOTAL_SCAN: *v = ev->total_scan; break;
+	case KMT_F_FREED: *v = (uint64_t)ev->freed; break;
+	case KMT_F_ZONE_START: *v = ev->zone_start; break;
+	case KMT_F_ZONE_END: *v = ev->zone_end; break;
+	case KMT_F_MIGRATE_PFN: *v = ev->migrate_pfn; break;
+	case KMT_F_FREE_PFN: *v = ev->free_pfn; break;
+	case KMT_F_SYNC: *v = ev->sync; break;
+	case KMT_F_STATUS: *v = ev->status; break;
+	case KMT_F_GROUPS: *v = ev->groups; break;
 	default: return false;
 	}
 	return true;
@@ -211,6 +227,10 @@ static int encode_record(const struct kmt_encoder *e,
 				   (ev->has & KMT_HAS(KMT_F_STACK))) {
 				s = ev->stack;
 				v = ev->stack_len;
+			} else if (f->id == KMT_F_COMM &&
+				   (ev->has & KMT_HAS(KMT_F_COMM))) {
+				s = ev->comm;
+				v = ev->comm_len;
 			}
 			if (v > KMT_ENC_MAX_STR)
 				return -E2BIG;

@@ -199,7 +199,7 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 /* ---- events ---------------------------------------------------------- */
 
 /* Bits of kmt_event.has */
-#define KMT_HAS(f)	(1u << (f))
+#define KMT_HAS(f)	(1ull << (f))
 
 struct kmt_event {
 	uint64_t ts;
@@ -207,7 +207,7 @@ struct kmt_event {
 	uint8_t type;
 	uint8_t ctx;
 	uint32_t pid;		/* valid when ctx == KMT_CTX_TASK */
-	uint32_t has;		/* KMT_HAS(KMT_F_xxx) for each field seen */
+	uint64_t has;		/* KMT_HAS(KMT_F_xxx) for each field seen */
 	uint64_t call_site;
 	uint64_t ptr;
 	uint64_t bytes_req;
@@ -226,6 +226,19 @@ struct kmt_event {
 	uint32_t name_len;
 	const uint8_t *stack;	/* page allocation: TEXT varints */
 	uint32_t stack_len;
+	/* the latency groups' events */
+	const char *comm;	/* not NUL-terminated */
+	uint32_t comm_len;
+	uint32_t priority;
+	uint64_t nr_reclaimed, nr_scanned;
+	uint32_t file;
+	uint64_t func;		/* a shrinker's scan_objects() */
+	uint64_t shrinker;
+	uint64_t cache_items, total_scan;
+	int64_t freed;
+	uint64_t zone_start, zone_end, migrate_pfn, free_pfn;
+	uint32_t sync, status;
+	uint32_t groups;	/* bits of enum kmt_group */
 };
 
 /* Walks one CPU's sub-buffers record by record. */

@@ -24,6 +24,7 @@
 #define pr_fmt(fmt) "kmemtrace: " fmt
 
 #include <linux/atomic.h>
+#include <linux/binfmts.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/init.h>
@@ -39,6 +40,7 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/stacktrace.h>
@@ -47,13 +49,18 @@
 #include <linux/wait.h>
 #include <asm/local.h>
 #include <asm/sections.h>
-#include <linux/binfmts.h>
-#include <trace/events/initcall.h>
-#include <trace/events/kmem.h>
-#include <trace/events/sched.h>
+/* not self-contained: after linux/mm.h */
+#include <linux/compaction.h>
 
 #include "internal.h"
 #include "slab.h"
+
+/* after internal.h: the compaction events take a struct compact_control */
+#include <trace/events/compaction.h>
+#include <trace/events/initcall.h>
+#include <trace/events/kmem.h>
+#include <trace/events/sched.h>
+#include <trace/events/vmscan.h>
 
 #define KMT_DEFAULT_SUBBUFS	64
 #define KMT_MIN_SUBBUFS		2
@@ -109,6 +116,8 @@ static unsigned int kmt_page_stack __read_mostly;
 
 static bool kmt_allocated;
 static bool kmt_recording;
+/* Bits of enum kmt_group: what is recorded, under kmt_mutex. */
+static unsigned long kmt_groups = BIT(KMT_GROUP_KMEM) | BIT(KMT_GROUP_BOOT);
 static unsigned int kmt_next_cache_id = 1;
 static u64 kmt_boot_ts;
 /* The task creating our debugfs files: its allocations are not traced. */
@@ -527,21 +536,27 @@ static u8 *kmt_put_field(u8 *p, u8 enc, u64 v)
 	return p;
 }
 
+/* A string field's bytes, for kmt_record_fields(). */
+struct kmt_str {
+	const void	*p;
+	size_t		len;
+};
+
 /*
  * kmt_record_fields - write a record field by field
  * @type:  event type
  * @enc:   the encoding of each of the @n values (the event's layout)
  * @v:     the values: addresses for TEXT32 and DMAP32
  * @n:     number of values
- * @str:   for a layout ending in a STR field, its bytes, else NULL
- * @nlen:  their number
+ * @str:   the layout's STR fields after the values, in order, or NULL
+ * @nstr:  their number
  *
  * Any value fits: too wide ones are escaped.  For the rare events, and for
  * the hot ones when a value does not fit their fast path.
  */
 static noinline void kmt_record_fields(u8 type, const u8 *enc, const u64 *v,
-				       unsigned int n, const void *str,
-				       size_t nlen)
+				       unsigned int n, const struct kmt_str *str,
+				       unsigned int nstr)
 {
 	struct kmt_cpu *cb;
 	unsigned int plen = 0, i;
@@ -550,17 +565,18 @@ static noinline void kmt_record_fields(u8 type, const u8 *enc, const u64 *v,
 
 	for (i = 0; i < n; i++)
 		plen += kmt_field_len(enc[i], v[i]);
-	if (str)
-		plen += kmt_uvar_len(nlen) + nlen;
+	for (i = 0; i < nstr; i++)
+		plen += kmt_uvar_len(str[i].len) + str[i].len;
 	preempt_disable_notrace();
 	cb = this_cpu_ptr(&kmt_cpu_buf);
 	if (kmt_reserve(cb, type, plen, &r)) {
 		p = r.p;
 		for (i = 0; i < n; i++)
 			p = kmt_put_field(p, enc[i], v[i]);
-		if (str) {
-			p = kmt_put_uvar(p, nlen);
-			memcpy(p, str, nlen);
+		for (i = 0; i < nstr; i++) {
+			p = kmt_put_uvar(p, str[i].len);
+			memcpy(p, str[i].p, str[i].len);
+			p += str[i].len;
 		}
 		kmt_commit(cb, &r);
 	}
@@ -592,6 +608,8 @@ static const u8 kmt_enc_cache_def[] = {
 static const u8 kmt_enc_u8[] = { KMT_ENC_U8X };
 
 static const u8 kmt_enc_initcall[] = { KMT_ENC_TEXT32, KMT_ENC_S32 };
+
+static const u8 kmt_enc_u32[] = { KMT_ENC_U32X };
 
 /* ---- probes ----------------------------------------------------------- */
 
@@ -714,13 +732,15 @@ static noinline void kmt_page_alloc_fields(u64 pfn1, unsigned int order,
 	u8 stack[KMT_MAX_STACK * 10], *p = stack;
 	unsigned int i, nr = 0;
 	u64 v[4] = { pfn1, order, gfp, (s64)migratetype };
+	struct kmt_str str;
 
 	if (kmt_page_stack)	/* skip this function's and the probe's frames */
 		nr = stack_trace_save(entries, kmt_page_stack, 2);
 	for (i = 0; i < nr; i++)
 		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(entries[i])));
-	kmt_record_fields(KMT_EV_PAGE_ALLOC, kmt_enc_page, v, 4, stack,
-			  p - stack);
+	str.p = stack;
+	str.len = p - stack;
+	kmt_record_fields(KMT_EV_PAGE_ALLOC, kmt_enc_page, v, 4, &str, 1);
 }
 
 static void kmt_probe_page_alloc(void *data, struct page *page,
@@ -787,7 +807,9 @@ static void kmt_probe_page_free_batched(void *data, struct page *page)
 static void kmt_record_str(u8 type, const u8 *enc, const u64 *v,
 			   unsigned int n, const char *str)
 {
-	kmt_record_fields(type, enc, v, n, str, strnlen(str, KMT_MAX_NAME));
+	struct kmt_str s = { str, strnlen(str, KMT_MAX_NAME) };
+
+	kmt_record_fields(type, enc, v, n, &s, 1);
 }
 
 static void kmt_emit_cache_def(struct kmem_cache *s)
@@ -831,6 +853,157 @@ static void kmt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 	if (task_pid_nr(p) == 1)
 		kmt_record_str(KMT_EV_INIT_EXEC, NULL, NULL, 0, bprm->filename);
 }
+
+/* ---- latency: direct reclaim, shrinkers, compaction ------------------ */
+
+static const u8 kmt_enc_stall[] = { KMT_ENC_U8X, KMT_ENC_U24X, KMT_ENC_U8X };
+
+static const u8 kmt_enc_lru[] = {
+	KMT_ENC_S8X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U8X, KMT_ENC_U8X,
+};
+
+static const u8 kmt_enc_shrink_start[] = {
+	KMT_ENC_TEXT32, KMT_ENC_DMAP32, KMT_ENC_S8X, KMT_ENC_U24X, KMT_ENC_U32X,
+	KMT_ENC_U32X, KMT_ENC_U8X,
+};
+
+static const u8 kmt_enc_shrink_end[] = {
+	KMT_ENC_TEXT32, KMT_ENC_DMAP32, KMT_ENC_S8X, KMT_ENC_S32, KMT_ENC_U32X,
+};
+
+static const u8 kmt_enc_compact[] = {
+	KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U8X,
+	KMT_ENC_U8X,
+};
+
+/*
+ * An allocation enters direct reclaim or compaction: its order and GFP
+ * flags (and compaction's priority), the task's comm and the return
+ * addresses that lead here, from which readers take the allocation's
+ * caller.  Rare and slow next to what follows it, so always with a stack.
+ */
+static noinline void kmt_record_stall(u8 type, u64 order, gfp_t gfp_flags,
+				      int prio)
+{
+	unsigned long entries[KMT_MAX_STACK];
+	u8 stack[KMT_MAX_STACK * 10], *p = stack;
+	u64 v[3] = { order, (__force u32)gfp_flags, prio };
+	struct kmt_str str[2];
+	unsigned int i, nr;
+
+	/* skip this function's and the probe's frames */
+	nr = stack_trace_save(entries, KMT_MAX_STACK, 2);
+	for (i = 0; i < nr; i++)
+		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(entries[i])));
+	str[0].p = current->comm;
+	str[0].len = strnlen(current->comm, TASK_COMM_LEN);
+	str[1].p = stack;
+	str[1].len = p - stack;
+	kmt_record_fields(type, kmt_enc_stall, v,
+			  type == KMT_EV_COMPACT_TRY ? 3 : 2, str, 2);
+}
+
+static void kmt_probe_reclaim_begin(void *data, int order, gfp_t gfp_flags)
+{
+	kmt_record_stall(KMT_EV_RECLAIM_BEGIN, order, gfp_flags, 0);
+}
+
+static void kmt_probe_reclaim_end(void *data, unsigned long nr_reclaimed)
+{
+	u64 v = nr_reclaimed;
+
+	kmt_record_fields(KMT_EV_RECLAIM_END, kmt_enc_u32, &v, 1, NULL, 0);
+}
+
+static void kmt_probe_lru_shrink_inactive(void *data, int nid,
+					  unsigned long nr_scanned,
+					  unsigned long nr_reclaimed,
+					  struct reclaim_stat *stat,
+					  int priority, int file)
+{
+	u64 v[5] = { (s64)nid, nr_scanned, nr_reclaimed, priority, !!file };
+
+	kmt_record_fields(KMT_EV_LRU_SHRINK_INACTIVE, kmt_enc_lru, v, 5, NULL, 0);
+}
+
+/* The shrinker's debugfs name ("sb-ext4"), where the kernel keeps one. */
+static const char *kmt_shrinker_name(struct shrinker *shr)
+{
+#ifdef CONFIG_SHRINKER_DEBUG
+	if (shr->name)
+		return shr->name;
+#endif
+	return "";
+}
+
+static void kmt_probe_shrink_start(void *data, struct shrinker *shr,
+				   struct shrink_control *sc,
+				   long nr_objects_to_shrink,
+				   unsigned long cache_items,
+				   unsigned long long delta,
+				   unsigned long total_scan, int priority)
+{
+	u64 v[7] = { (unsigned long)shr->scan_objects, (unsigned long)shr,
+		     (s64)sc->nid, (__force u32)sc->gfp_mask, cache_items,
+		     total_scan, priority };
+
+	kmt_record_str(KMT_EV_SHRINK_START, kmt_enc_shrink_start, v,
+		       ARRAY_SIZE(v), kmt_shrinker_name(shr));
+}
+
+static void kmt_probe_shrink_end(void *data, struct shrinker *shr, int nid,
+				 int shrinker_retval, long unused_scan_cnt,
+				 long new_scan_cnt, long total_scan)
+{
+	u64 v[5] = { (unsigned long)shr->scan_objects, (unsigned long)shr,
+		     (s64)nid, (s64)shrinker_retval, total_scan };
+
+	kmt_record_fields(KMT_EV_SHRINK_END, kmt_enc_shrink_end, v, 5, NULL, 0);
+}
+
+#ifdef CONFIG_COMPACTION
+static void kmt_probe_compact_try(void *data, int order, gfp_t gfp_mask,
+				  int prio)
+{
+	kmt_record_stall(KMT_EV_COMPACT_TRY, order, gfp_mask, prio);
+}
+
+/* enum compact_result in the trace's own numbers */
+static u8 kmt_compact_status(int status)
+{
+	switch (status) {
+	case COMPACT_NOT_SUITABLE_ZONE: return KMT_COMPACT_NOT_SUITABLE_ZONE;
+	case COMPACT_SKIPPED: return KMT_COMPACT_SKIPPED;
+	case COMPACT_DEFERRED: return KMT_COMPACT_DEFERRED;
+	case COMPACT_NO_SUITABLE_PAGE: return KMT_COMPACT_NO_SUITABLE_PAGE;
+	case COMPACT_CONTINUE: return KMT_COMPACT_CONTINUE;
+	case COMPACT_COMPLETE: return KMT_COMPACT_COMPLETE;
+	case COMPACT_PARTIAL_SKIPPED: return KMT_COMPACT_PARTIAL_SKIPPED;
+	case COMPACT_CONTENDED: return KMT_COMPACT_CONTENDED;
+	case COMPACT_SUCCESS: return KMT_COMPACT_SUCCESS;
+	}
+	return KMT_COMPACT_UNKNOWN;
+}
+
+static void kmt_probe_compact_begin(void *data, struct compact_control *cc,
+				    unsigned long zone_start,
+				    unsigned long zone_end, bool sync)
+{
+	u64 v[5] = { zone_start, zone_end, cc->migrate_pfn, cc->free_pfn, sync };
+
+	kmt_record_fields(KMT_EV_COMPACT_BEGIN, kmt_enc_compact, v, 5, NULL, 0);
+}
+
+static void kmt_probe_compact_end(void *data, struct compact_control *cc,
+				  unsigned long zone_start,
+				  unsigned long zone_end, bool sync, int status)
+{
+	u64 v[6] = { zone_start, zone_end, cc->migrate_pfn, cc->free_pfn, sync,
+		     kmt_compact_status(status) };
+
+	kmt_record_fields(KMT_EV_COMPACT_END, kmt_enc_compact, v, 6, NULL, 0);
+}
+#endif
 
 static void kmt_emit_mark(enum kmt_mark mark)
 {
@@ -936,23 +1109,7 @@ out_free_buffers:
 	return ret;
 }
 
-static void kmt_unregister_probes(void)
-{
-	unregister_trace_sched_process_exec(kmt_probe_exec, NULL);
-	unregister_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
-	unregister_trace_initcall_start(kmt_probe_initcall_start, NULL);
-	unregister_trace_initcall_level(kmt_probe_initcall_level, NULL);
-	unregister_trace_mm_page_free_batched(kmt_probe_page_free_batched, NULL);
-	unregister_trace_mm_page_free(kmt_probe_page_free, NULL);
-	unregister_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
-	unregister_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
-	unregister_trace_kfree(kmt_probe_kfree, NULL);
-	unregister_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
-	unregister_trace_kmalloc(kmt_probe_kmalloc, NULL);
-	tracepoint_synchronize_unregister();
-}
-
-static int kmt_register_probes(void)
+static int kmt_register_kmem(void)
 {
 	int ret;
 
@@ -962,29 +1119,222 @@ static int kmt_register_probes(void)
 	ret = ret ?: register_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
 	ret = ret ?: register_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
 	ret = ret ?: register_trace_mm_page_free(kmt_probe_page_free, NULL);
-	ret = ret ?: register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
-							 NULL);
-	ret = ret ?: register_trace_initcall_level(kmt_probe_initcall_level, NULL);
+	return ret ?: register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
+							  NULL);
+}
+
+/* Unregistering a probe that is not registered is harmless (-ENOENT). */
+static void kmt_unregister_kmem(void)
+{
+	unregister_trace_mm_page_free_batched(kmt_probe_page_free_batched, NULL);
+	unregister_trace_mm_page_free(kmt_probe_page_free, NULL);
+	unregister_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
+	unregister_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
+	unregister_trace_kfree(kmt_probe_kfree, NULL);
+	unregister_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
+	unregister_trace_kmalloc(kmt_probe_kmalloc, NULL);
+}
+
+static int kmt_register_boot(void)
+{
+	int ret;
+
+	ret = register_trace_initcall_level(kmt_probe_initcall_level, NULL);
 	ret = ret ?: register_trace_initcall_start(kmt_probe_initcall_start, NULL);
 	ret = ret ?: register_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
-	ret = ret ?: register_trace_sched_process_exec(kmt_probe_exec, NULL);
+	return ret ?: register_trace_sched_process_exec(kmt_probe_exec, NULL);
+}
+
+static void kmt_unregister_boot(void)
+{
+	unregister_trace_sched_process_exec(kmt_probe_exec, NULL);
+	unregister_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
+	unregister_trace_initcall_start(kmt_probe_initcall_start, NULL);
+	unregister_trace_initcall_level(kmt_probe_initcall_level, NULL);
+}
+
+static int kmt_register_reclaim(void)
+{
+	int ret;
+
+	ret = register_trace_mm_vmscan_direct_reclaim_begin(kmt_probe_reclaim_begin,
+							    NULL);
+	ret = ret ?: register_trace_mm_vmscan_direct_reclaim_end(kmt_probe_reclaim_end,
+								 NULL);
+	ret = ret ?: register_trace_mm_vmscan_lru_shrink_inactive(kmt_probe_lru_shrink_inactive,
+								  NULL);
+	ret = ret ?: register_trace_mm_shrink_slab_start(kmt_probe_shrink_start, NULL);
+	return ret ?: register_trace_mm_shrink_slab_end(kmt_probe_shrink_end, NULL);
+}
+
+static void kmt_unregister_reclaim(void)
+{
+	unregister_trace_mm_shrink_slab_end(kmt_probe_shrink_end, NULL);
+	unregister_trace_mm_shrink_slab_start(kmt_probe_shrink_start, NULL);
+	unregister_trace_mm_vmscan_lru_shrink_inactive(kmt_probe_lru_shrink_inactive,
+						       NULL);
+	unregister_trace_mm_vmscan_direct_reclaim_end(kmt_probe_reclaim_end, NULL);
+	unregister_trace_mm_vmscan_direct_reclaim_begin(kmt_probe_reclaim_begin,
+							NULL);
+}
+
+#ifdef CONFIG_COMPACTION
+static int kmt_register_compaction(void)
+{
+	int ret;
+
+	ret = register_trace_mm_compaction_try_to_compact_pages(kmt_probe_compact_try,
+								NULL);
+	ret = ret ?: register_trace_mm_compaction_begin(kmt_probe_compact_begin, NULL);
+	return ret ?: register_trace_mm_compaction_end(kmt_probe_compact_end, NULL);
+}
+
+static void kmt_unregister_compaction(void)
+{
+	unregister_trace_mm_compaction_end(kmt_probe_compact_end, NULL);
+	unregister_trace_mm_compaction_begin(kmt_probe_compact_begin, NULL);
+	unregister_trace_mm_compaction_try_to_compact_pages(kmt_probe_compact_try,
+							    NULL);
+}
+#else
+static int kmt_register_compaction(void)
+{
+	return -EOPNOTSUPP;
+}
+
+static void kmt_unregister_compaction(void)
+{
+}
+#endif
+
+/**
+ * struct kmt_group_ops - an event group: its name and its probes
+ * @name:  as kmemtrace.events= and debugfs kmemtrace/events spell it
+ * @reg:   attach its probes; on failure some may be attached
+ * @unreg: detach them all
+ */
+struct kmt_group_ops {
+	const char	*name;
+	int		(*reg)(void);
+	void		(*unreg)(void);
+};
+
+static const struct kmt_group_ops kmt_group_ops[KMT_NR_GROUPS] = {
+	[KMT_GROUP_KMEM] = { "kmem", kmt_register_kmem, kmt_unregister_kmem },
+	[KMT_GROUP_BOOT] = { "boot", kmt_register_boot, kmt_unregister_boot },
+	[KMT_GROUP_RECLAIM] = { "reclaim", kmt_register_reclaim,
+				kmt_unregister_reclaim },
+	[KMT_GROUP_COMPACTION] = { "compaction", kmt_register_compaction,
+				   kmt_unregister_compaction },
+};
+
+/* The groups a kernel without CONFIG_COMPACTION cannot record. */
+#define KMT_GROUPS_UNSUPPORTED	(IS_ENABLED(CONFIG_COMPACTION) ? 0 : \
+				 BIT(KMT_GROUP_COMPACTION))
+
+/* Detach the groups in @mask (all probes gone on return). */
+static void kmt_unregister_groups(unsigned long mask)
+{
+	int g;
+
+	for (g = KMT_NR_GROUPS - 1; g >= 0; g--)
+		if (mask & BIT(g))
+			kmt_group_ops[g].unreg();
+	tracepoint_synchronize_unregister();
+}
+
+/* Attach the groups in @mask, all or none. */
+static int kmt_register_groups(unsigned long mask)
+{
+	int g, ret = 0;
+
+	/* The tracepoint core allocates probe arrays: do not record them. */
+	WRITE_ONCE(kmt_quiet_task, current);
+	for (g = 0; g < KMT_NR_GROUPS && !ret; g++)
+		if (mask & BIT(g))
+			ret = kmt_group_ops[g].reg();
+	WRITE_ONCE(kmt_quiet_task, NULL);
 	if (ret)
-		kmt_unregister_probes();
+		kmt_unregister_groups(mask);
 	return ret;
 }
+
+static void kmt_emit_groups(unsigned long mask)
+{
+	u64 v = mask;
+
+	kmt_record_fields(KMT_EV_GROUPS, kmt_enc_u32, &v, 1, NULL, 0);
+}
+
+/*
+ * "kmem,boot,reclaim": the groups named, into @mask.  "latency" names
+ * reclaim and compaction, "all" every group, each as far as this kernel
+ * has them.  -EINVAL for an unknown name or none, -EOPNOTSUPP for a
+ * group named that this kernel cannot record.
+ */
+static int kmt_parse_groups(const char *str, unsigned long *mask)
+{
+	const unsigned long latency = BIT(KMT_GROUP_RECLAIM) |
+				      BIT(KMT_GROUP_COMPACTION);
+	const char *p = str, *end;
+	unsigned long m = 0;
+	size_t len;
+	int g;
+
+	while (*p) {
+		end = strchrnul(p, ',');
+		len = end - p;
+		if (len && p[len - 1] == '\n')	/* from "echo" */
+			len--;
+		for (g = 0; g < KMT_NR_GROUPS; g++)
+			if (strlen(kmt_group_ops[g].name) == len &&
+			    !strncmp(p, kmt_group_ops[g].name, len))
+				break;
+		if (g < KMT_NR_GROUPS && (BIT(g) & KMT_GROUPS_UNSUPPORTED))
+			return -EOPNOTSUPP;
+		if (g < KMT_NR_GROUPS)
+			m |= BIT(g);
+		else if (len == 7 && !strncmp(p, "latency", 7))
+			m |= latency & ~KMT_GROUPS_UNSUPPORTED;
+		else if (len == 3 && !strncmp(p, "all", 3))
+			m |= (BIT(KMT_NR_GROUPS) - 1) & ~KMT_GROUPS_UNSUPPORTED;
+		else
+			return -EINVAL;
+		p = *end ? end + 1 : end;
+	}
+	if (!m)
+		return -EINVAL;
+	*mask = m;
+	return 0;
+}
+
+static int __init kmt_parse_events(char *str)
+{
+	int ret = kmt_parse_groups(str ? str : "", &kmt_groups);
+
+	if (ret == -EOPNOTSUPP)
+		pr_warn("kmemtrace.events=%s: this kernel has no CONFIG_COMPACTION; recorder stays off\n",
+			str);
+	else if (ret)
+		pr_warn("kmemtrace.events=%s is invalid: use a comma-separated list of kmem, boot, reclaim, compaction, latency, all; recorder stays off\n",
+			str ? str : "");
+	if (ret)
+		kmt_param_invalid = true;
+	return 0;
+}
+early_param("kmemtrace.events", kmt_parse_events);
 
 /* Start recording; buffers exist.  Caller serialises. */
 static int kmt_start(void)
 {
+	unsigned long groups = READ_ONCE(kmt_groups);
 	int ret;
 
 	WRITE_ONCE(kmt_recording, true);
 	kmt_emit_mark(KMT_MARK_RECORDING_ON);
+	kmt_emit_groups(groups);
 	kmt_define_all_caches();
-	/* The tracepoint core allocates probe arrays: do not record them. */
-	WRITE_ONCE(kmt_quiet_task, current);
-	ret = kmt_register_probes();
-	WRITE_ONCE(kmt_quiet_task, NULL);
+	ret = kmt_register_groups(groups);
 	if (ret) {
 		kmt_emit_mark(KMT_MARK_RECORDING_OFF);
 		WRITE_ONCE(kmt_recording, false);
@@ -1194,7 +1544,7 @@ static int kmt_enable_set(void *data, u64 val)
 	if (val == READ_ONCE(kmt_recording))
 		goto out_unlock;
 	if (!val) {
-		kmt_unregister_probes();
+		kmt_unregister_groups(kmt_groups);
 		kmt_emit_mark(KMT_MARK_RECORDING_OFF);
 		WRITE_ONCE(kmt_recording, false);
 		goto out_unlock;
@@ -1213,6 +1563,71 @@ out_unlock:
 }
 DEFINE_DEBUGFS_ATTRIBUTE(kmt_enable_fops, kmt_enable_get, kmt_enable_set,
 			 "%llu\n");
+
+static int kmt_events_show(struct seq_file *m, void *v)
+{
+	unsigned long groups = READ_ONCE(kmt_groups);
+	bool first = true;
+	int g;
+
+	for (g = 0; g < KMT_NR_GROUPS; g++) {
+		if (!(groups & BIT(g)))
+			continue;
+		seq_printf(m, "%s%s", first ? "" : ",", kmt_group_ops[g].name);
+		first = false;
+	}
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static int kmt_events_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kmt_events_show, NULL);
+}
+
+/*
+ * Select the groups to record.  While recording, the probes of the
+ * groups added attach and those of the groups dropped detach, and a
+ * KMT_EV_GROUPS record marks the change in every reader's stream.
+ */
+static ssize_t kmt_events_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	unsigned long mask, add, del;
+	char buf[64];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	ret = kmt_parse_groups(buf, &mask);
+	if (ret)
+		return ret;
+	mutex_lock(&kmt_mutex);
+	if (READ_ONCE(kmt_recording)) {
+		add = mask & ~kmt_groups;
+		del = kmt_groups & ~mask;
+		ret = kmt_register_groups(add);
+		if (!ret) {
+			kmt_unregister_groups(del);
+			kmt_emit_groups(mask);
+		}
+	}
+	if (!ret)
+		WRITE_ONCE(kmt_groups, mask);
+	mutex_unlock(&kmt_mutex);
+	return ret ?: count;
+}
+
+static const struct file_operations kmt_events_fops = {
+	.open		= kmt_events_open,
+	.read		= seq_read,
+	.write		= kmt_events_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
 
 static u8 *kmt_header_blob;
 static size_t kmt_header_len;
@@ -1325,6 +1740,7 @@ static int __init kmt_debugfs_init(void)
 	dir = debugfs_create_dir("kmemtrace", NULL);
 	debugfs_create_file("header", 0400, dir, NULL, &kmt_header_fops);
 	debugfs_create_file_unsafe("enable", 0600, dir, NULL, &kmt_enable_fops);
+	debugfs_create_file("events", 0600, dir, NULL, &kmt_events_fops);
 	debugfs_create_file("flush", 0200, dir, NULL, &kmt_flush_fops);
 	debugfs_create_file("topology", 0400, dir, NULL, &kmt_topology_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &kmt_stats_fops);

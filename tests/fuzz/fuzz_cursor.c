@@ -24,17 +24,19 @@ static struct kmt_layout_info layout[2][KMT_EV_MAX + 1];
 static void init(unsigned int v)
 {
 	static uint8_t blob[sizeof(struct kmt_format) + sizeof(layouts)];
+	size_t lsize = v ? sizeof(layouts_v1) : sizeof(layouts);
 	struct kmt_format f;
 	struct kmt_err err;
 
-	_Static_assert(sizeof(layouts) == sizeof(layouts_v1), "same layout count");
+	/* ABI 1 knows the first 14 event types only */
+	_Static_assert(sizeof(layouts) >= sizeof(layouts_v1), "more layouts");
 	memset(&f, 0, sizeof(f));
 	f.magic = KMT_FORMAT_MAGIC;
 	f.abi_version = v ? 1 : KMT_ABI_VERSION;
 	f.header_size = sizeof(f);
 	f.word_size = 8;
 	f.page_shift = 12;
-	f.nr_layouts = sizeof(layouts) / sizeof(layouts[0]);
+	f.nr_layouts = (uint16_t)(lsize / sizeof(layouts[0]));
 	f.layout_size = sizeof(struct kmt_layout);
 	f.subbuf_header_size = sizeof(struct kmt_subbuf_header);
 	f.subbuf_size = 4096;
@@ -44,8 +46,8 @@ static void init(unsigned int v)
 	f.text_base = 0xffffffff81000000ULL;
 	f.direct_map_base = 0xffff888000000000ULL;
 	memcpy(blob, &f, sizeof(f));
-	memcpy(blob + sizeof(f), v ? layouts_v1 : layouts, sizeof(layouts));
-	if (kmt_format_parse(blob, sizeof(blob), false, &fmt[v], layout[v], &err)) {
+	memcpy(blob + sizeof(f), v ? layouts_v1 : layouts, lsize);
+	if (kmt_format_parse(blob, sizeof(f) + lsize, false, &fmt[v], layout[v], &err)) {
 		fprintf(stderr, "fuzz_cursor: format: %s\n", err.msg);
 		abort();
 	}
@@ -77,6 +79,9 @@ static void walk(const uint8_t *data, size_t size, bool swap, unsigned int v)
 		if (ev.has & KMT_HAS(KMT_F_NAME))
 			CHECK(ev.name >= (const char *)data &&
 			      ev.name_len <= (size_t)((const char *)data + size - ev.name));
+		if (ev.has & KMT_HAS(KMT_F_COMM))
+			CHECK(ev.comm >= (const char *)data &&
+			      ev.comm_len <= (size_t)((const char *)data + size - ev.comm));
 		if (ev.has & KMT_HAS(KMT_F_BYTES_SLACK))
 			CHECK(ev.has & KMT_HAS(KMT_F_BYTES_REQ));
 	}

@@ -42,17 +42,29 @@ struct kb {
 	char *topology;
 	bool gfp_names;		/* write the GFP name table (longer header) */
 	int abi;		/* record format: KMT_ABI_VERSION or 1 */
+	bool raw_str;		/* the string is several STR fields, encoded */
 };
 
 KMT_DEFINE_LAYOUTS_V1(v1_layouts);
 KMT_DEFINE_LAYOUTS(v2_layouts);
 
+/* The layouts of the record format in use, and their number. */
+static const struct kmt_layout *layouts_of(const struct kb *b, size_t *nr)
+{
+	if (b->abi == 1) {
+		*nr = sizeof(v1_layouts) / sizeof(v1_layouts[0]);
+		return v1_layouts;
+	}
+	*nr = sizeof(v2_layouts) / sizeof(v2_layouts[0]);
+	return v2_layouts;
+}
+
 static const struct kmt_layout *layout_of(const struct kb *b, uint8_t type)
 {
-	const struct kmt_layout *l = b->abi == 1 ? v1_layouts : v2_layouts;
-	unsigned int i;
+	size_t i, nr;
+	const struct kmt_layout *l = layouts_of(b, &nr);
 
-	for (i = 0; i < KMT_NR_LAYOUTS; i++)
+	for (i = 0; i < nr; i++)
 		if (l[i].type == type)
 			return &l[i];
 	abort();
@@ -247,7 +259,8 @@ static size_t encode(struct kb *b, struct kb_cpu *c, uint8_t *rec, bool first,
 	for (i = 0; i < n; i++)
 		len += put_field(rec + len, l->fields[i].enc, v[i]);
 	if (str) {
-		len += kmt_put_uvar(rec + len, slen);
+		if (!b->raw_str)
+			len += kmt_put_uvar(rec + len, slen);
 		memcpy(rec + len, str, slen);
 		len += slen;
 	}
@@ -453,8 +466,9 @@ static const struct { uint64_t mask; const char *name; } kb_gfp[] = {
 
 static void format_blob(struct kb *b, struct kb_buf *fmt)
 {
-	const struct kmt_layout *layouts = b->abi == 1 ? v1_layouts : v2_layouts;
-	size_t lsize = sizeof(v2_layouts);
+	size_t nr;
+	const struct kmt_layout *layouts = layouts_of(b, &nr);
+	size_t lsize = nr * sizeof(*layouts);
 	struct kmt_format f = { 0 };
 
 	f.magic = s32(b, KMT_FORMAT_MAGIC);
@@ -462,7 +476,7 @@ static void format_blob(struct kb *b, struct kb_buf *fmt)
 	f.header_size = s16(b, sizeof(f));
 	f.word_size = 8;
 	f.page_shift = 12;
-	f.nr_layouts = s16(b, KMT_NR_LAYOUTS);
+	f.nr_layouts = s16(b, (uint16_t)nr);
 	f.layout_size = s16(b, sizeof(struct kmt_layout));
 	f.subbuf_header_size = s16(b, sizeof(struct kmt_subbuf_header));
 	f.subbuf_size = s32(b, b->subbuf_size);
@@ -684,6 +698,109 @@ int kb_write_split(struct kb *b, const char *dir, const char *spool,
 #define D(off)	(KB_DMAP_BASE + (off))
 #define T(off)	(KB_TEXT_BASE + (off))
 
+/* Two STR fields, a comm and a stack, after the values @v. */
+static void record_comm_stack(struct kb *b, unsigned int cpu, uint64_t ts,
+			      uint8_t type, uint32_t pid, const uint64_t *v,
+			      unsigned int n, const char *comm,
+			      const uint64_t *frames, unsigned int nr)
+{
+	uint8_t stack[16 * 10], tail[256];
+	size_t len = 0, tlen = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr && i < 16; i++)
+		len += kmt_put_uvar(stack + len,
+				    kmt_zigzag((int64_t)(frames[i] - KB_TEXT_BASE)));
+	tlen += kmt_put_uvar(tail, strlen(comm));
+	memcpy(tail + tlen, comm, strlen(comm));
+	tlen += strlen(comm);
+	tlen += kmt_put_uvar(tail + tlen, len);
+	memcpy(tail + tlen, stack, len);
+	tlen += len;
+	b->raw_str = true;
+	record_bytes(b, cpu, ts, type, KMT_CTX_TASK, pid, v, n,
+		     (const char *)tail, tlen);
+	b->raw_str = false;
+}
+
+void kb_groups(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t groups)
+{
+	uint64_t v = groups;
+
+	record(b, cpu, ts, KMT_EV_GROUPS, KMT_CTX_TASK, 0, &v, 1, NULL);
+}
+
+void kb_reclaim_begin(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		      uint32_t order, uint64_t gfp, const char *comm,
+		      const uint64_t *frames, unsigned int nr)
+{
+	uint64_t v[2] = { order, gfp };
+
+	record_comm_stack(b, cpu, ts, KMT_EV_RECLAIM_BEGIN, pid, v, 2, comm,
+			  frames, nr);
+}
+
+void kb_reclaim_end(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		    uint64_t nr_reclaimed)
+{
+	record(b, cpu, ts, KMT_EV_RECLAIM_END, KMT_CTX_TASK, pid, &nr_reclaimed,
+	       1, NULL);
+}
+
+void kb_lru_inactive(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		     int nid, uint64_t scanned, uint64_t reclaimed,
+		     uint32_t priority, bool file)
+{
+	uint64_t v[5] = { (uint64_t)(int64_t)nid, scanned, reclaimed, priority,
+			  file };
+
+	record(b, cpu, ts, KMT_EV_LRU_SHRINK_INACTIVE, KMT_CTX_TASK, pid, v, 5,
+	       NULL);
+}
+
+void kb_shrink_start(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		     uint64_t func, uint64_t shr, int nid, uint64_t gfp,
+		     uint64_t items, uint64_t total, uint32_t priority,
+		     const char *name)
+{
+	uint64_t v[7] = { func, shr, (uint64_t)(int64_t)nid, gfp, items, total,
+			  priority };
+
+	record(b, cpu, ts, KMT_EV_SHRINK_START, KMT_CTX_TASK, pid, v, 7, name);
+}
+
+void kb_shrink_end(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		   uint64_t func, uint64_t shr, int nid, int freed,
+		   uint64_t total)
+{
+	uint64_t v[5] = { func, shr, (uint64_t)(int64_t)nid,
+			  (uint64_t)(int64_t)freed, total };
+
+	record(b, cpu, ts, KMT_EV_SHRINK_END, KMT_CTX_TASK, pid, v, 5, NULL);
+}
+
+void kb_compact_try(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		    uint32_t order, uint64_t gfp, uint32_t priority,
+		    const char *comm, const uint64_t *frames, unsigned int nr)
+{
+	uint64_t v[3] = { order, gfp, priority };
+
+	record_comm_stack(b, cpu, ts, KMT_EV_COMPACT_TRY, pid, v, 3, comm,
+			  frames, nr);
+}
+
+void kb_compact(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		bool end, uint64_t zone_start, uint64_t zone_end,
+		uint64_t migrate_pfn, uint64_t free_pfn, bool sync,
+		uint32_t status)
+{
+	uint64_t v[6] = { zone_start, zone_end, migrate_pfn, free_pfn, sync,
+			  status };
+
+	record(b, cpu, ts, end ? KMT_EV_COMPACT_END : KMT_EV_COMPACT_BEGIN,
+	       KMT_CTX_TASK, pid, v, end ? 6 : 5, NULL);
+}
+
 const char kb_kallsyms[] =
 	"ffffffff81000000 T _stext\n"
 	"ffffffff81001000 T alloc_thing\n"
@@ -714,4 +831,59 @@ void kb_scenario_basic(struct kb *b)
 	kb_kmalloc(b, 0, 6000, KMT_CTX_TASK, 1, T(0x1010), 0, 64, 64, 0xcc0, -1);
 	kb_page_alloc(b, 0, 6500, KMT_CTX_TASK, 1, 0x1001, 0, 0xcc0, 0);
 	kb_page_free(b, 1, 7000, KMT_CTX_TASK, 2, 0x1001, 0);
+}
+
+const char kb_lat_kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81004000 T try_to_free_pages\n"
+	"ffffffff81005000 T __alloc_pages_slowpath\n"
+	"ffffffff81006000 T grow_buffer\n"
+	"ffffffff81007000 T super_cache_scan\n"
+	"ffffffff81008000 T deferred_split_scan\n"
+	"ffffffff81009000 T try_to_compact_pages\n"
+	"ffffffff8100a000 T do_huge_pmd_anonymous_page\n";
+
+/*
+ * Allocation latency, two CPUs; the numbers a report must print are
+ * worked out in tests/cli/expect/latency.report.  pid 100 reclaims for
+ * an order-0 allocation of grow_buffer: 599 us, migrating to CPU 1
+ * within, a 500 us shrinker call inside; its allocation returns after
+ * 699 us.  pid 200 reclaims 50 us and never allocates (its stall stays
+ * open).  pid 300 compacts a zone 300 us for an order-9 THP fault; the
+ * page comes 400 us after its try.  pid 40 compacts without a try (50
+ * us).  pid 500 ends a reclaim it never began; pid 600 starts a
+ * shrinker that never returns; pid 50 calls one for 10 us.
+ */
+void kb_scenario_latency(struct kb *b)
+{
+	static const uint64_t rec_stack[] = { T(0x4010), T(0x5020), T(0x6030) };
+	static const uint64_t cmp_stack[] = { T(0x9000), T(0xa040) };
+
+	kb_set_kallsyms(b, kb_lat_kallsyms);
+	kb_groups(b, 0, 100, 0xf);
+	kb_reclaim_begin(b, 0, 1000, 100, 0, 0xcc0, "memhog", rec_stack, 3);
+	kb_lru_inactive(b, 0, 2000, 100, 0, 64, 32, 12, true);
+	kb_shrink_start(b, 0, 3000, 100, T(0x7000), D(0x10000), 0, 0xcc0, 500,
+			128, 12, "sb-tmpfs");
+	kb_shrink_end(b, 1, 503000, 100, T(0x7000), D(0x10000), 0, 100, 28);
+	kb_reclaim_end(b, 1, 600000, 100, 57);
+	kb_page_alloc(b, 1, 700000, KMT_CTX_TASK, 100, 0x1235, 0, 0xcc0, 0);
+	kb_reclaim_begin(b, 0, 800000, 200, 2, 0xcc0, "kworker/0:1", rec_stack, 3);
+	kb_reclaim_end(b, 0, 850000, 200, 3);
+	kb_compact_try(b, 1, 900000, 300, 9, 0xcc0, 1, "thp", cmp_stack, 2);
+	kb_compact(b, 1, 910000, 300, false, 0x1000, 0x40000, 0x1000, 0x3fe00,
+		   false, 0);
+	kb_compact(b, 1, 1210000, 300, true, 0x1000, 0x40000, 0x2000, 0x3f000,
+		   false, KMT_COMPACT_SUCCESS);
+	kb_page_alloc(b, 1, 1300000, KMT_CTX_TASK, 300, 0x20001, 9, 0xcc0, 1);
+	kb_compact(b, 0, 1400000, 40, false, 0x1000, 0x40000, 0x1000, 0x3fe00,
+		   true, 0);
+	kb_compact(b, 0, 1450000, 40, true, 0x1000, 0x40000, 0x1800, 0x3fc00,
+		   true, KMT_COMPACT_COMPLETE);
+	kb_reclaim_end(b, 0, 1500000, 500, 9);
+	kb_shrink_start(b, 0, 1600000, 600, T(0x8000), D(0x20000), 0, 0xcc0, 10,
+			10, 12, "");
+	kb_shrink_start(b, 1, 1700000, 50, T(0x7000), D(0x10000), 0, 0xcc0, 400,
+			64, 12, "sb-tmpfs");
+	kb_shrink_end(b, 1, 1710000, 50, T(0x7000), D(0x10000), 0, 5, 0);
 }

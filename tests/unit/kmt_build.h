@@ -71,10 +71,38 @@ void kb_initcall_finish(struct kb *b, unsigned int cpu, uint64_t ts,
 			uint64_t fn, int ret);
 void kb_init_exec(struct kb *b, unsigned int cpu, uint64_t ts,
 		  const char *filename);
+/* The events of the latency groups (kmemtrace.events=latency). */
+void kb_groups(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t groups);
+void kb_reclaim_begin(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		      uint32_t order, uint64_t gfp, const char *comm,
+		      const uint64_t *frames, unsigned int nr);
+void kb_reclaim_end(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		    uint64_t nr_reclaimed);
+void kb_lru_inactive(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		     int nid, uint64_t scanned, uint64_t reclaimed,
+		     uint32_t priority, bool file);
+void kb_shrink_start(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		     uint64_t func, uint64_t shr, int nid, uint64_t gfp,
+		     uint64_t items, uint64_t total, uint32_t priority,
+		     const char *name);
+void kb_shrink_end(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		   uint64_t func, uint64_t shr, int nid, int freed,
+		   uint64_t total);
+void kb_compact_try(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		    uint32_t order, uint64_t gfp, uint32_t priority,
+		    const char *comm, const uint64_t *frames, unsigned int nr);
+/* mm_compaction_begin, or with @end mm_compaction_end and its @status */
+void kb_compact(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		bool end, uint64_t zone_start, uint64_t zone_end,
+		uint64_t migrate_pfn, uint64_t free_pfn, bool sync,
+		uint32_t status);
 /* kallsyms text of the scenarios: _stext, alloc_thing, helper_init, ... */
 extern const char kb_kallsyms[];
 /* The hand-computed scenario of the report golden tests. */
 void kb_scenario_basic(struct kb *b);
+/* ... and of report --latency (kallsyms kb_lat_kallsyms). */
+extern const char kb_lat_kallsyms[];
+void kb_scenario_latency(struct kb *b);
 
 /* The whole file in memory (malloc'd), or written to path. */
 int kb_finish(struct kb *b, uint8_t **out, size_t *len);

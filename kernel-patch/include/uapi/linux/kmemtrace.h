@@ -89,7 +89,47 @@ enum kmt_event_type {
 	KMT_EV_INITCALL_START	= 12,	/* an initcall starts ... */
 	KMT_EV_INITCALL_FINISH	= 13,	/* ... and returns */
 	KMT_EV_INIT_EXEC	= 14,	/* pid 1 execs: /init, then the real init */
+	/* Group "reclaim": direct reclaim, the inactive LRU, shrinkers */
+	KMT_EV_RECLAIM_BEGIN	= 15,	/* an allocation enters direct reclaim */
+	KMT_EV_RECLAIM_END	= 16,
+	KMT_EV_LRU_SHRINK_INACTIVE = 17, /* an inactive list was shrunk */
+	KMT_EV_SHRINK_START	= 18,	/* a shrinker is called ... */
+	KMT_EV_SHRINK_END	= 19,	/* ... and returns */
+	/* Group "compaction" */
+	KMT_EV_COMPACT_TRY	= 20,	/* an allocation enters direct compaction */
+	KMT_EV_COMPACT_BEGIN	= 21,	/* one zone is compacted ... */
+	KMT_EV_COMPACT_END	= 22,	/* ... to here */
+	KMT_EV_GROUPS		= 23,	/* the event groups recorded from now */
 	KMT_EV_MAX		= 31,
+};
+
+/*
+ * Event groups, selected with kmemtrace.events= and debugfs
+ * kmemtrace/events; a KMT_EV_GROUPS record holds them as bits.
+ */
+enum kmt_group {
+	KMT_GROUP_KMEM		= 0,	/* slab and page allocator events */
+	KMT_GROUP_BOOT		= 1,	/* initcalls and execs of pid 1 */
+	KMT_GROUP_RECLAIM	= 2,
+	KMT_GROUP_COMPACTION	= 3,
+	KMT_NR_GROUPS		= 4,
+};
+
+/*
+ * Outcome of a zone's compaction (KMT_F_STATUS): the kernel's
+ * enum compact_result, in numbers that do not change with it.
+ */
+enum kmt_compact_status {
+	KMT_COMPACT_UNKNOWN		= 0,	/* a result this table lacks */
+	KMT_COMPACT_NOT_SUITABLE_ZONE	= 1,
+	KMT_COMPACT_SKIPPED		= 2,
+	KMT_COMPACT_DEFERRED		= 3,
+	KMT_COMPACT_NO_SUITABLE_PAGE	= 4,
+	KMT_COMPACT_CONTINUE		= 5,
+	KMT_COMPACT_COMPLETE		= 6,
+	KMT_COMPACT_PARTIAL_SKIPPED	= 7,
+	KMT_COMPACT_CONTENDED		= 8,
+	KMT_COMPACT_SUCCESS		= 9,
 };
 
 /*
@@ -136,7 +176,24 @@ enum kmt_field_id {
 	KMT_F_MARK		= 16,	/* enum kmt_mark */
 	KMT_F_RET		= 17,	/* an initcall's return value */
 	KMT_F_STACK		= 18,	/* STR: return addresses, TEXT varints */
-	KMT_F_MAX		= 31,
+	KMT_F_COMM		= 19,	/* STR: the task's comm */
+	KMT_F_NR_RECLAIMED	= 20,	/* pages reclaimed */
+	KMT_F_NR_SCANNED	= 21,	/* pages scanned */
+	KMT_F_PRIORITY		= 22,	/* reclaim or compaction priority */
+	KMT_F_FILE		= 23,	/* 1: the file LRU, 0: anon */
+	KMT_F_FUNC		= 24,	/* a shrinker's scan_objects() */
+	KMT_F_SHRINKER		= 25,	/* the struct shrinker's address */
+	KMT_F_CACHE_ITEMS	= 26,	/* objects the shrinker counted */
+	KMT_F_TOTAL_SCAN	= 27,	/* objects to scan (left, at the end) */
+	KMT_F_FREED		= 28,	/* objects the shrinker freed */
+	KMT_F_ZONE_START	= 29,	/* pfn */
+	KMT_F_ZONE_END		= 30,	/* pfn */
+	KMT_F_MIGRATE_PFN	= 31,	/* compaction's migration scanner */
+	KMT_F_FREE_PFN		= 32,	/* compaction's free scanner */
+	KMT_F_SYNC		= 33,	/* 1: sync compaction, 0: async */
+	KMT_F_STATUS		= 34,	/* enum kmt_compact_status */
+	KMT_F_GROUPS		= 35,	/* bits of enum kmt_group */
+	KMT_F_MAX		= 63,
 };
 
 enum kmt_mark {
@@ -168,7 +225,8 @@ struct kmt_field_desc {
  * @type:     enum kmt_event_type
  * @nr_fields: number of valid entries in @fields
  * @reserved: zero
- * @name:     NUL-terminated event name (tracepoint name where there is one)
+ * @name:     NUL-terminated event name: the tracepoint's where there is
+ *            one, without its "mm_" when the name would not fit
  * @fields:   field descriptions
  */
 struct kmt_layout {
@@ -300,10 +358,59 @@ static const struct kmt_layout name[] = {				\
 		KMT_FLD(CALL_SITE, TEXT32, "func"),			\
 		KMT_FLD(RET, S32, "ret") } },				\
 	{ KMT_EV_INIT_EXEC, 1, {0}, "init_exec", {			\
-		KMT_FLD(NAME, STR, "filename") } }			\
+		KMT_FLD(NAME, STR, "filename") } },			\
+	{ KMT_EV_RECLAIM_BEGIN, 4, {0}, "vmscan_direct_reclaim_begin", { \
+		KMT_FLD(ORDER, U8X, "order"),				\
+		KMT_FLD(GFP, U24X, "gfp_flags"),			\
+		KMT_FLD(COMM, STR, "comm"),				\
+		KMT_FLD(STACK, STR, "stack") } },			\
+	{ KMT_EV_RECLAIM_END, 1, {0}, "vmscan_direct_reclaim_end", {	\
+		KMT_FLD(NR_RECLAIMED, U32X, "nr_reclaimed") } },	\
+	{ KMT_EV_LRU_SHRINK_INACTIVE, 5, {0}, "vmscan_lru_shrink_inactive", { \
+		KMT_FLD(NODE, S8X, "nid"),				\
+		KMT_FLD(NR_SCANNED, U32X, "nr_scanned"),		\
+		KMT_FLD(NR_RECLAIMED, U32X, "nr_reclaimed"),		\
+		KMT_FLD(PRIORITY, U8X, "priority"),			\
+		KMT_FLD(FILE, U8X, "file") } },				\
+	{ KMT_EV_SHRINK_START, 8, {0}, "shrink_slab_start", {	\
+		KMT_FLD(FUNC, TEXT32, "shrink"),			\
+		KMT_FLD(SHRINKER, DMAP32, "shr"),			\
+		KMT_FLD(NODE, S8X, "nid"),				\
+		KMT_FLD(GFP, U24X, "gfp_flags"),			\
+		KMT_FLD(CACHE_ITEMS, U32X, "cache_items"),		\
+		KMT_FLD(TOTAL_SCAN, U32X, "total_scan"),		\
+		KMT_FLD(PRIORITY, U8X, "priority"),			\
+		KMT_FLD(NAME, STR, "name") } },				\
+	{ KMT_EV_SHRINK_END, 5, {0}, "shrink_slab_end", {		\
+		KMT_FLD(FUNC, TEXT32, "shrink"),			\
+		KMT_FLD(SHRINKER, DMAP32, "shr"),			\
+		KMT_FLD(NODE, S8X, "nid"),				\
+		KMT_FLD(FREED, S32, "freed"),				\
+		KMT_FLD(TOTAL_SCAN, U32X, "total_scan") } },		\
+	{ KMT_EV_COMPACT_TRY, 5, {0}, "compaction_try_to_compact", { \
+		KMT_FLD(ORDER, U8X, "order"),				\
+		KMT_FLD(GFP, U24X, "gfp_flags"),			\
+		KMT_FLD(PRIORITY, U8X, "priority"),			\
+		KMT_FLD(COMM, STR, "comm"),				\
+		KMT_FLD(STACK, STR, "stack") } },			\
+	{ KMT_EV_COMPACT_BEGIN, 5, {0}, "compaction_begin", {	\
+		KMT_FLD(ZONE_START, U32X, "zone_start"),		\
+		KMT_FLD(ZONE_END, U32X, "zone_end"),			\
+		KMT_FLD(MIGRATE_PFN, U32X, "migrate_pfn"),		\
+		KMT_FLD(FREE_PFN, U32X, "free_pfn"),			\
+		KMT_FLD(SYNC, U8X, "sync") } },				\
+	{ KMT_EV_COMPACT_END, 6, {0}, "compaction_end", {		\
+		KMT_FLD(ZONE_START, U32X, "zone_start"),		\
+		KMT_FLD(ZONE_END, U32X, "zone_end"),			\
+		KMT_FLD(MIGRATE_PFN, U32X, "migrate_pfn"),		\
+		KMT_FLD(FREE_PFN, U32X, "free_pfn"),			\
+		KMT_FLD(SYNC, U8X, "sync"),				\
+		KMT_FLD(STATUS, U8X, "status") } },			\
+	{ KMT_EV_GROUPS, 1, {0}, "groups", {				\
+		KMT_FLD(GROUPS, U32X, "groups") } }			\
 }
 
-#define KMT_NR_LAYOUTS		14
+#define KMT_NR_LAYOUTS		23
 
 /* ---- Layer 2: sub-buffers --------------------------------------------- */
 
