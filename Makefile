@@ -18,17 +18,17 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(shell pkg-config --cflag
 LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c lib/perfdata.c
 TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/meta.c extract/import.c extract/kmemev.c extract/ftrace.c extract/perf.c \
             analyze/slab.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
-            analyze/info.c analyze/diff.c \
+            analyze/info.c analyze/diff.c analyze/latency.c analyze/report_latency.c \
             lib/vmlinux.c
 TOOL_LIBS := -lelf -ldw $(shell pkg-config --libs libtracefs libtraceevent)
 HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab
+UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab tests/unit/test_latency
 FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux fuzz_perfdata
 # the footprint parsers need the analysis they summarise
-FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/pagesite.c
+FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/pagesite.c analyze/latency.c
 
 .PHONY: all asan check unit unit-build cli fuzz man install clean
 
@@ -44,9 +44,11 @@ build-asan/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
 
 asan: build-asan/kmemflight
 
-build-asan/tests/%: tests/unit/%.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) analyze/slab.c analyze/pagesite.c $(HDRS)
+UNIT_ANALYZE := analyze/slab.c analyze/pagesite.c analyze/latency.c
+
+build-asan/tests/%: tests/unit/%.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(UNIT_ANALYZE) $(HDRS)
 	@mkdir -p build-asan/tests
-	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) analyze/slab.c analyze/pagesite.c -lcmocka
+	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) $(UNIT_ANALYZE) -lcmocka
 
 unit-build: $(patsubst tests/unit/%,build-asan/tests/%,$(UNIT))
 

@@ -11,6 +11,7 @@
 
 #include "../cli/cli.h"
 #include "../lib/kmt.h"
+#include "latency.h"
 
 static int one_file_args(int argc, char **argv, const char *usage_text,
 			 bool *raw, const char **path)
@@ -154,6 +155,51 @@ static const char *field_name(const struct kmt_trace *t, uint8_t type,
 	return "?";
 }
 
+/* The fields of the reclaim and compaction groups' events. */
+static void print_latency_fields(const struct kmt_trace *t,
+				 const struct kmt_symtab *st, bool raw,
+				 const struct kmt_event *ev)
+{
+	char sym[256];
+
+	if (ev->has & KMT_HAS(KMT_F_PRIORITY))
+		printf(" priority=%u", ev->priority);
+	if (ev->has & KMT_HAS(KMT_F_NR_SCANNED))
+		printf(" nr_scanned=%" PRIu64, ev->nr_scanned);
+	if (ev->has & KMT_HAS(KMT_F_NR_RECLAIMED))
+		printf(" nr_reclaimed=%" PRIu64, ev->nr_reclaimed);
+	if (ev->has & KMT_HAS(KMT_F_FILE))
+		printf(" file=%u", ev->file);
+	if (ev->has & KMT_HAS(KMT_F_FUNC)) {
+		kmt_symtab_format(st, ev->func, raw, sym, sizeof(sym));
+		printf(" %s=%s", field_name(t, ev->type, KMT_F_FUNC), sym);
+	}
+	if (ev->has & KMT_HAS(KMT_F_SHRINKER))
+		printf(" shr=0x%" PRIx64, ev->shrinker);
+	if (ev->has & KMT_HAS(KMT_F_CACHE_ITEMS))
+		printf(" cache_items=%" PRIu64, ev->cache_items);
+	if (ev->has & KMT_HAS(KMT_F_TOTAL_SCAN))
+		printf(" total_scan=%" PRIu64, ev->total_scan);
+	if (ev->has & KMT_HAS(KMT_F_FREED))
+		printf(" freed=%" PRId64, ev->freed);
+	if (ev->has & KMT_HAS(KMT_F_ZONE_START))
+		printf(" zone_start=0x%" PRIx64, ev->zone_start);
+	if (ev->has & KMT_HAS(KMT_F_ZONE_END))
+		printf(" zone_end=0x%" PRIx64, ev->zone_end);
+	if (ev->has & KMT_HAS(KMT_F_MIGRATE_PFN))
+		printf(" migrate_pfn=0x%" PRIx64, ev->migrate_pfn);
+	if (ev->has & KMT_HAS(KMT_F_FREE_PFN))
+		printf(" free_pfn=0x%" PRIx64, ev->free_pfn);
+	if (ev->has & KMT_HAS(KMT_F_SYNC))
+		printf(" mode=%s", ev->sync ? "sync" : "async");
+	if (ev->has & KMT_HAS(KMT_F_STATUS))
+		printf(" status=%s", kmt_compact_status_name(ev->status));
+	if (ev->has & KMT_HAS(KMT_F_GROUPS))
+		printf(" groups=0x%x", ev->groups);
+	if (ev->has & KMT_HAS(KMT_F_COMM))
+		printf(" comm=%.*s", (int)ev->comm_len, ev->comm);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const char usage_text[] =
@@ -242,6 +288,7 @@ int cmd_dump(int argc, char **argv)
 			printf(" mark=%u", ev.mark);
 		if (ev.has & KMT_HAS(KMT_F_RET))
 			printf(" ret=%d", ev.ret);
+		print_latency_fields(&t, &st, raw, &ev);
 		putchar('\n');
 	}
 	if (ret < 0)

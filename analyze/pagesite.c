@@ -25,6 +25,8 @@ static const char *const internal_exact[] = {
 	"___kmalloc_large_node", "__kmalloc_large_node_noprof",
 	"__kmalloc_large_noprof", "alloc_slab_page", "allocate_slab",
 	"rmqueue", "rmqueue_bulk", "prep_new_page", "post_alloc_hook",
+	/* the way into direct reclaim and compaction (latency events) */
+	"try_to_free_pages", "__perform_reclaim", "try_to_compact_pages",
 };
 
 /* ... and any frame whose name starts so (tracing, other _noprof paths). */
@@ -33,6 +35,7 @@ static const char *const internal_prefix[] = {
 	"__get_free_pages", "get_free_pages", "get_zeroed_page", "__folio_alloc",
 	"__kmalloc",	/* a large kmalloc: its caller is the caller */
 	"__alloc_frozen_pages", "alloc_frozen_pages",	/* 6.15 and later */
+	"kmt_probe_", "kmt_record_",	/* the recorder's own frames */
 };
 
 void kmt_page_internal_names(const char *const **exact, size_t *nr_exact,

@@ -15,7 +15,7 @@
 #include "slab.h"
 
 #define DEFAULT_SORT "frag,hit,bytes"
-#define VALID_OPTS "--slab, --page, --live, --phase, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help"
+#define VALID_OPTS "--slab, --page, --live, --phase, --latency, --threshold, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help"
 
 static void usage(FILE *f)
 {
@@ -34,6 +34,14 @@ static void usage(FILE *f)
 		"    --phase               what each boot phase (early, initcall level, the\n"
 		"                          execs of pid 1) and each initcall allocated, and\n"
 		"                          what of it is still allocated at the end\n"
+		"    --latency             allocation latency: direct reclaim, compaction,\n"
+		"                          shrinker calls and the allocation stalls they\n"
+		"                          make up; per kind, the episodes at or above the\n"
+		"                          threshold (slowest first), per-shrinker totals\n"
+		"                          and a histogram (needs kmemtrace.events=latency)\n"
+		"    --threshold <time>    with --latency: list episodes of at least this\n"
+		"                          long, with a unit ns, us, ms or s: 134us\n"
+		"                          (default 0: all)\n"
 		"    --time <start>,<end>  only the events from start to end (either may be\n"
 		"                          left out); times since boot, in s unless\n"
 		"                          suffixed ms, us or ns: --time 1.5,2s\n"
@@ -100,6 +108,16 @@ static int parse_time(const char *s, size_t len, uint64_t *ns)
 	return 0;
 }
 
+/* A duration that names its unit (134us, 1.5ms): a bare number is ambiguous. */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	size_t len = strlen(s);
+
+	if (!len || (s[len - 1] >= '0' && s[len - 1] <= '9') || s[len - 1] == '.')
+		return -EINVAL;
+	return parse_time(s, len, ns);
+}
+
 static int parse_range(const char *s, uint64_t *start, uint64_t *end)
 {
 	const char *comma = strchr(s, ',');
@@ -119,13 +137,15 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE, OPT_LIVE,
 	       OPT_TIME, OPT_AT, OPT_PHASE, OPT_ALLOC, OPT_JSON, OPT_CSV,
-	       OPT_VMLINUX };
+	       OPT_VMLINUX, OPT_LATENCY, OPT_THRESHOLD };
 	static const struct option longopts[] = {
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "alloc", no_argument, NULL, OPT_ALLOC },
 		{ "phase", no_argument, NULL, OPT_PHASE },
+		{ "latency", no_argument, NULL, OPT_LATENCY },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "at", required_argument, NULL, OPT_AT },
@@ -141,7 +161,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	};
 	struct kmt_err err;
 	const char *sort = DEFAULT_SORT;
-	bool sort_given = false;
+	bool sort_given = false, threshold_given = false;
 	char *end;
 	int c;
 
@@ -160,6 +180,13 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case OPT_SLAB: o->slab = true; break;
 		case OPT_LIVE: o->live = true; break;
 		case OPT_PHASE: o->phase = true; break;
+		case OPT_LATENCY: o->latency = true; break;
+		case OPT_THRESHOLD:
+			if (parse_duration(optarg, &o->threshold))
+				return kmf_usage_error("--threshold wants a time with a unit ns, us, ms or s (e.g. 134us), not '%s'",
+						       optarg);
+			threshold_given = true;
+			break;
 		case OPT_TIME:
 			if (parse_range(optarg, &o->start, &o->end))
 				return kmf_usage_error("--time wants <start>,<end> in s, ms, us or ns (e.g. 1.5,2s), not '%s'",
@@ -195,7 +222,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 					       argv[optind - 1], VALID_OPTS);
 		}
 	}
-	if (!o->slab && !o->page && !o->live && !o->phase)
+	if (threshold_given && !o->latency)
+		return kmf_usage_error("--threshold goes with --latency");
+	if (o->latency && (o->slab || o->page || o->live || o->phase || o->alloc ||
+			   o->json || o->csv || sort_given))
+		return kmf_usage_error("--latency is a report of its own: not with --slab, --page, --live, --phase, --alloc, --sort, --json or --csv");
+	if (!o->slab && !o->page && !o->live && !o->phase && !o->latency)
 		o->slab = true;
 	if (o->alloc && !o->page && !o->live && !o->phase)
 		o->slab = true;
@@ -604,6 +636,13 @@ int cmd_report(int argc, char **argv)
 	} else if (!st.nr && !o.raw_ip) {
 		kmf_warn("%s has no kallsyms: callsites are printed as addresses (--vmlinux names them)",
 			 o.path);
+	}
+	if (o.latency) {
+		if (kmt_report_latency(&t, sym, &o, o.path, &err))
+			kmf_error("%s", err.msg);
+		else
+			status = KMF_EXIT_OK;
+		goto out;
 	}
 	ret = kmt_slab_analyze_range(&t, o.start, o.end, o.alloc, sym, &s, &err);
 	if (ret) {

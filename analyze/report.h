@@ -27,6 +27,8 @@ struct report_opts {
 	enum kmt_page_key pkeys[KMT_SLAB_MAX_KEYS];
 	unsigned int nr_pkeys;
 	bool verbose;
+	bool latency;
+	uint64_t threshold;	/* --latency: ns */
 };
 
 /*
@@ -50,5 +52,13 @@ void kmt_json_u64(FILE *f, bool *first, const char *key, uint64_t v);
 /* "dentry", "kmalloc size 64" or "cache N": a row of the --live caches. */
 void kmt_cache_label(const struct kmt_trace *t, const struct kmt_live_cache *c,
 		     char *buf, size_t size);
+
+/*
+ * --latency: the tables of allocation latency.  0, or a negative errno
+ * with @err set (a trace that did not record the latency groups).
+ */
+int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
+		       const struct report_opts *o, const char *path,
+		       struct kmt_err *err);
 
 #endif

@@ -2,8 +2,9 @@
 /*
  * libFuzzer target: the input is a whole .kmt file.  Open it; if the
  * headers pass, validate every record, walk the time-ordered merge, look
- * things up and load its kallsyms.  Beyond the sanitizers, it checks that
- * the validating count and the merge agree on every trace.
+ * things up, load its kallsyms and pair its latency events.  Beyond the
+ * sanitizers, it checks that the validating count and the merge agree on
+ * every trace, and that the latency tallies add up.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -12,12 +13,43 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "../../analyze/latency.h"
 
 static bool inside(const void *p, size_t n, const uint8_t *data, size_t size)
 {
 	const uint8_t *q = p;
 
 	return q >= data && q <= data + size && n <= (size_t)(data + size - q);
+}
+
+/* Every episode and unpaired event is counted once, in its kind. */
+static void latency(const struct kmt_trace *t, const struct kmt_symtab *st)
+{
+	uint64_t n = 0, unp = 0, hist;
+	struct kmt_latency l;
+	struct kmt_err err;
+	unsigned int k, b;
+	size_t i;
+
+	if (kmt_latency_analyze(t, st, 1000, 0, UINT64_MAX, &l, &err))
+		return;
+	for (k = 0; k < KMT_LAT_KINDS; k++) {
+		CHECK(l.kind[k].above <= l.kind[k].count);
+		CHECK(l.kind[k].max_ns <= l.kind[k].total_ns);
+		for (b = 0, hist = 0; b < KMT_LAT_BUCKETS; b++)
+			hist += l.kind[k].hist[b];
+		CHECK(hist == l.kind[k].count);
+		n += l.kind[k].count;
+		unp += l.kind[k].unpaired;
+	}
+	CHECK(n == l.nr_ep);
+	CHECK(unp == l.nr_unp);
+	for (i = 0; i < l.nr_ep; i++)
+		CHECK(l.ep[i].kind != KMT_LAT_SHRINK || l.ep[i].shrinker < l.nr_shr);
+	kmt_latency_sort(&l);
+	for (i = 1; i < l.nr_ep; i++)
+		CHECK(l.ep[i - 1].ns >= l.ep[i].ns);
+	kmt_latency_free(&l);
 }
 
 static void symbols(const struct kmt_trace *t, const uint64_t *sites,
@@ -40,6 +72,7 @@ static void symbols(const struct kmt_trace *t, const uint64_t *sites,
 		kmt_symtab_format(&st, sites[i], false, buf, sizeof(buf));
 		kmt_symtab_format(&st, sites[i], true, tiny, sizeof(tiny));
 	}
+	latency(t, &st);
 	kmt_symtab_free(&st);
 }
 

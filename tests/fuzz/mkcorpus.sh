@@ -5,7 +5,7 @@
 # one directory per target (default tests/fuzz/corpus/<target>/):
 #
 #   fuzz_trace     whole .kmt files: mktrace basic, swapped, many, nosyms,
-#                  in both record formats (ABI 2 and 1)
+#                  in both record formats (ABI 2 and 1), and latency
 #   fuzz_cursor    the raw sub-buffers of every CPU section of those files
 #   fuzz_kallsyms  their KALLSYMS sections, and a hand-written sample
 #   fuzz_summary   kmemflight summary of mktrace diff-base and diff-new
@@ -90,6 +90,9 @@ for s in basic swapped many nosyms; do
 	KMT_BUILD_ABI=1 "$mktrace" "$s" "$out/fuzz_trace/$s-abi1.kmt"
 	split_sections "$s-abi1" "$out/fuzz_trace/$s-abi1.kmt"
 done
+# the latency groups' events exist in ABI 2 only
+"$mktrace" latency "$out/fuzz_trace/latency.kmt"
+split_sections latency "$out/fuzz_trace/latency.kmt"
 
 # A bare file header claiming one section, so that small inputs reach the
 # header checks: basic.kmt's header (this build's magic), its counts

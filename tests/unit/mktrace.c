@@ -332,6 +332,22 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "abi1")) {	/* an older recorder */
+		b = kb_new(2, 4096);
+		kb_set_abi(b, 1);
+		kb_scenario_basic(b);
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "latency")) {
+		b = kb_new(2, 4096);
+		kb_set_gfp_names(b, true);
+		kb_scenario_latency(b);
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "pages")) {
 		b = kb_new(2, 4096);
 		pages(b);

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemflight report --latency: direct reclaim, compaction, shrinker and
+ * allocation stall latencies, the episodes at or above a threshold with
+ * the allocation behind them, and a histogram per kind.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latency.h"
+#include "report.h"
+
+static const char *const kind_names[KMT_LAT_KINDS] = {
+	[KMT_LAT_RECLAIM] = "direct reclaim",
+	[KMT_LAT_COMPACT] = "compaction (zone)",
+	[KMT_LAT_SHRINK] = "shrinker call",
+	[KMT_LAT_STALL] = "allocation stall",
+};
+
+static const char *const titles[KMT_LAT_KINDS] = {
+	[KMT_LAT_RECLAIM] = "Direct reclaims",
+	[KMT_LAT_COMPACT] = "Zone compactions",
+	[KMT_LAT_SHRINK] = "Shrinker calls",
+	[KMT_LAT_STALL] = "Allocation stalls",
+};
+
+static const char dashes[] =
+	"--------------------------------------------------------------------"
+	"--------------------------------------------------------------------";
+
+static void fmt_us(char *buf, size_t size, uint64_t ns)
+{
+	snprintf(buf, size, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+static void fmt_s(char *buf, size_t size, uint64_t ns)
+{
+	snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, ns / 1000000000u,
+		 ns % 1000000000u / 1000u);
+}
+
+static void fmt_site(const struct kmt_symtab *st, const struct kmt_lat_alloc *a,
+		     bool raw, char *buf, size_t size)
+{
+	if (a->site)
+		kmt_symtab_format(st, a->site, raw, buf, size);
+	else
+		snprintf(buf, size, "(unknown)");
+}
+
+static bool kind_recorded(const struct kmt_latency *l, enum kmt_lat_kind k)
+{
+	uint32_t rec = 1u << KMT_GROUP_RECLAIM, cmp = 1u << KMT_GROUP_COMPACTION;
+
+	switch (k) {
+	case KMT_LAT_RECLAIM:
+	case KMT_LAT_SHRINK:
+		return l->groups & rec;
+	case KMT_LAT_COMPACT:
+		return l->groups & cmp;
+	default:
+		return (l->groups & (rec | cmp)) &&
+		       (l->groups & (1u << KMT_GROUP_KMEM));
+	}
+}
+
+static void print_kinds(const struct kmt_latency *l)
+{
+	char total[32], max[32];
+	unsigned int k;
+
+	printf("%.96s\n", dashes);
+	printf(" %-18s | %9s | %9s | %14s | %14s | %s\n", "Kind", "Episodes",
+	       "Above", "Total us", "Max us", "Unpaired");
+	printf("%.96s\n", dashes);
+	for (k = 0; k < KMT_LAT_KINDS; k++) {
+		if (!kind_recorded(l, k)) {
+			printf(" %-18s | (not recorded)\n", kind_names[k]);
+			continue;
+		}
+		fmt_us(total, sizeof(total), l->kind[k].total_ns);
+		fmt_us(max, sizeof(max), l->kind[k].max_ns);
+		printf(" %-18s | %9" PRIu64 " | %9" PRIu64 " | %14s | %14s | %" PRIu64 "\n",
+		       kind_names[k], l->kind[k].count, l->kind[k].above, total, max,
+		       l->kind[k].unpaired);
+	}
+	printf("%.96s\n", dashes);
+}
+
+/* Title of the episodes of @kind at or above the threshold. */
+static void print_header(enum kmt_lat_kind kind, const struct kmt_latency *l)
+{
+	char thr[32];
+
+	fmt_us(thr, sizeof(thr), l->threshold);
+	printf("\n%s at or above %s us, slowest first\n", titles[kind], thr);
+}
+
+static bool shown(const struct kmt_latency *l, const struct kmt_lat_episode *e,
+		  enum kmt_lat_kind kind)
+{
+	return e->kind == kind && e->ns >= l->threshold;
+}
+
+static bool more_rows(const struct report_opts *o, size_t n)
+{
+	return o->lines >= 0 && n >= (size_t)o->lines;
+}
+
+static void print_reclaim(const struct kmt_latency *l, const struct kmt_trace *t,
+			  const struct kmt_symtab *st, const struct report_opts *o)
+{
+	char start[32], lat[32], gfp[160], site[256], shr[32], calls[48];
+	size_t i, n = 0;
+
+	print_header(KMT_LAT_RECLAIM, l);
+	printf("%.150s\n", dashes);
+	printf(" %-12s | %12s | %7s | %-15s | %5s | %-34s | %9s | %9s | %-20s | %s\n",
+	       "Start s", "Latency us", "Pid", "Task", "Order", "Callsite",
+	       "Reclaimed", "Scanned", "Shrinkers us (calls)", "GFP flags");
+	printf("%.150s\n", dashes);
+	for (i = 0; i < l->nr_ep; i++) {
+		const struct kmt_lat_episode *e = &l->ep[i];
+
+		if (!shown(l, e, KMT_LAT_RECLAIM))
+			continue;
+		if (more_rows(o, n++)) {
+			printf(" ...\n");
+			break;
+		}
+		fmt_s(start, sizeof(start), e->start);
+		fmt_us(lat, sizeof(lat), e->ns);
+		fmt_us(shr, sizeof(shr), e->shrink_ns);
+		kmt_gfp_format(t, e->a.gfp, gfp, sizeof(gfp));
+		fmt_site(st, &e->a, o->raw_ip, site, sizeof(site));
+		snprintf(calls, sizeof(calls), "%s (%u)", shr, e->shrinks);
+		printf(" %-12s | %12s | %7u | %-15s | %5u | %-34s | %9" PRIu64
+		       " | %9" PRIu64 " | %-20s | %s\n", start, lat, e->pid, e->a.comm,
+		       e->a.order, site, e->nr_reclaimed, e->lru_scanned, calls, gfp);
+	}
+	if (!n)
+		printf(" (none)\n");
+}
+
+static void print_compact(const struct kmt_latency *l, const struct kmt_trace *t,
+			  const struct kmt_symtab *st, const struct report_opts *o)
+{
+	char start[32], lat[32], gfp[160], site[256], zone[64], who[48];
+	size_t i, n = 0;
+
+	print_header(KMT_LAT_COMPACT, l);
+	printf("%.170s\n", dashes);
+	printf(" %-12s | %12s | %7s | %-15s | %-7s | %5s | %-34s | %-21s | %-5s | %-17s | %s\n",
+	       "Start s", "Latency us", "Pid", "Task", "Trigger", "Order",
+	       "Callsite", "Zone pfns", "Mode", "Status", "GFP flags");
+	printf("%.170s\n", dashes);
+	for (i = 0; i < l->nr_ep; i++) {
+		const struct kmt_lat_episode *e = &l->ep[i];
+
+		if (!shown(l, e, KMT_LAT_COMPACT))
+			continue;
+		if (more_rows(o, n++)) {
+			printf(" ...\n");
+			break;
+		}
+		fmt_s(start, sizeof(start), e->start);
+		fmt_us(lat, sizeof(lat), e->ns);
+		snprintf(zone, sizeof(zone), "0x%" PRIx64 "-0x%" PRIx64,
+			 e->zone_start, e->zone_end);
+		if (e->direct) {
+			kmt_gfp_format(t, e->a.gfp, gfp, sizeof(gfp));
+			fmt_site(st, &e->a, o->raw_ip, site, sizeof(site));
+			snprintf(who, sizeof(who), "%u", e->a.order);
+		} else {
+			snprintf(gfp, sizeof(gfp), "-");
+			snprintf(site, sizeof(site), "-");
+			snprintf(who, sizeof(who), "-");
+		}
+		printf(" %-12s | %12s | %7u | %-15s | %-7s | %5s | %-34s | %-21s | %-5s | %-17s | %s\n",
+		       start, lat, e->pid, e->a.comm[0] ? e->a.comm : "-",
+		       e->direct ? "direct" : "other", who, site, zone,
+		       e->sync ? "sync" : "async", kmt_compact_status_name(e->status),
+		       gfp);
+	}
+	if (!n)
+		printf(" (none)\n");
+}
+
+static void shrinker_label(const struct kmt_latency *l, uint32_t idx,
+			   const struct kmt_symtab *st, bool raw, char *buf,
+			   size_t size)
+{
+	const struct kmt_lat_shrinker *s = &l->shr[idx];
+	char fn[200];
+
+	kmt_symtab_format(st, s->func, raw, fn, sizeof(fn));
+	/* "super_cache_scan+0x0": the function, not an offset in it */
+	if (!raw) {
+		char *plus = strstr(fn, "+0x0");
+
+		if (plus && (plus[4] == '\0' || plus[4] == ' '))
+			memmove(plus, plus + 4, strlen(plus + 4) + 1);
+	}
+	if (s->name[0])
+		snprintf(buf, size, "%s %s", fn, s->name);
+	else
+		snprintf(buf, size, "%s @0x%" PRIx64, fn, s->addr);
+}
+
+static int shr_cmp_total(const void *a, const void *b, void *arg)
+{
+	const struct kmt_latency *l = arg;
+	const struct kmt_lat_shrinker *x = &l->shr[*(const uint32_t *)a];
+	const struct kmt_lat_shrinker *y = &l->shr[*(const uint32_t *)b];
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void print_shrinkers(const struct kmt_latency *l, const struct kmt_symtab *st,
+			    const struct report_opts *o)
+{
+	char name[320], total[32], max[32], start[32], lat[32];
+	uint32_t *idx;
+	size_t i, n = 0;
+
+	printf("\nShrinkers by total latency\n");
+	printf("%.128s\n", dashes);
+	printf(" %-48s | %8s | %14s | %12s | %8s | %s\n", "Shrinker", "Calls",
+	       "Total us", "Max us", "Above", "Freed");
+	printf("%.128s\n", dashes);
+	idx = calloc(l->nr_shr ? l->nr_shr : 1, sizeof(*idx));
+	if (!idx)
+		return;
+	for (i = 0; i < l->nr_shr; i++)
+		idx[i] = (uint32_t)i;
+	qsort_r(idx, l->nr_shr, sizeof(*idx), shr_cmp_total, (void *)l);
+	for (i = 0; i < l->nr_shr; i++) {
+		const struct kmt_lat_shrinker *s = &l->shr[idx[i]];
+
+		if (!s->calls)
+			continue;
+		if (more_rows(o, n++)) {
+			printf(" ...\n");
+			break;
+		}
+		shrinker_label(l, idx[i], st, o->raw_ip, name, sizeof(name));
+		fmt_us(total, sizeof(total), s->total_ns);
+		fmt_us(max, sizeof(max), s->max_ns);
+		printf(" %-48s | %8" PRIu64 " | %14s | %12s | %8" PRIu64 " | %" PRIu64 "\n",
+		       name, s->calls, total, max, s->above, s->freed);
+	}
+	free(idx);
+	if (!n)
+		printf(" (none)\n");
+
+	print_header(KMT_LAT_SHRINK, l);
+	printf("%.118s\n", dashes);
+	printf(" %-12s | %12s | %7s | %-15s | %-48s | %s\n", "Start s",
+	       "Latency us", "Pid", "Task", "Shrinker", "Freed");
+	printf("%.118s\n", dashes);
+	n = 0;
+	for (i = 0; i < l->nr_ep; i++) {
+		const struct kmt_lat_episode *e = &l->ep[i];
+
+		if (!shown(l, e, KMT_LAT_SHRINK))
+			continue;
+		if (more_rows(o, n++)) {
+			printf(" ...\n");
+			break;
+		}
+		fmt_s(start, sizeof(start), e->start);
+		fmt_us(lat, sizeof(lat), e->ns);
+		shrinker_label(l, e->shrinker, st, o->raw_ip, name, sizeof(name));
+		printf(" %-12s | %12s | %7u | %-15s | %-48s | %" PRId64 "\n", start,
+		       lat, e->pid, e->a.comm[0] ? e->a.comm : "-", name, e->freed);
+	}
+	if (!n)
+		printf(" (none)\n");
+}
+
+static void print_stalls(const struct kmt_latency *l, const struct kmt_trace *t,
+			 const struct kmt_symtab *st, const struct report_opts *o)
+{
+	char start[32], lat[32], gfp[160], site[256];
+	size_t i, n = 0;
+
+	print_header(KMT_LAT_STALL, l);
+	printf("%.150s\n", dashes);
+	printf(" %-12s | %12s | %7s | %-15s | %5s | %-34s | %7s | %7s | %-9s | %s\n",
+	       "Start s", "Latency us", "Pid", "Task", "Order", "Callsite",
+	       "Reclaim", "Compact", "Result", "GFP flags");
+	printf("%.150s\n", dashes);
+	for (i = 0; i < l->nr_ep; i++) {
+		const struct kmt_lat_episode *e = &l->ep[i];
+
+		if (!shown(l, e, KMT_LAT_STALL))
+			continue;
+		if (more_rows(o, n++)) {
+			printf(" ...\n");
+			break;
+		}
+		fmt_s(start, sizeof(start), e->start);
+		fmt_us(lat, sizeof(lat), e->ns);
+		kmt_gfp_format(t, e->a.gfp, gfp, sizeof(gfp));
+		fmt_site(st, &e->a, o->raw_ip, site, sizeof(site));
+		printf(" %-12s | %12s | %7u | %-15s | %5u | %-34s | %7u | %7u | %-9s | %s\n",
+		       start, lat, e->pid, e->a.comm, e->a.order, site, e->nr_reclaim,
+		       e->nr_compact, e->failed ? "failed" : "allocated", gfp);
+	}
+	if (!n)
+		printf(" (none)\n");
+}
+
+static void print_histograms(const struct kmt_latency *l)
+{
+	unsigned int k, b, lo, hi, j, w;
+	uint64_t max;
+
+	for (k = 0; k < KMT_LAT_KINDS; k++) {
+		if (!kind_recorded(l, k) || !l->kind[k].count)
+			continue;
+		max = 0;
+		hi = 0;
+		for (b = 0; b < KMT_LAT_BUCKETS; b++) {
+			if (l->kind[k].hist[b] > max)
+				max = l->kind[k].hist[b];
+			if (l->kind[k].hist[b])
+				hi = b;
+		}
+		for (lo = 0; lo < hi && !l->kind[k].hist[lo]; lo++)
+			;
+		printf("\n%s latency\n", kind_names[k]);
+		printf(" %21s : %-9s %s\n", "us", "count", "distribution");
+		for (b = lo; b <= hi; b++) {
+			uint64_t from = b ? 1ull << b : 0, to = (2ull << b) - 1;
+
+			w = (unsigned int)(l->kind[k].hist[b] * 40 / max);
+			printf(" %9" PRIu64 " -> %-8" PRIu64 " : %-9" PRIu64 " |",
+			       from, to, l->kind[k].hist[b]);
+			for (j = 0; j < 40; j++)
+				putchar(j < w ? '*' : ' ');
+			printf("|\n");
+		}
+	}
+}
+
+static void print_unpaired(const struct kmt_latency *l, const struct kmt_trace *t,
+			   const struct report_opts *o)
+{
+	char ts[32];
+	size_t i;
+
+	if (!l->nr_unp)
+		return;
+	printf("\nUnpaired events (%zu): begins whose end is not in the trace, ends whose begin is not\n",
+	       l->nr_unp);
+	for (i = 0; i < l->nr_unp; i++) {
+		const struct kmt_lat_unpaired *u = &l->unp[i];
+		const char *name = t->layout[u->type].name;
+		bool end = u->type == KMT_EV_RECLAIM_END || u->type == KMT_EV_SHRINK_END ||
+			   u->type == KMT_EV_COMPACT_END;
+
+		if (more_rows(o, i)) {
+			printf(" ...\n");
+			break;
+		}
+		fmt_s(ts, sizeof(ts), u->ts);
+		if (u->kind == KMT_LAT_STALL)
+			printf(" %-12s  cpu %-3u pid %-7u %-28s %s\n", ts, u->cpu, u->pid,
+			       "allocation stall",
+			       "no page allocation of its order follows in the trace");
+		else
+			printf(" %-12s  cpu %-3u pid %-7u %-28s %s\n", ts, u->cpu, u->pid,
+			       name, end ? "no begin: before the recording started, or lost" :
+			       u->at_end ? "no end: still running when the trace ends" :
+			       "no end: the same task began again");
+	}
+}
+
+int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
+		       const struct report_opts *o, const char *path,
+		       struct kmt_err *err)
+{
+	struct kmt_latency l;
+	char thr[32], first[32], last[32];
+	int ret;
+
+	ret = kmt_latency_analyze(t, st, o->threshold, o->start, o->end, &l, err);
+	if (ret)
+		return ret;
+	if (!l.have_layouts) {
+		kmt_latency_free(&l);
+		return kmt_errf(err, ENOTSUP,
+				"%s: its recorder has no latency events (a kmemtrace older than the reclaim and compaction groups)",
+				path);
+	}
+	if (!(l.groups & ((1u << KMT_GROUP_RECLAIM) | (1u << KMT_GROUP_COMPACTION)))) {
+		kmt_latency_free(&l);
+		return kmt_errf(err, ENOENT,
+				"%s: no reclaim or compaction events were recorded: boot with kmemtrace.events=kmem,boot,latency, or write 'kmem,boot,latency' to /sys/kernel/debug/kmemtrace/events before the workload",
+				path);
+	}
+	kmt_latency_sort(&l);
+	fmt_us(thr, sizeof(thr), l.threshold);
+	fmt_s(first, sizeof(first), l.first_ts);
+	fmt_s(last, sizeof(last), l.last_ts);
+	printf("Allocation latency, threshold %s us; events from %s s to %s s\n", thr,
+	       first, last);
+	print_kinds(&l);
+	if (l.lost)
+		printf("(%" PRIu64 " events were lost while recording: some begins or ends may be among them)\n",
+		       l.lost);
+	if (kind_recorded(&l, KMT_LAT_RECLAIM))
+		print_reclaim(&l, t, st, o);
+	if (kind_recorded(&l, KMT_LAT_COMPACT))
+		print_compact(&l, t, st, o);
+	if (kind_recorded(&l, KMT_LAT_SHRINK))
+		print_shrinkers(&l, st, o);
+	if (kind_recorded(&l, KMT_LAT_STALL))
+		print_stalls(&l, t, st, o);
+	print_unpaired(&l, t, o);
+	print_histograms(&l);
+	kmt_latency_free(&l);
+	return 0;
+}
