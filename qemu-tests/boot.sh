@@ -3,7 +3,7 @@
 # "kmemflight save" and powers off; results land in OUTDIR through 9p.
 #
 #   qemu-tests/boot.sh [-c CPUS] [-a "EXTRA CMDLINE"] [-k BZIMAGE] [-t SECS]
-#                      [-x HOOK] OUTDIR
+#                      [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] OUTDIR
 #
 # OUTDIR receives boot.kmt, save.rc (exit status of kmemflight save),
 # save.out/save.err, stats (debugfs kmemtrace/stats after the save),
@@ -12,7 +12,10 @@
 # (notroot.*) and again after the save (save2.*, with the file's md5sum
 # before and after it).  With -x, the guest runs the shell script HOOK once debugfs
 # is mounted, before the save: its output lands in hook.out, hook.err and
-# its exit status in hook.rc.  KMF_QEMU_ARGS adds QEMU options (the
+# its exit status in hook.rc.  -b puts a program in the guest's /bin for
+# the hook (with the libraries it links), -m sets the guest's memory
+# (default 1G) and -d gives it DISK as a read-only virtio disk, /dev/vda.
+# KMF_QEMU_ARGS adds QEMU options (the
 # benchmarks use "-icount shift=0": a guest clock that counts instructions).
 set -eu
 
@@ -22,18 +25,24 @@ extra=
 kernel=
 timeout=300
 hook=
-while getopts c:a:k:t:x: o; do
+bins=
+mem=1G
+disk=
+while getopts c:a:k:t:x:b:m:d: o; do
 	case $o in
 	c) cpus=$OPTARG ;;
 	a) extra=$OPTARG ;;
 	k) kernel=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	x) hook=$OPTARG ;;
-	*) echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-t SECS] [-x HOOK] OUTDIR" >&2; exit 2 ;;
+	b) bins="$bins $OPTARG" ;;
+	m) mem=$OPTARG ;;
+	d) disk=$OPTARG ;;
+	*) echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-t SECS] [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] OUTDIR" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-t SECS] [-x HOOK] OUTDIR" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-t SECS] [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] OUTDIR" >&2; exit 2; }
 out=$1
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -53,7 +62,11 @@ chmod 0755 "$root"
 cp /bin/busybox "$root/bin/busybox"
 [ -z "$hook" ] || install -m 0755 "$hook" "$root/bin/kmf-hook"
 cp "$tool" "$root/bin/kmemflight"
-for lib in $(ldd "$tool" | grep -o '/[^ ]*'); do
+for bin in $bins; do
+	install -m 0755 "$bin" "$root/bin/$(basename "$bin")"
+done
+# shellcheck disable=SC2086 # $bins is a list
+for lib in $(for b in "$tool" $bins; do ldd "$b"; done | grep -o '/[^ ]*' | sort -u); do
 	mkdir -p "$root$(dirname "$lib")"
 	cp -L "$lib" "$root$lib"
 done
@@ -90,8 +103,10 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.gz"
 
 rm -f "$out/boot.kmt" "$out/save.rc"
-# shellcheck disable=SC2086 # KMF_QEMU_ARGS is options
-timeout "$timeout" qemu-system-x86_64 -accel tcg ${KMF_QEMU_ARGS:-} -m 1G -smp "$cpus" -nographic -no-reboot \
+drive=
+[ -z "$disk" ] || drive="-drive file=$disk,format=raw,if=virtio,readonly=on"
+# shellcheck disable=SC2086 # KMF_QEMU_ARGS and $drive are options
+timeout "$timeout" qemu-system-x86_64 -accel tcg ${KMF_QEMU_ARGS:-} -m "$mem" -smp "$cpus" -nographic -no-reboot $drive \
 	-kernel "$kernel" -initrd "$out/initramfs.gz" \
 	-append "console=ttyS0 panic=-1 loglevel=5 $extra" \
 	-virtfs "local,path=$out,mount_tag=kmfout,security_model=none,id=kmfout" \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build the patched Linux 6.12 kernel for the QEMU tests.
 #
-#   qemu-tests/build-kernel.sh [qemu|debug|retain|bench]
+#   qemu-tests/build-kernel.sh [qemu|debug|retain|bench|latency]
 #
 # Sources come from Debian's linux-source-6.12 package.  Everything heavy
 # is cached under ${KMF_CACHE:-~/.cache/kmemflight}: the unpacked tree
@@ -20,7 +20,8 @@ qemu) frags="qemu.config kmemtrace.config" ;;
 debug) frags="qemu.config kmemtrace.config debug.config" ;;
 retain) frags="qemu.config kmemtrace.config retain-test.config" ;;
 bench) frags="qemu.config kmemtrace.config bench.config" ;;
-*) echo "usage: $0 [qemu|debug|retain|bench]" >&2; exit 2 ;;
+latency) frags="qemu.config kmemtrace.config latency.config" ;;
+*) echo "usage: $0 [qemu|debug|retain|bench|latency]" >&2; exit 2 ;;
 esac
 
 log() { echo "build-kernel: $*" >&2; }
@@ -82,10 +83,11 @@ if [ -f "$build/.kmf-stamp" ] && [ "$(cat "$build/.kmf-stamp")" = "$inputs" ] &&
 	exit 0
 fi
 
-# The retain and bench kernels are the QEMU kernel and a sample more:
-# start from a copy of that build, so that only the sample is compiled.
+# The retain, bench and latency kernels are the QEMU kernel and a sample
+# or a few options more:
+# start from a copy of that build, so that only what differs is compiled.
 qemu_build=$cache/build-$tag-qemu
-if { [ "$flavor" = retain ] || [ "$flavor" = bench ]; } && [ ! -d "$build" ] &&
+if { [ "$flavor" = retain ] || [ "$flavor" = bench ] || [ "$flavor" = latency ]; } && [ ! -d "$build" ] &&
 	[ -f "$qemu_build/arch/x86/boot/bzImage" ]; then
 	log "seeding $build from $qemu_build"
 	rm -rf "$build.tmp"

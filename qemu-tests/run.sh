@@ -178,7 +178,9 @@ check "boot with kmemtrace.enable=0: save explains how to turn it on" \
 name=invalid
 check "invalid boot parameters: clear warnings, recorder off, boot continues" \
 	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 1 \
-		-a 'kmemtrace.enable=yes kmemtrace.subbufs=5000 kmemtrace.subbufs=-1 kmemtrace.subbufs=99999999999 kmemtrace.subbufs=lots kmemtrace.subbuf_size=1000' '$out/$name' &&
+		-a 'kmemtrace.enable=yes kmemtrace.subbufs=5000 kmemtrace.subbufs=-1 kmemtrace.subbufs=99999999999 kmemtrace.subbufs=lots kmemtrace.subbuf_size=1000 kmemtrace.events=kmem,nope kmemtrace.events=compaction' '$out/$name' &&
+		grep 'kmemtrace.events=kmem,nope is invalid: use a comma-separated list of kmem, boot, reclaim, compaction, latency, all; recorder stays off' '$out/$name/dmesg' &&
+		grep 'kmemtrace.events=compaction: this kernel has no CONFIG_COMPACTION; recorder stays off' '$out/$name/dmesg' &&
 		grep 'kmemtrace.enable=yes is invalid: use 0 or 1; recorder stays off' '$out/$name/dmesg' &&
 		grep 'kmemtrace.subbufs=5000 is invalid: use 2..1024; recorder stays off' '$out/$name/dmesg' &&
 		grep 'kmemtrace.subbufs=-1 is invalid: use 2..1024; recorder stays off' '$out/$name/dmesg' &&
@@ -395,6 +397,107 @@ if [ -f "$out/$name/boot.kmt" ]; then
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
 fi
 
+# Allocation latency: a memory-starved guest (320 MiB, and a 512 MiB disk
+# to read into the page cache) records the reclaim and compaction groups
+# while memhog reads the disk and faults in huge and small pages, and an
+# attach drains.  The latency kernel is the QEMU kernel with compaction,
+# THP, shrinker names and /proc/vmstat's event counters.
+lat_args="kmemtrace.enable=1 kmemtrace.subbufs=128 kmemtrace.events=kmem,boot,latency"
+lat_summary() {	# NAME KIND: "episodes above unpaired" of the summary row
+	awk -F'|' -v k="$2" 'index($1, " " k " ") == 1 {
+		gsub(/ /, "", $2); gsub(/ /, "", $3); gsub(/ /, "", $6); print $2, $3, $6 }' \
+		"$out/$1/latency.txt"
+}
+lat_count() {	# NAME EVENT: events of that name in the dump
+	awk -v e="$2" '$4 == e { n++ } END { print n + 0 }' "$out/$1/dump.txt"
+}
+lat_unpaired() {	# NAME EVENT WHY: unpaired rows of that event
+	grep -c " $2 *$3" "$out/$1/latency-all.txt"
+}
+lat_paired() {	# every begin pairs with an end, or is listed unpaired
+	"$kmf" dump "$out/$1/boot.kmt" > "$out/$1/dump.txt" &&
+	"$kmf" report --latency "$out/$1/boot.kmt" > "$out/$1/latency-all.txt" || return 1
+	for k in "direct reclaim:vmscan_direct_reclaim_begin:vmscan_direct_reclaim_end" \
+		"compaction (zone):compaction_begin:compaction_end" \
+		"shrinker call:shrink_slab_start:shrink_slab_end"; do
+		kind=${k%%:*}
+		b=${k#*:}
+		e=${b#*:}
+		b=${b%%:*}
+		row=$(awk -F'|' -v k="$kind" 'index($1, " " k " ") == 1 {
+			gsub(/ /, "", $2); gsub(/ /, "", $6); print $2, $6 }' "$out/$1/latency-all.txt")
+		eps=${row% *}
+		unp=${row#* }
+		nb=$(lat_count "$1" "$b")
+		ne=$(lat_count "$1" "$e")
+		ub=$(lat_unpaired "$1" "$b" "no end")
+		ue=$(lat_unpaired "$1" "$e" "no begin")
+		echo "$kind: $nb begins, $ne ends; $eps episodes, $unp unpaired ($ub begins, $ue ends)"
+		[ "$nb" -gt 0 ] && [ $((eps + ub)) = "$nb" ] && [ $((eps + ue)) = "$ne" ] &&
+			[ $((ub + ue)) = "$unp" ] || return 1
+	done
+}
+lat_allocstall() {	# the kernel's count of direct reclaims == the trace's
+	want=$(awk '$1 ~ /^allocstall_/ { n += $2 } END { print n + 0 }' "$out/$1/vmstat")
+	got=$(lat_count "$1" vmscan_direct_reclaim_begin)
+	echo "allocstall (vmstat): $want, direct reclaim begins in the trace: $got"
+	[ "$want" -gt 0 ] && [ "$want" = "$got" ]
+}
+lat_report() {	# each kind has episodes at or above 100 us
+	"$kmf" report --latency --threshold 100us "$out/$1/boot.kmt" \
+		> "$out/$1/latency.txt" 2> "$out/$1/latency.err" || { cat "$out/$1/latency.err"; return 1; }
+	head -8 "$out/$1/latency.txt"
+	for kind in "direct reclaim" "compaction (zone)" "shrinker call" "allocation stall"; do
+		above=$(lat_summary "$1" "$kind" | awk '{ print $2 }')
+		[ "${above:-0}" -gt 0 ] || { echo "no $kind at or above 100 us"; return 1; }
+	done
+}
+lat_direct() {	# reclaim and direct compaction name the allocation behind them
+	sed -n '/^Direct reclaims at/,/^$/p' "$out/$1/latency.txt" > "$out/$1/lat-reclaim.txt"
+	sed -n '/^Zone compactions at/,/^$/p' "$out/$1/latency.txt" > "$out/$1/lat-compact.txt"
+	head -5 "$out/$1/lat-reclaim.txt" "$out/$1/lat-compact.txt"
+	# memhog's reclaims: a callsite outside reclaim and the allocator
+	grep -E '^ [0-9.]+ +\| +[0-9.]+ \| +[0-9]+ \| memhog +\| +[0-9]+ \| [a-z_]+[a-z_0-9.]*\+0x' \
+		"$out/$1/lat-reclaim.txt" | grep -vE '\| (try_to_free_pages|__alloc_pages|__perform_reclaim|\(unknown\))' |
+		head -1 | grep -q . &&
+	# a THP fault's direct compaction, order 9
+	grep -E '\| memhog +\| direct +\| +9 \| [a-z_]+[a-z_0-9.]*\+0x' "$out/$1/lat-compact.txt" | head -1 | grep -q .
+}
+lat_groups() {	# the events file switches groups, and the trace records each
+	[ "$(cat "$out/$1/events-before")" = kmem,boot,reclaim,compaction ] &&
+	[ "$(cat "$out/$1/events-runtime")" = kmem,boot,compaction ] &&
+	[ "$(cat "$out/$1/events-after")" = kmem,boot,reclaim,compaction ] &&
+	[ "$(cat "$out/$1/events-bad.rc")" = 1 ] && grep -q "Invalid argument" "$out/$1/events-bad.err" &&
+	[ "$(awk '$4 == "groups" { printf "%s ", $5 }' "$out/$1/dump.txt")" = "groups=0xf groups=0xb groups=0xf " ]
+}
+name=latency-boot
+check "build the latency kernel (compaction, THP, shrinker names, vmstat counters)" \
+	sh -c "'$repo/qemu-tests/build-kernel.sh' latency > '$out/latency-kernel'"
+if [ -s "$out/latency-kernel" ]; then
+	cc -std=c11 -O2 -Wall -Wextra -Werror -o "$out/memhog" "$repo/qemu-tests/memhog.c" &&
+		truncate -s 512M "$out/latency-disk.img"
+	check "memory-starved guest: memhog reclaims and compacts, attach drains, save" \
+		sh -c "'$repo/qemu-tests/boot.sh' -k '$(cat "$out/latency-kernel")' -c 2 -m 320M -t 600 \
+			-d '$out/latency-disk.img' -b '$out/memhog' -x '$repo/qemu-tests/latency-hook.sh' \
+			-a '$lat_args' '$out/$name' && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] &&
+			[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && grep -qx 'memhog: 0' '$out/$name/hook.out'"
+	rm -f "$out/latency-disk.img"
+	if [ -f "$out/$name/boot.kmt" ]; then
+		check "$name: no event lost" nothing_lost "$name"
+		check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
+		check "$name: report --latency: reclaim, compaction, shrinker and stall episodes at or above 100 us" \
+			lat_report "$name"
+		check "$name: every begin pairs with its end, or is counted and listed unpaired" \
+			lat_paired "$name"
+		check "$name: every direct reclaim the kernel counted (allocstall_*) is in the trace" \
+			lat_allocstall "$name"
+		check "$name: reclaim and direct compaction name memhog's allocation and its caller" \
+			lat_direct "$name"
+		check "$name: the event groups switch at run time, each change in the trace" \
+			lat_groups "$name"
+	fi
+fi
+
 # The debug kernel: lockdep, KASAN, PREEMPT, atomic-sleep checks.  The
 # recorder must run a whole boot under them without a single report.
 if [ "${KMF_DEBUG_KERNEL:-1}" != 0 ]; then
@@ -413,7 +516,7 @@ if [ "${KMF_DEBUG_KERNEL:-1}" != 0 ]; then
 				KMF_QEMU_ARGS="-icount shift=0" \
 				"$repo/qemu-tests/boot.sh" -k "$(cat "$out/debug-kernel")" -c 2 \
 					-t 600 -x "$repo/qemu-tests/stress-hook.sh" \
-					-a "kmemtrace.enable=1 kmfstress.pairs=$debug_pairs" "$out/$name" &&
+					-a "kmemtrace.enable=1 kmemtrace.events=all kmfstress.pairs=$debug_pairs" "$out/$name" &&
 					[ "$(cat "$out/$name/save.rc")" = 0 ] &&
 					[ "$(cat "$out/$name/hook.rc")" = 0 ] && return 0
 				grep -q AE_AML_LOOP_TIMEOUT "$out/$name/console.log" || return 1
@@ -439,6 +542,9 @@ for name in default-1cpu default-2cpu; do
 	"$kmf" info "$out/$name/boot.kmt" | awk -v n="$name" '
 		$1 == "total" { ev = $3 } /^bytes\/event/ { print "# " n ": " ev " events, " $2 " bytes/event in sub-buffers, " $4 " in the file" }'
 done
+if [ -f "$out/latency-boot/latency.txt" ]; then
+	sed -n '4,7p' "$out/latency-boot/latency.txt" | sed 's/^/# latency-boot: /'
+fi
 for name in dracut-attach dracut-noattach; do
 	[ -f "$out/$name/boot.kmt" ] || continue
 	echo "# $name: 256 x 64 KiB per CPU; per CPU (cpu events lost):" \
