@@ -871,11 +871,6 @@ static const u8 kmt_enc_shrink_end[] = {
 	KMT_ENC_TEXT32, KMT_ENC_DMAP32, KMT_ENC_S8X, KMT_ENC_S32, KMT_ENC_U32X,
 };
 
-static const u8 kmt_enc_compact[] = {
-	KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U8X,
-	KMT_ENC_U8X,
-};
-
 /*
  * An allocation enters direct reclaim or compaction: its order and GFP
  * flags (and compaction's priority), the task's comm and the return
@@ -962,6 +957,11 @@ static void kmt_probe_shrink_end(void *data, struct shrinker *shr, int nid,
 }
 
 #ifdef CONFIG_COMPACTION
+static const u8 kmt_enc_compact[] = {
+	KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U8X,
+	KMT_ENC_U8X,
+};
+
 static void kmt_probe_compact_try(void *data, int order, gfp_t gfp_mask,
 				  int prio)
 {
