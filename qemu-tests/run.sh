@@ -543,7 +543,7 @@ for name in default-1cpu default-2cpu; do
 		$1 == "total" { ev = $3 } /^bytes\/event/ { print "# " n ": " ev " events, " $2 " bytes/event in sub-buffers, " $4 " in the file" }'
 done
 if [ -f "$out/latency-boot/latency.txt" ]; then
-	sed -n '4,7p' "$out/latency-boot/latency.txt" | sed 's/^/# latency-boot: /'
+	sed -n '5,8p' "$out/latency-boot/latency.txt" | sed 's/^/# latency-boot: /'
 fi
 for name in dracut-attach dracut-noattach; do
 	[ -f "$out/$name/boot.kmt" ] || continue
