@@ -38,7 +38,8 @@ static void usage(FILE *f)
 		"                          shrinker calls and the allocation stalls they\n"
 		"                          make up; per kind, the episodes at or above the\n"
 		"                          threshold (slowest first), per-shrinker totals\n"
-		"                          and a histogram (needs kmemtrace.events=latency)\n"
+		"                          and a histogram (needs kmemtrace.events=latency);\n"
+		"                          with --json, as one JSON document\n"
 		"    --threshold <time>    with --latency: list episodes of at least this\n"
 		"                          long, with a unit ns, us, ms or s: 134us\n"
 		"                          (default 0: all)\n"
@@ -225,8 +226,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	if (threshold_given && !o->latency)
 		return kmf_usage_error("--threshold goes with --latency");
 	if (o->latency && (o->slab || o->page || o->live || o->phase || o->alloc ||
-			   o->json || o->csv || sort_given))
-		return kmf_usage_error("--latency is a report of its own: not with --slab, --page, --live, --phase, --alloc, --sort, --json or --csv");
+			   o->csv || sort_given))
+		return kmf_usage_error("--latency is a report of its own: not with --slab, --page, --live, --phase, --alloc, --sort or --csv");
 	if (!o->slab && !o->page && !o->live && !o->phase && !o->latency)
 		o->slab = true;
 	if (o->alloc && !o->page && !o->live && !o->phase)

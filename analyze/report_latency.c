@@ -189,6 +189,18 @@ static void print_compact(const struct kmt_latency *l, const struct kmt_trace *t
 		printf(" (none)\n");
 }
 
+/* A shrinker's scan function: "super_cache_scan", not "...+0x0". */
+static void shrinker_fn(const struct kmt_symtab *st, uint64_t func, bool raw,
+			char *fn, size_t size)
+{
+	char *plus;
+
+	kmt_symtab_format(st, func, raw, fn, size);
+	plus = raw ? NULL : strstr(fn, "+0x0");
+	if (plus && (plus[4] == '\0' || plus[4] == ' '))
+		memmove(plus, plus + 4, strlen(plus + 4) + 1);
+}
+
 static void shrinker_label(const struct kmt_latency *l, uint32_t idx,
 			   const struct kmt_symtab *st, bool raw, char *buf,
 			   size_t size)
@@ -196,14 +208,7 @@ static void shrinker_label(const struct kmt_latency *l, uint32_t idx,
 	const struct kmt_lat_shrinker *s = &l->shr[idx];
 	char fn[200];
 
-	kmt_symtab_format(st, s->func, raw, fn, sizeof(fn));
-	/* "super_cache_scan+0x0": the function, not an offset in it */
-	if (!raw) {
-		char *plus = strstr(fn, "+0x0");
-
-		if (plus && (plus[4] == '\0' || plus[4] == ' '))
-			memmove(plus, plus + 4, strlen(plus + 4) + 1);
-	}
+	shrinker_fn(st, s->func, raw, fn, sizeof(fn));
 	if (s->name[0])
 		snprintf(buf, size, "%s %s", fn, s->name);
 	else
@@ -382,6 +387,226 @@ static void print_unpaired(const struct kmt_latency *l, const struct kmt_trace *
 	}
 }
 
+/* ---- --json ------------------------------------------------------------ */
+
+static const char *const json_kinds[KMT_LAT_KINDS] = {
+	[KMT_LAT_RECLAIM] = "direct_reclaim",
+	[KMT_LAT_COMPACT] = "compaction",
+	[KMT_LAT_SHRINK] = "shrinker_call",
+	[KMT_LAT_STALL] = "allocation_stall",
+};
+
+static void json_text(FILE *f, bool *first, const char *key, const char *s)
+{
+	kmt_json_key(f, first, key);
+	kmt_json_str(f, s, strlen(s));
+}
+
+static void json_addr(FILE *f, bool *first, const char *key, uint64_t a)
+{
+	kmt_json_key(f, first, key);
+	fprintf(f, "\"0x%" PRIx64 "\"", a);
+}
+
+/* "callsite" (null when unknown) and "address" of an allocation */
+static void json_alloc(FILE *f, bool *first, const struct kmt_trace *t,
+		       const struct kmt_symtab *st, const struct kmt_lat_alloc *a,
+		       bool raw)
+{
+	char buf[256];
+
+	kmt_json_u64(f, first, "order", a->order);
+	json_addr(f, first, "gfp", a->gfp);
+	kmt_gfp_format(t, a->gfp, buf, sizeof(buf));
+	json_text(f, first, "gfp_names", buf);
+	kmt_json_key(f, first, "callsite");
+	if (a->site) {
+		kmt_symtab_format(st, a->site, raw, buf, sizeof(buf));
+		kmt_json_str(f, buf, strlen(buf));
+	} else {
+		fputs("null", f);
+	}
+	kmt_json_key(f, first, "address");
+	if (a->site)
+		fprintf(f, "\"0x%" PRIx64 "\"", a->site);
+	else
+		fputs("null", f);
+}
+
+static void json_episode(FILE *f, const struct kmt_latency *l,
+			 const struct kmt_lat_episode *e,
+			 const struct kmt_trace *t, const struct kmt_symtab *st,
+			 bool raw)
+{
+	char name[320];
+	bool first = true;
+
+	fputc('{', f);
+	json_text(f, &first, "kind", json_kinds[e->kind]);
+	kmt_json_u64(f, &first, "start_ns", e->start);
+	kmt_json_u64(f, &first, "latency_ns", e->ns);
+	kmt_json_u64(f, &first, "pid", e->pid);
+	kmt_json_key(f, &first, "task");
+	if (e->a.comm[0])
+		kmt_json_str(f, e->a.comm, strlen(e->a.comm));
+	else
+		fputs("null", f);
+	switch (e->kind) {
+	case KMT_LAT_RECLAIM:
+		json_alloc(f, &first, t, st, &e->a, raw);
+		kmt_json_u64(f, &first, "reclaimed", e->nr_reclaimed);
+		kmt_json_u64(f, &first, "scanned", e->lru_scanned);
+		kmt_json_u64(f, &first, "shrinker_calls", e->shrinks);
+		kmt_json_u64(f, &first, "shrinker_ns", e->shrink_ns);
+		break;
+	case KMT_LAT_COMPACT:
+		json_text(f, &first, "trigger", e->direct ? "direct" : "other");
+		if (e->direct)
+			json_alloc(f, &first, t, st, &e->a, raw);
+		json_addr(f, &first, "zone_start_pfn", e->zone_start);
+		json_addr(f, &first, "zone_end_pfn", e->zone_end);
+		json_text(f, &first, "mode", e->sync ? "sync" : "async");
+		json_text(f, &first, "status", kmt_compact_status_name(e->status));
+		break;
+	case KMT_LAT_SHRINK:
+		shrinker_fn(st, l->shr[e->shrinker].func, raw, name, sizeof(name));
+		json_text(f, &first, "function", name);
+		kmt_json_key(f, &first, "name");
+		if (l->shr[e->shrinker].name[0])
+			kmt_json_str(f, l->shr[e->shrinker].name,
+				     strlen(l->shr[e->shrinker].name));
+		else
+			fputs("null", f);
+		json_addr(f, &first, "shrinker", l->shr[e->shrinker].addr);
+		kmt_json_key(f, &first, "freed");
+		fprintf(f, "%" PRId64, e->freed);
+		break;
+	default:
+		json_alloc(f, &first, t, st, &e->a, raw);
+		kmt_json_u64(f, &first, "reclaims", e->nr_reclaim);
+		kmt_json_u64(f, &first, "compactions", e->nr_compact);
+		json_text(f, &first, "result", e->failed ? "failed" : "allocated");
+		break;
+	}
+	fputc('}', f);
+}
+
+static void json_latency(FILE *f, const struct kmt_latency *l, const char *path,
+			 const struct kmt_trace *t, const struct kmt_symtab *st,
+			 const struct report_opts *o)
+{
+	const char *sep = "";
+	bool first = true;
+	unsigned int k, b, hi;
+	uint32_t *idx;
+	size_t i, n;
+
+	fputc('{', f);
+	kmt_json_u64(f, &first, "kmemflight_latency", 1);
+	json_text(f, &first, "file", path);
+	kmt_json_u64(f, &first, "threshold_ns", l->threshold);
+	kmt_json_u64(f, &first, "first_ns", l->first_ts);
+	kmt_json_u64(f, &first, "last_ns", l->last_ts);
+	kmt_json_u64(f, &first, "events_lost", l->lost);
+	kmt_json_key(f, &first, "kinds");
+	fputc('[', f);
+	for (k = 0; k < KMT_LAT_KINDS; k++) {
+		bool f2 = true;
+
+		fprintf(f, "%s\n    {", k ? "," : "");
+		json_text(f, &f2, "kind", json_kinds[k]);
+		kmt_json_key(f, &f2, "recorded");
+		fputs(kind_recorded(l, k) ? "true" : "false", f);
+		kmt_json_u64(f, &f2, "episodes", l->kind[k].count);
+		kmt_json_u64(f, &f2, "above", l->kind[k].above);
+		kmt_json_u64(f, &f2, "total_ns", l->kind[k].total_ns);
+		kmt_json_u64(f, &f2, "max_ns", l->kind[k].max_ns);
+		kmt_json_u64(f, &f2, "unpaired", l->kind[k].unpaired);
+		/* log2 buckets of us, up to the last one used */
+		for (b = 0, hi = 0; b < KMT_LAT_BUCKETS; b++)
+			if (l->kind[k].hist[b])
+				hi = b + 1;
+		kmt_json_key(f, &f2, "histogram_us");
+		fputc('[', f);
+		for (b = 0; b < hi; b++)
+			fprintf(f, "%s{\"from\": %llu, \"to\": %llu, \"count\": %" PRIu64 "}",
+				b ? ", " : "", b ? 1ull << b : 0ull, (2ull << b) - 1,
+				l->kind[k].hist[b]);
+		fputs("]}", f);
+	}
+	fputs("\n  ]", f);
+
+	kmt_json_key(f, &first, "episodes");
+	fputc('[', f);
+	for (i = 0, n = 0; i < l->nr_ep; i++) {
+		if (l->ep[i].ns < l->threshold)
+			continue;
+		if (more_rows(o, n))
+			break;
+		fprintf(f, "%s\n    ", n++ ? "," : "");
+		json_episode(f, l, &l->ep[i], t, st, o->raw_ip);
+	}
+	fprintf(f, "%s]", n ? "\n  " : "");
+
+	kmt_json_key(f, &first, "shrinkers");
+	fputc('[', f);
+	idx = calloc(l->nr_shr ? l->nr_shr : 1, sizeof(*idx));
+	for (i = 0; idx && i < l->nr_shr; i++)
+		idx[i] = (uint32_t)i;
+	if (idx)
+		qsort_r(idx, l->nr_shr, sizeof(*idx), shr_cmp_total, (void *)l);
+	for (i = 0, n = 0; idx && i < l->nr_shr; i++) {
+		const struct kmt_lat_shrinker *s = &l->shr[idx[i]];
+		char fn[256];
+		bool f2 = true;
+
+		if (!s->calls)
+			continue;
+		if (more_rows(o, n))
+			break;
+		fprintf(f, "%s\n    {", n++ ? "," : "");
+		shrinker_fn(st, s->func, o->raw_ip, fn, sizeof(fn));
+		json_text(f, &f2, "function", fn);
+		kmt_json_key(f, &f2, "name");
+		if (s->name[0])
+			kmt_json_str(f, s->name, strlen(s->name));
+		else
+			fputs("null", f);
+		json_addr(f, &f2, "shrinker", s->addr);
+		kmt_json_u64(f, &f2, "calls", s->calls);
+		kmt_json_u64(f, &f2, "total_ns", s->total_ns);
+		kmt_json_u64(f, &f2, "max_ns", s->max_ns);
+		kmt_json_u64(f, &f2, "above", s->above);
+		kmt_json_u64(f, &f2, "freed", s->freed);
+		fputc('}', f);
+	}
+	free(idx);
+	fprintf(f, "%s]", n ? "\n  " : "");
+
+	kmt_json_key(f, &first, "unpaired");
+	fputc('[', f);
+	for (i = 0; i < l->nr_unp; i++) {
+		const struct kmt_lat_unpaired *u = &l->unp[i];
+		bool end = u->type == KMT_EV_RECLAIM_END || u->type == KMT_EV_SHRINK_END ||
+			   u->type == KMT_EV_COMPACT_END;
+		bool f2 = true;
+
+		if (more_rows(o, i))
+			break;
+		fprintf(f, "%s\n    {", sep);
+		sep = ",";
+		json_text(f, &f2, "kind", json_kinds[u->kind]);
+		json_text(f, &f2, "event", t->layout[u->type].name);
+		kmt_json_u64(f, &f2, "ts_ns", u->ts);
+		kmt_json_u64(f, &f2, "cpu", u->cpu);
+		kmt_json_u64(f, &f2, "pid", u->pid);
+		json_text(f, &f2, "missing", u->kind == KMT_LAT_STALL ? "allocation" :
+			  end ? "begin" : "end");
+		fputc('}', f);
+	}
+	fprintf(f, "%s]}\n", *sep ? "\n  " : "");
+}
+
 int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
 		       const struct report_opts *o, const char *path,
 		       struct kmt_err *err)
@@ -406,6 +631,11 @@ int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
 				path);
 	}
 	kmt_latency_sort(&l);
+	if (o->json) {
+		json_latency(stdout, &l, path, t, st, o);
+		kmt_latency_free(&l);
+		return 0;
+	}
 	fmt_us(thr, sizeof(thr), l.threshold);
 	fmt_s(first, sizeof(first), l.first_ts);
 	fmt_s(last, sizeof(last), l.last_ts);

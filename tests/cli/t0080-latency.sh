@@ -21,6 +21,28 @@ test_expect_success 'report --latency --threshold 134us: every table' '
 	test ! -s err
 '
 
+test_expect_success 'report --latency --json: the same numbers, exact, and valid JSON' '
+	"$MKTRACE" latency l.kmt &&
+	"$KMF" report --latency --json --threshold 134us l.kmt > out 2> err &&
+	test_cmp "$TEST_DIR/expect/latency.json" out &&
+	test ! -s err &&
+	python3 -c "
+import json, sys
+d = json.load(open(\"out\"))
+k = {x[\"kind\"]: x for x in d[\"kinds\"]}
+assert k[\"direct_reclaim\"][\"episodes\"] == 2 and k[\"direct_reclaim\"][\"max_ns\"] == 599000
+assert sum(b[\"count\"] for b in k[\"shrinker_call\"][\"histogram_us\"]) == 2
+assert [e[\"latency_ns\"] for e in d[\"episodes\"]] == [699000, 599000, 500000, 400000, 300000]
+assert [u[\"missing\"] for u in d[\"unpaired\"]] == [\"allocation\", \"begin\", \"end\"]
+" &&
+	"$KMF" report --latency --json -l 1 l.kmt > one &&
+	python3 -c "
+import json
+d = json.load(open(\"one\"))
+assert len(d[\"episodes\"]) == 1 and len(d[\"unpaired\"]) == 1 and len(d[\"shrinkers\"]) == 1
+"
+'
+
 test_expect_success 'the threshold is the same in ns, us, ms and s, and filters' '
 	"$MKTRACE" latency l.kmt &&
 	"$KMF" report --latency --threshold 134us l.kmt > us &&
@@ -68,7 +90,7 @@ test_expect_success '--threshold needs --latency; --latency stands alone' '
 	"$MKTRACE" latency l.kmt &&
 	test_must_fail --code=2 "$KMF" report --threshold 1ms l.kmt 2> err &&
 	grep -q "threshold goes with --latency" err &&
-	for o in --slab --page --live --phase --alloc --json --csv "-s hit"; do
+	for o in --slab --page --live --phase --alloc --csv "-s hit"; do
 		# shellcheck disable=SC2086 # "-s hit" is two words
 		test_must_fail --code=2 "$KMF" report --latency $o l.kmt 2> err &&
 		grep -q "latency is a report of its own" err || return 1
