@@ -625,7 +625,14 @@ int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
 				path);
 	}
 	if (!(l.groups & ((1u << KMT_GROUP_RECLAIM) | (1u << KMT_GROUP_COMPACTION)))) {
+		char src[32] = "";
+
 		kmt_latency_free(&l);
+		/* ftrace and perf traces: their importers keep kmem events only */
+		if (kmt_trace_meta(t, "source", src, sizeof(src)) && src[0])
+			return kmt_errf(err, ENOENT,
+					"%s: a trace from %s holds kmem events only: the latency report needs the kmemtrace recorder's reclaim and compaction groups (kmemtrace.events=kmem,boot,latency)",
+					path, src);
 		return kmt_errf(err, ENOENT,
 				"%s: no reclaim or compaction events were recorded: boot with kmemtrace.events=kmem,boot,latency, or write 'kmem,boot,latency' to /sys/kernel/debug/kmemtrace/events before the workload",
 				path);

@@ -118,7 +118,10 @@ test_expect_success 'the report says what ftrace could not see, once' '
 	"$KMF" info boot.kmt > out 2> err &&
 	grep -q "^source:      ftrace, instance $inst, nooverwrite mode" out &&
 	"$KMF" diff boot.kmt boot.kmt > out 2> err &&
-	grep -q "note: boot.kmt: ftrace source" err
+	grep -q "note: boot.kmt: ftrace source" err &&
+	test_must_fail "$KMF" report --latency boot.kmt > out 2> err &&
+	test ! -s out &&
+	grep -q "boot.kmt: a trace from ftrace holds kmem events only: the latency report needs the kmemtrace recorder" err
 '
 
 test_expect_success '--keep-recording turns tracing back on; --no-addresses strips them' '
