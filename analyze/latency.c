@@ -402,11 +402,16 @@ static int on_compact_end(struct ctx *c, struct pstate *p,
 	return add_episode(c, &p->cmp);
 }
 
-/* A page allocation returns: the stall of its task, if of its order, ends. */
+/*
+ * A page allocation returns: the stall of its task, if of its order,
+ * ends.  Not one made inside reclaim or compaction (writeback, a
+ * shrinker's own allocations): the stalled allocation is still waiting.
+ */
 static int on_page_alloc(struct ctx *c, struct pstate *p,
 			 const struct kmt_event *ev)
 {
-	if (!p->stall_open || FIELD(ev, KMT_F_ORDER, order) != p->stall.a.order)
+	if (!p->stall_open || p->rec_open || p->cmp_open || p->nr_shrink ||
+	    FIELD(ev, KMT_F_ORDER, order) != p->stall.a.order)
 		return 0;
 	p->stall_open = false;
 	p->try_valid = false;

@@ -848,7 +848,8 @@ const char kb_lat_kallsyms[] =
  * worked out in tests/cli/expect/latency.report.  pid 100 reclaims for
  * an order-0 allocation of grow_buffer: 599 us, migrating to CPU 1
  * within, a 500 us shrinker call inside; its allocation returns after
- * 699 us.  pid 200 reclaims 50 us and never allocates (its stall stays
+ * 699 us (a page allocated within the reclaim does not end it).  pid
+ * 200 reclaims 50 us and never allocates (its stall stays
  * open).  pid 300 compacts a zone 300 us for an order-9 THP fault; the
  * page comes 400 us after its try.  pid 40 compacts without a try (50
  * us).  pid 500 ends a reclaim it never began; pid 600 starts a
@@ -863,6 +864,8 @@ void kb_scenario_latency(struct kb *b)
 	kb_groups(b, 0, 100, 0xf);
 	kb_reclaim_begin(b, 0, 1000, 100, 0, 0xcc0, "memhog", rec_stack, 3);
 	kb_lru_inactive(b, 0, 2000, 100, 0, 64, 32, 12, true);
+	/* a page reclaim itself allocates: not the stalled allocation */
+	kb_page_alloc(b, 0, 2500, KMT_CTX_TASK, 100, 0x999, 0, 0xc00, 0);
 	kb_shrink_start(b, 0, 3000, 100, T(0x7000), D(0x10000), 0, 0xcc0, 500,
 			128, 12, "sb-tmpfs");
 	kb_shrink_end(b, 1, 503000, 100, T(0x7000), D(0x10000), 0, 100, 28);
