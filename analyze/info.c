@@ -46,6 +46,44 @@ static int one_file_args(int argc, char **argv, const char *usage_text,
 	return 0;
 }
 
+/*
+ * The event groups the recorder recorded (kmemtrace.events=), from its
+ * groups records; nothing for a trace without them (an older recorder,
+ * ftrace, perf).  The trace was validated: a decoding error ends it.
+ */
+static void print_groups(const struct kmt_trace *t)
+{
+	static const char *const names[KMT_NR_GROUPS] = {
+		"kmem", "boot", "reclaim", "compaction",
+	};
+	struct kmt_cursor c;
+	struct kmt_event ev;
+	struct kmt_err err;
+	uint32_t groups = 0;
+	unsigned int i, n = 0;
+	bool seen = false;
+
+	if (!t->layout[KMT_EV_GROUPS].present)
+		return;
+	for (i = 0; i < t->nr_cpus; i++) {
+		kmt_cursor_init(&c, &t->fmt, t->layout, t->swap, t->cpus[i].cpu,
+				t->cpus[i].data, t->cpus[i].size);
+		while (kmt_cursor_next(&c, &ev, &err) > 0) {
+			if (ev.type != KMT_EV_GROUPS || !(ev.has & KMT_HAS(KMT_F_GROUPS)))
+				continue;
+			groups |= ev.groups;
+			seen = true;
+		}
+	}
+	if (!seen)
+		return;
+	printf("groups:      ");
+	for (i = 0; i < KMT_NR_GROUPS; i++)
+		if (groups & (1u << i))
+			printf("%s%s", n++ ? "," : "", names[i]);
+	printf("%s (kmemtrace.events=)\n", n ? "" : "none");
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const char usage_text[] =
@@ -116,6 +154,7 @@ int cmd_info(int argc, char **argv)
 	printf("recorder:    ABI %u, %u-bit, %u x %u-byte sub-buffers per CPU, clock %.16s\n",
 	       t.fmt.abi_version, t.fmt.word_size * 8, t.fmt.nr_subbufs,
 	       t.fmt.subbuf_size, t.fmt.clock);
+	print_groups(&t);
 	printf("caches:      %u\n", t.nr_caches);
 	printf("nodes:       %u\n", t.nr_nodes);
 	printf("%-6s %6s %10s %12s %12s %10s\n", "cpu", "node", "subbufs",

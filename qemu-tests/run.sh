@@ -468,7 +468,8 @@ lat_groups() {	# the events file switches groups, and the trace records each
 	[ "$(cat "$out/$1/events-runtime")" = kmem,boot,compaction ] &&
 	[ "$(cat "$out/$1/events-after")" = kmem,boot,reclaim,compaction ] &&
 	[ "$(cat "$out/$1/events-bad.rc")" = 1 ] && grep -q "Invalid argument" "$out/$1/events-bad.err" &&
-	[ "$(awk '$4 == "groups" { printf "%s ", $5 }' "$out/$1/dump.txt")" = "groups=0xf groups=0xb groups=0xf " ]
+	[ "$(awk '$4 == "groups" { printf "%s ", $5 }' "$out/$1/dump.txt")" = "groups=0xf groups=0xb groups=0xf " ] &&
+	"$kmf" info "$out/$1/boot.kmt" | grep -qx "groups:      kmem,boot,reclaim,compaction (kmemtrace.events=)"
 }
 name=latency-boot
 check "build the latency kernel (compaction, THP, shrinker names, vmstat counters)" \

@@ -110,6 +110,15 @@ test_expect_success 'a recorder older than the latency events: exit 1, said so' 
 	grep -q "o.kmt: its recorder has no latency events" err
 '
 
+test_expect_success 'info names the groups recorded, and only when the trace says' '
+	"$MKTRACE" latency l.kmt &&
+	"$KMF" info l.kmt > out &&
+	grep -qx "groups:      kmem,boot,reclaim,compaction (kmemtrace.events=)" out &&
+	"$MKTRACE" basic b.kmt &&
+	"$KMF" info b.kmt > out &&
+	! grep -q "^groups:" out
+'
+
 test_expect_success 'dump prints the latency events with their fields' '
 	"$MKTRACE" latency l.kmt &&
 	"$KMF" dump l.kmt > out &&
