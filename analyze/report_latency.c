@@ -628,10 +628,10 @@ int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
 		char src[32] = "";
 
 		kmt_latency_free(&l);
-		/* ftrace and perf traces: their importers keep kmem events only */
+		/* ftrace and perf: the tracer's vmscan and compaction events */
 		if (kmt_trace_meta(t, "source", src, sizeof(src)) && src[0])
 			return kmt_errf(err, ENOENT,
-					"%s: a trace from %s holds kmem events only: the latency report needs the kmemtrace recorder's reclaim and compaction groups (kmemtrace.events=kmem,boot,latency)",
+					"%s: this trace from %s has no vmscan or compaction events: trace mm_vmscan_direct_reclaim_begin/end, mm_vmscan_lru_shrink_inactive, mm_shrink_slab_start/end, mm_compaction_try_to_compact_pages and mm_compaction_begin/end too",
 					path, src);
 		return kmt_errf(err, ENOENT,
 				"%s: no reclaim or compaction events were recorded: boot with kmemtrace.events=kmem,boot,latency, or write 'kmem,boot,latency' to /sys/kernel/debug/kmemtrace/events before the workload",

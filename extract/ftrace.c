@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemflight save --from-ftrace [INSTANCE] FILE: the kmem events of a
- * stock kernel's ftrace buffer (trace_event=kmem:... at boot, or enabled
- * later), read raw per CPU through libtracefs and decoded with the
+ * kmemflight save --from-ftrace [INSTANCE] FILE: the kmem events (and the
+ * vmscan and compaction ones of report --latency) of a stock kernel's
+ * ftrace buffer (trace_event=kmem:... at boot, or enabled later), read raw per CPU through libtracefs and decoded with the
  * kernel's own event formats through libtraceevent, into a .kmt file.
  */
 #include <errno.h>
@@ -64,6 +64,11 @@ static void usage(FILE *f)
 		"    trace_event=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,\n"
 		"      kmem:kmem_cache_free,kmem:mm_page_alloc,kmem:mm_page_free\n"
 		"    trace_buf_size=64M trace_options=nooverwrite\n"
+		"\n"
+		"The latency events are read too (report --latency): vmscan's\n"
+		"mm_vmscan_direct_reclaim_begin/end, mm_vmscan_lru_shrink_inactive,\n"
+		"mm_shrink_slab_start/end, and compaction's\n"
+		"mm_compaction_try_to_compact_pages and mm_compaction_begin/end.\n"
 		"\n"
 		"The buffer is read the way trace_pipe_raw reads it: what is saved is\n"
 		"gone from it.  Tracing in the instance is turned off first, so that the\n"
@@ -127,20 +132,22 @@ struct ft_opts {
 };
 
 static int enabled_events(struct tracefs_instance *inst, char **out,
-			  size_t *len, unsigned int *nr)
+			  size_t *len, unsigned int *nr, uint32_t *kinds)
 {
 	unsigned int k;
 	int ret = 0;
 
 	*nr = 0;
+	*kinds = 0;
 	for (k = 0; k < KK_NR && !ret; k++) {
-		char *v = tracefs_event_file_read(inst, "kmem", kmf_kmem_names[k],
-						  "enable", NULL);
+		char *v = tracefs_event_file_read(inst, kmf_kmem_systems[k],
+						  kmf_kmem_names[k], "enable", NULL);
 
 		if (v && (v[0] == '1' || v[0] == 'X')) {
 			ret = kmf_append(out, len, "%s%s", *nr ? "," : "",
 					 kmf_kmem_names[k]);
 			(*nr)++;
+			*kinds |= 1u << k;
 		}
 		free(v);
 	}
@@ -149,7 +156,7 @@ static int enabled_events(struct tracefs_instance *inst, char **out,
 
 static int ftrace_save(const struct ft_opts *o)
 {
-	const char *const systems[] = { "kmem", NULL };
+	const char *const systems[] = { "kmem", "vmscan", "compaction", NULL };
 	struct tracefs_instance *inst = NULL;
 	struct kmt_err err = { "" };
 	struct ft_ctx x;
@@ -163,6 +170,7 @@ static int ftrace_save(const struct ft_opts *o)
 	uint64_t lost = 0, first = UINT64_MAX, complete = 0, bytes = 0;
 	uint64_t end_ts = UINT64_MAX;
 	unsigned int nr_enabled = 0;
+	uint32_t kinds = 0;
 	int was_on = 0, overwrite, ret, status = KMF_EXIT_FAIL;
 	bool hidden = false;
 	uint32_t cpu;
@@ -201,7 +209,9 @@ static int ftrace_save(const struct ft_opts *o)
 		kmf_error("this kernel's tracefs has %s (CONFIG_TRACEPOINTS?)", err.msg);
 		goto out;
 	}
-	if (enabled_events(inst, &evlist, &evlist_len, &nr_enabled)) {
+	/* the tasks' names, for the reclaim and compaction events */
+	tracefs_load_cmdlines(dir, tep);
+	if (enabled_events(inst, &evlist, &evlist_len, &nr_enabled, &kinds)) {
 		kmf_error("out of memory");
 		goto out;
 	}
@@ -211,6 +221,7 @@ static int ftrace_save(const struct ft_opts *o)
 		kmf_error("out of memory");
 		goto out;
 	}
+	x.im.groups = kmf_kmem_groups(kinds);
 
 	/* stop first: reading must not feed the buffer it reads */
 	was_on = tracefs_trace_is_on(inst);

@@ -48,7 +48,34 @@ void kmf_import_free(struct kmf_import *im)
 	free(im->counts);
 	kmt_hm_free(&im->hm_sizes);
 	kmt_hm_free(&im->hm_names);
+	free(im->lat);
 	memset(im, 0, sizeof(*im));
+}
+
+int kmf_import_add_lat(struct kmf_import *im, struct kmf_imp_ev *ev,
+		       const struct kmf_imp_lat *lat, const uint64_t *frames,
+		       unsigned int nr_frames)
+{
+	struct kmf_imp_lat *l;
+
+	if (ev->cpu >= im->nr_cpu_ids) {
+		im->skipped++;
+		return 0;
+	}
+	if (im->nr_lat == UINT32_MAX)
+		return -E2BIG;
+	if (im->nr_lat == im->cap_lat) {
+		size_t cap = im->cap_lat ? im->cap_lat * 2 : 1024;
+
+		l = realloc(im->lat, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		im->lat = l;
+		im->cap_lat = cap;
+	}
+	im->lat[im->nr_lat] = *lat;
+	ev->aux = (uint32_t)im->nr_lat++;
+	return kmf_import_add(im, ev, frames, nr_frames);
 }
 
 int kmf_import_add(struct kmf_import *im, const struct kmf_imp_ev *ev,
@@ -209,8 +236,63 @@ static int cmp_ev(const void *a, const void *b)
 		return x->cpu < y->cpu ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
+	/* a groups record goes before the events of its time */
+	if ((x->type == KMT_EV_GROUPS) != (y->type == KMT_EV_GROUPS))
+		return x->type == KMT_EV_GROUPS ? -1 : 1;
 	/* keep the order of equal times: the tracer's order */
 	return x < y ? -1 : x > y;
+}
+
+/* The fields of a vmscan or compaction event (struct kmf_imp_lat). */
+static void latency_fields(const struct kmf_import *im,
+			   const struct kmf_imp_ev *s, struct kmt_event *ev,
+			   uint64_t ddmap)
+{
+	const struct kmf_imp_lat *l = &im->lat[s->aux];
+
+	switch (s->type) {
+	case KMT_EV_RECLAIM_BEGIN:
+	case KMT_EV_COMPACT_TRY:
+		ev->order = (uint32_t)l->v[0];
+		ev->priority = (uint32_t)l->v[1];
+		ev->comm = l->comm;
+		ev->comm_len = (uint32_t)strnlen(l->comm, sizeof(l->comm));
+		ev->has |= KMT_HAS(KMT_F_COMM);
+		break;
+	case KMT_EV_RECLAIM_END:
+		ev->nr_reclaimed = l->v[0];
+		break;
+	case KMT_EV_LRU_SHRINK_INACTIVE:
+		ev->node = (int64_t)l->v[0];
+		ev->nr_scanned = l->v[1];
+		ev->nr_reclaimed = l->v[2];
+		ev->priority = (uint32_t)l->v[3];
+		ev->file = (uint32_t)l->v[4];
+		break;
+	case KMT_EV_SHRINK_START:
+	case KMT_EV_SHRINK_END:
+		ev->func = ev->call_site;
+		ev->call_site = 0;
+		ev->shrinker = s->ptr ? s->ptr - ddmap : 0;
+		ev->ptr = 0;
+		if (s->type == KMT_EV_SHRINK_START) {
+			ev->cache_items = l->v[0];
+			ev->total_scan = l->v[1];
+			ev->priority = (uint32_t)l->v[2];
+		} else {
+			ev->freed = (int64_t)l->v[0];
+			ev->total_scan = l->v[1];
+		}
+		break;
+	default:	/* compaction begin and end */
+		ev->zone_start = l->v[0];
+		ev->zone_end = l->v[1];
+		ev->migrate_pfn = l->v[2];
+		ev->free_pfn = l->v[3];
+		ev->sync = (uint32_t)l->v[4];
+		ev->status = (uint32_t)l->v[5];
+		break;
+	}
 }
 
 static void to_event(const struct kmf_import *im, const struct kmf_imp_ev *s,
@@ -246,20 +328,27 @@ static void to_event(const struct kmf_import *im, const struct kmf_imp_ev *s,
 		ev->ptr = 0;
 		ev->order = s->aux;
 		ev->migratetype = s->node;
-		if (s->nr_frames) {
-			uint64_t fr[16];
-			unsigned int i;
-
-			for (i = 0; i < s->nr_frames; i++)
-				fr[i] = im->frames[s->stack + i] - dtext;
-			ev->stack = stack;
-			ev->stack_len = (uint32_t)kmt_encode_stack(e, fr,
-						s->nr_frames, stack, 160);
-			ev->has |= KMT_HAS(KMT_F_STACK);
-		}
+		break;
+	case KMT_EV_GROUPS:
+		ev->groups = s->aux;
+		break;
+	case KMT_EV_RECLAIM_BEGIN ... KMT_EV_COMPACT_END:
+		latency_fields(im, s, ev, ddmap);
 		break;
 	default:
 		break;
+	}
+	/* a page allocation's callers, or the way into reclaim (perf) */
+	if (s->nr_frames) {
+		uint64_t fr[16];
+		unsigned int i;
+
+		for (i = 0; i < s->nr_frames; i++)
+			fr[i] = im->frames[s->stack + i] - dtext;
+		ev->stack = stack;
+		ev->stack_len = (uint32_t)kmt_encode_stack(e, fr, s->nr_frames,
+							   stack, 160);
+		ev->has |= KMT_HAS(KMT_F_STACK);
 	}
 }
 
@@ -275,6 +364,42 @@ static int caches_text(const struct kmf_import *im, char **out, size_t *len)
 				 im->caches[i].object_size, im->caches[i].size,
 				 im->caches[i].name);
 	return ret;
+}
+
+/*
+ * With vmscan or compaction events, a groups record first, as the
+ * recorder writes when it starts: the groups the tracer had (the caller
+ * says which it enabled; a group none of whose events came is still
+ * recorded, with none), or at least those of the events it recorded.
+ * Readers pair stalls only with the kmem group.
+ */
+static int add_groups(struct kmf_import *im)
+{
+	struct kmf_imp_ev g;
+	uint32_t groups = im->groups, cpu, first = 0;
+	unsigned int t;
+
+	for (t = KMT_EV_KMALLOC; t <= KMT_EV_PAGE_FREE_BATCHED; t++)
+		if (im->counts[t])
+			groups |= 1u << KMT_GROUP_KMEM;
+	for (t = KMT_EV_RECLAIM_BEGIN; t <= KMT_EV_SHRINK_END; t++)
+		if (im->counts[t])
+			groups |= 1u << KMT_GROUP_RECLAIM;
+	for (t = KMT_EV_COMPACT_TRY; t <= KMT_EV_COMPACT_END; t++)
+		if (im->counts[t])
+			groups |= 1u << KMT_GROUP_COMPACTION;
+	if (!(groups & ~(1u << KMT_GROUP_KMEM)) || im->counts[KMT_EV_GROUPS])
+		return 0;
+	for (cpu = 1; cpu < im->nr_cpu_ids; cpu++)
+		if (im->first_ts[cpu] < im->first_ts[first])
+			first = cpu;
+	memset(&g, 0, sizeof(g));
+	g.ts = im->first_ts[first];
+	g.cpu = first;
+	g.type = KMT_EV_GROUPS;
+	g.ctx = KMT_CTX_TASK;
+	g.aux = groups;
+	return kmf_import_add(im, &g, NULL, 0);
 }
 
 int kmf_import_write(struct kmf_import *im, const struct kmf_import_out *o,
@@ -308,6 +433,9 @@ int kmf_import_write(struct kmf_import *im, const struct kmf_import_out *o,
 		ddmap = dmap;
 		text = dmap = 0;
 	}
+	ret = add_groups(im);
+	if (ret)
+		return kmt_errf(err, -ret, "out of memory");
 	qsort(im->ev, im->nr, sizeof(*im->ev), cmp_ev);
 	ret = kmt_encoder_init(&e, im->nr_cpu_ids, IMPORT_SUBBUF_SIZE, text, dmap,
 			       o->page_shift);

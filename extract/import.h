@@ -28,6 +28,20 @@ struct kmf_imp_ev {
 	uint8_t ctx;		/* enum kmt_ctx */
 };
 
+/*
+ * The values of a vmscan or compaction event beyond struct kmf_imp_ev
+ * (whose call_site, ptr, gfp and node carry a shrinker's function,
+ * address, GFP flags and node), by type: reclaim begin and compaction
+ * try: order, priority; reclaim end: nr_reclaimed; LRU shrinking: nid,
+ * nr_scanned, nr_reclaimed, priority, file; shrinker start: cache_items,
+ * total_scan, priority; end: freed, total_scan; compaction: zone start
+ * and end, migrate and free pfns, sync, enum kmt_compact_status.
+ */
+struct kmf_imp_lat {
+	uint64_t v[6];
+	char comm[16];
+};
+
 struct kmf_imp_cache {
 	char name[KMT_MAX_NAME + 1];
 	uint32_t object_size, size;
@@ -45,6 +59,9 @@ struct kmf_import {
 	uint64_t *first_ts;		/* per CPU, UINT64_MAX if none */
 	uint64_t *counts;		/* events per type */
 	uint64_t skipped;		/* events of a CPU >= nr_cpu_ids */
+	uint32_t groups;		/* enum kmt_group bits the tracer had */
+	struct kmf_imp_lat *lat;	/* latency events' values, by aux */
+	size_t nr_lat, cap_lat;
 	struct kmt_hm hm_sizes;		/* (name, sizes) -> cache id */
 	struct kmt_hm hm_names;		/* name -> its newest cache id */
 };
@@ -69,6 +86,10 @@ void kmf_import_free(struct kmf_import *im);
 /* Keep an event (frames: a page allocation's stack, innermost first). */
 int kmf_import_add(struct kmf_import *im, const struct kmf_imp_ev *ev,
 		   const uint64_t *frames, unsigned int nr_frames);
+/* Keep a vmscan or compaction event, its values and its stack. */
+int kmf_import_add_lat(struct kmf_import *im, struct kmf_imp_ev *ev,
+		       const struct kmf_imp_lat *lat, const uint64_t *frames,
+		       unsigned int nr_frames);
 /*
  * The id of the cache called @name (@len bytes) with these sizes: found
  * or made.  With @size 0 (a free, which does not say), the newest cache

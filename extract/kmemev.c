@@ -23,6 +23,20 @@ const char *const kmf_kmem_names[KK_NR] = {
 	[KK_PAGE_ALLOC] = "mm_page_alloc",
 	[KK_PAGE_FREE] = "mm_page_free",
 	[KK_PAGE_FREE_BATCHED] = "mm_page_free_batched",
+	[KK_RECLAIM_BEGIN] = "mm_vmscan_direct_reclaim_begin",
+	[KK_RECLAIM_END] = "mm_vmscan_direct_reclaim_end",
+	[KK_LRU_INACTIVE] = "mm_vmscan_lru_shrink_inactive",
+	[KK_SHRINK_START] = "mm_shrink_slab_start",
+	[KK_SHRINK_END] = "mm_shrink_slab_end",
+	[KK_COMPACT_TRY] = "mm_compaction_try_to_compact_pages",
+	[KK_COMPACT_BEGIN] = "mm_compaction_begin",
+	[KK_COMPACT_END] = "mm_compaction_end",
+};
+
+const char *const kmf_kmem_systems[KK_NR] = {
+	[KK_KMALLOC ... KK_PAGE_FREE_BATCHED] = "kmem",
+	[KK_RECLAIM_BEGIN ... KK_SHRINK_END] = "vmscan",
+	[KK_COMPACT_TRY ... KK_COMPACT_END] = "compaction",
 };
 
 /* The *_node twins of kernels before 6.1. */
@@ -39,11 +53,38 @@ static const uint8_t kk_type[KK_NR] = {
 	[KK_PAGE_ALLOC] = KMT_EV_PAGE_ALLOC,
 	[KK_PAGE_FREE] = KMT_EV_PAGE_FREE,
 	[KK_PAGE_FREE_BATCHED] = KMT_EV_PAGE_FREE_BATCHED,
+	[KK_RECLAIM_BEGIN] = KMT_EV_RECLAIM_BEGIN,
+	[KK_RECLAIM_END] = KMT_EV_RECLAIM_END,
+	[KK_LRU_INACTIVE] = KMT_EV_LRU_SHRINK_INACTIVE,
+	[KK_SHRINK_START] = KMT_EV_SHRINK_START,
+	[KK_SHRINK_END] = KMT_EV_SHRINK_END,
+	[KK_COMPACT_TRY] = KMT_EV_COMPACT_TRY,
+	[KK_COMPACT_BEGIN] = KMT_EV_COMPACT_BEGIN,
+	[KK_COMPACT_END] = KMT_EV_COMPACT_END,
 };
 
 static const char *const kf_names[KF_NR] = {
 	"call_site", "ptr", "bytes_req", "bytes_alloc", "gfp_flags", "node",
-	"name", "pfn", "order", "migratetype",
+	"name", "pfn", "order", "migratetype", "nr_reclaimed", "nr_scanned",
+	"priority", "reclaim_flags", "shr", "shrink", "nid", "cache_items",
+	"total_scan", "retval", "zone_start", "zone_end", "migrate_pfn",
+	"free_pfn", "sync", "status", "prio", "gfp_mask",
+};
+
+/* include/trace/events/vmscan.h: the file LRU in reclaim_flags */
+#define RECLAIM_WB_FILE	0x0002u
+
+/* The kernel's names of enum compact_result, in the trace's numbers. */
+static const char *const compact_names[] = {
+	[KMT_COMPACT_NOT_SUITABLE_ZONE] = "not_suitable_zone",
+	[KMT_COMPACT_SKIPPED] = "skipped",
+	[KMT_COMPACT_DEFERRED] = "deferred",
+	[KMT_COMPACT_NO_SUITABLE_PAGE] = "no_suitable_page",
+	[KMT_COMPACT_CONTINUE] = "continue",
+	[KMT_COMPACT_COMPLETE] = "complete",
+	[KMT_COMPACT_PARTIAL_SKIPPED] = "partial_skipped",
+	[KMT_COMPACT_CONTENDED] = "contended",
+	[KMT_COMPACT_SUCCESS] = "success",
 };
 
 struct rec {
@@ -94,6 +135,80 @@ static const char *field_str(const struct kmf_kmem *k, const struct rec *r,
 	return (const char *)r->data + off;
 }
 
+/* The first __print_symbolic() of field @name in a print format. */
+static const struct tep_print_arg *find_symbolic(const struct tep_print_arg *a,
+						 const char *name, int depth)
+{
+	const struct tep_print_arg *r;
+
+	for (; a && depth < 16; a = a->next) {
+		r = NULL;
+		switch (a->type) {
+		case TEP_PRINT_SYMBOL:
+			if (a->symbol.field && a->symbol.field->type == TEP_PRINT_FIELD &&
+			    a->symbol.field->field.name &&
+			    !strcmp(a->symbol.field->field.name, name))
+				return a;
+			break;
+		case TEP_PRINT_OP:
+			r = find_symbolic(a->op.left, name, depth + 1);
+			if (!r)
+				r = find_symbolic(a->op.right, name, depth + 1);
+			break;
+		case TEP_PRINT_TYPE:
+			r = find_symbolic(a->typecast.item, name, depth + 1);
+			break;
+		default:
+			break;
+		}
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * enum compact_result changes between kernels: take its values from
+ * mm_compaction_end's print format ("success", "skipped", ...).
+ */
+static void compact_status_table(struct kmf_kmem *k)
+{
+	const struct tep_print_flag_sym *s;
+	const struct tep_print_arg *a = NULL;
+	unsigned int i, j;
+
+	for (i = 0; i < k->nr_evs && !a; i++)
+		if (k->evs[i].kind == KK_COMPACT_END)
+			a = find_symbolic(k->evs[i].ev->print_fmt.args, "status", 0);
+	for (s = a ? a->symbol.symbols : NULL; s && k->nr_status < 16; s = s->next) {
+		char *end;
+		uint64_t v;
+
+		if (!s->value || !s->str)
+			continue;
+		v = strtoull(s->value, &end, 0);
+		if (*end)
+			continue;
+		for (j = 1; j < sizeof(compact_names) / sizeof(compact_names[0]); j++)
+			if (!strcmp(s->str, compact_names[j]))
+				break;
+		if (j == sizeof(compact_names) / sizeof(compact_names[0]))
+			continue;
+		k->status_val[k->nr_status] = v;
+		k->status_kmt[k->nr_status++] = (uint8_t)j;
+	}
+}
+
+static uint8_t compact_status(const struct kmf_kmem *k, uint64_t v)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->nr_status; i++)
+		if (k->status_val[i] == v)
+			return k->status_kmt[i];
+	return KMT_COMPACT_UNKNOWN;
+}
+
 int kmf_kmem_init(struct kmf_kmem *k, struct tep_handle *tep,
 		  struct kmt_err *err)
 {
@@ -110,7 +225,7 @@ int kmf_kmem_init(struct kmf_kmem *k, struct tep_handle *tep,
 
 			if (!n)
 				continue;
-			ev = tep_find_event_by_name(tep, "kmem", n);
+			ev = tep_find_event_by_name(tep, kmf_kmem_systems[kind], n);
 			if (!ev)
 				continue;
 			fe = &k->evs[k->nr_evs++];
@@ -126,7 +241,34 @@ int kmf_kmem_init(struct kmf_kmem *k, struct tep_handle *tep,
 	}
 	if (!k->nr_evs)
 		return kmt_errf(err, ENOENT, "no kmem event formats (kmalloc, kfree, ...)");
+	compact_status_table(k);
 	return 0;
+}
+
+uint32_t kmf_kmem_groups(uint32_t kinds)
+{
+	const uint32_t kmem = (1u << (KK_PAGE_FREE_BATCHED + 1)) - 1;
+	const uint32_t reclaim = ((1u << (KK_SHRINK_END + 1)) - 1) & ~kmem;
+	const uint32_t compaction = ((1u << KK_NR) - 1) & ~kmem & ~reclaim;
+	uint32_t g = 0;
+
+	if (kinds & kmem)
+		g |= 1u << KMT_GROUP_KMEM;
+	if ((kinds & reclaim) == reclaim)
+		g |= 1u << KMT_GROUP_RECLAIM;
+	if ((kinds & compaction) == compaction)
+		g |= 1u << KMT_GROUP_COMPACTION;
+	return g;
+}
+
+uint32_t kmf_kmem_kinds(const struct kmf_kmem *k)
+{
+	uint32_t kinds = 0;
+	unsigned int i;
+
+	for (i = 0; i < k->nr_evs; i++)
+		kinds |= 1u << k->evs[i].kind;
+	return kinds;
 }
 
 static struct kmf_kmem_event *find_event(struct kmf_kmem *k, int id)
@@ -142,6 +284,73 @@ static struct kmf_kmem_event *find_event(struct kmf_kmem *k, int id)
 			return k->last;
 		}
 	return NULL;
+}
+
+/* A vmscan or compaction event: its values in an @im side record. */
+static int latency_event(struct kmf_kmem *k, struct kmf_import *im,
+			 const struct kmf_kmem_event *fe, const struct rec *r,
+			 struct kmf_imp_ev *e, const uint64_t *frames,
+			 unsigned int nr_frames)
+{
+	struct kmf_imp_lat lat;
+	const char *comm;
+#define F(x) field_u64(k, r, fe->f[x])
+#define S(x) ((uint64_t)field_s64(k, r, fe->f[x]))
+
+	memset(&lat, 0, sizeof(lat));
+	switch (fe->kind) {
+	case KK_RECLAIM_BEGIN:
+	case KK_COMPACT_TRY:
+		lat.v[0] = F(KF_ORDER);
+		e->gfp = fe->kind == KK_COMPACT_TRY ? F(KF_GFP_MASK) : F(KF_GFP);
+		lat.v[1] = F(KF_PRIO);
+		if (e->ctx == KMT_CTX_TASK) {
+			comm = tep_data_comm_from_pid(k->tep, (int)e->pid);
+			/* libtraceevent's "<...>": a pid it has no name for */
+			if (comm && strcmp(comm, "<...>"))
+				snprintf(lat.comm, sizeof(lat.comm), "%s", comm);
+		}
+		break;
+	case KK_RECLAIM_END:
+		lat.v[0] = F(KF_NR_RECLAIMED);
+		break;
+	case KK_LRU_INACTIVE:
+		lat.v[0] = S(KF_NID);
+		lat.v[1] = F(KF_NR_SCANNED);
+		lat.v[2] = F(KF_NR_RECLAIMED);
+		lat.v[3] = F(KF_PRIORITY);
+		lat.v[4] = !!(F(KF_RECLAIM_FLAGS) & RECLAIM_WB_FILE);
+		break;
+	case KK_SHRINK_START:
+	case KK_SHRINK_END:
+		e->call_site = F(KF_SHRINK);
+		e->ptr = F(KF_SHR);
+		e->node = (int32_t)S(KF_NID);
+		if (fe->kind == KK_SHRINK_START) {
+			e->gfp = F(KF_GFP);
+			lat.v[0] = F(KF_CACHE_ITEMS);
+			lat.v[1] = F(KF_TOTAL_SCAN);
+			lat.v[2] = F(KF_PRIORITY);
+		} else {
+			lat.v[0] = S(KF_RETVAL);
+			lat.v[1] = F(KF_TOTAL_SCAN);
+		}
+		break;
+	default:	/* compaction begin and end */
+		lat.v[0] = F(KF_ZONE_START);
+		lat.v[1] = F(KF_ZONE_END);
+		lat.v[2] = F(KF_MIGRATE_PFN);
+		lat.v[3] = F(KF_FREE_PFN);
+		lat.v[4] = F(KF_SYNC);
+		lat.v[5] = compact_status(k, F(KF_STATUS));
+		break;
+	}
+#undef F
+#undef S
+	/* perf's callchain: the way into reclaim or compaction */
+	if (fe->kind != KK_RECLAIM_BEGIN && fe->kind != KK_COMPACT_TRY)
+		nr_frames = 0;
+	return kmf_import_add_lat(im, e, &lat, frames, nr_frames);
 }
 
 int kmf_kmem_add(struct kmf_kmem *k, struct kmf_import *im,
@@ -222,6 +431,11 @@ int kmf_kmem_add(struct kmf_kmem *k, struct kmf_import *im,
 			goto fail;
 		e.aux = id;
 		break;
+	case KK_RECLAIM_BEGIN ... KK_COMPACT_END:
+		ret = latency_event(k, im, fe, &r, &e, frames, nr_frames);
+		if (ret)
+			goto fail;
+		return 1;
 	default:	/* pages: pfn + 1, 0 for a failed allocation (pfn -1) */
 		e.ptr = field_u64(k, &r, fe->f[KF_PFN]) + 1;
 		if (fe->f[KF_PFN] && fe->f[KF_PFN]->size == 4)

@@ -194,12 +194,17 @@ int cmd_import(int argc, char **argv)
 	tep_set_long_size(tep, td.long_size ? td.long_size : 8);
 	tep_set_page_size(tep, td.page_size ? (int)td.page_size : 4096);
 	for (i = 0; i < td.nr_formats; i++) {
-		if (strcmp(td.formats[i].system, "kmem"))
+		const char *sys = td.formats[i].system;
+
+		/* kmem, and the vmscan and compaction events of --latency */
+		if (strcmp(sys, "kmem") && strcmp(sys, "vmscan") &&
+		    strcmp(sys, "compaction"))
 			continue;
 		/* one the library cannot parse is left out, not fatal */
 		if (tep_parse_event(tep, td.formats[i].text, td.formats[i].len,
-				    "kmem") == TEP_ERRNO__SUCCESS)
-			nr_kmem++;
+				    sys) != TEP_ERRNO__SUCCESS)
+			continue;
+		nr_kmem++;
 	}
 	if (!nr_kmem || kmf_kmem_init(&k, tep, &err)) {
 		kmf_error("%s: no kmem events: record them with 'perf kmem record' (or perf record -e 'kmem:*')",
@@ -211,6 +216,8 @@ int cmd_import(int argc, char **argv)
 		kmf_error("out of memory");
 		goto out;
 	}
+	/* the recorder's groups the recorded events make up */
+	im.groups = kmf_kmem_groups(kmf_kmem_kinds(&k));
 	while ((ret = kmt_perf_next(&p, &off, &s, &err)) > 0) {
 		uint64_t fr[16];
 		unsigned int nf = 0;

@@ -608,6 +608,10 @@ bool kmt_trace_coverage(const struct kmt_trace *t, char *buf, size_t size)
 		    !strcmp(v, "0") && n < size)
 			n += (size_t)snprintf(buf + n, size - n,
 				"; its kmem_cache_alloc event names no cache, so caches are told apart by object size");
+		if ((strstr(events, "mm_vmscan_") || strstr(events, "mm_shrink_slab") ||
+		     strstr(events, "mm_compaction_")) && n < size)
+			n += (size_t)snprintf(buf + n, size - n,
+				"; its reclaim and compaction events carry no stack, so stalls have no callsite, and shrinkers no name");
 		if (events[0] && n < size)
 			n += (size_t)snprintf(buf + n, size - n,
 				"; events traced: %s", events);

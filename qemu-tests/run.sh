@@ -471,6 +471,25 @@ lat_groups() {	# the events file switches groups, and the trace records each
 	[ "$(awk '$4 == "groups" { printf "%s ", $5 }' "$out/$1/dump.txt")" = "groups=0xf groups=0xb groups=0xf " ] &&
 	"$kmf" info "$out/$1/boot.kmt" | grep -qx "groups:      kmem,boot,reclaim,compaction (kmemtrace.events=)"
 }
+lat_ftrace() {	# ftrace saw the same episodes as the recorder
+	grep -qx 'ftrace save: 0' "$out/$1/hook.out" || { cat "$out/$1/ftrace-lat.err"; return 1; }
+	"$kmf" report --latency "$out/$1/ftrace-lat.kmt" > "$out/$1/ftrace-latency.txt" \
+		2> "$out/$1/ftrace-latency.err" || { cat "$out/$1/ftrace-latency.err"; return 1; }
+	grep -q "note: ftrace source: .*its reclaim and compaction events carry no stack" \
+		"$out/$1/ftrace-latency.err" &&
+	grep -q "^ allocation stall   | (not recorded)" "$out/$1/ftrace-latency.txt" || return 1
+	for kind in "direct reclaim" "compaction (zone)" "shrinker call"; do
+		rec=$(awk -F'|' -v k="$kind" 'index($1, " " k " ") == 1 { print $2 + 0, $6 + 0 }' \
+			"$out/$1/latency-all.txt")
+		ftr=$(awk -F'|' -v k="$kind" 'index($1, " " k " ") == 1 { print $2 + 0, $6 + 0 }' \
+			"$out/$1/ftrace-latency.txt")
+		echo "$kind (episodes, unpaired): recorder $rec, ftrace $ftr"
+		[ -n "$rec" ] && [ "$rec" = "$ftr" ] || return 1
+	done
+	# the tasks' names come from ftrace's saved_cmdlines
+	[ "$(grep -c '| memhog .*| direct ' "$out/$1/ftrace-latency.txt")" = \
+		"$(grep -c '| memhog .*| direct ' "$out/$1/latency-all.txt")" ]
+}
 name=latency-boot
 check "build the latency kernel (compaction, THP, shrinker names, vmstat counters)" \
 	sh -c "'$repo/qemu-tests/build-kernel.sh' latency > '$out/latency-kernel'"
@@ -496,6 +515,8 @@ if [ -s "$out/latency-kernel" ]; then
 			lat_direct "$name"
 		check "$name: the event groups switch at run time, each change in the trace" \
 			lat_groups "$name"
+		check "$name: save --from-ftrace of the same tracepoints: the same episodes, each kind" \
+			lat_ftrace "$name"
 	fi
 fi
 

@@ -121,7 +121,7 @@ test_expect_success 'the report says what ftrace could not see, once' '
 	grep -q "note: boot.kmt: ftrace source" err &&
 	test_must_fail "$KMF" report --latency boot.kmt > out 2> err &&
 	test ! -s out &&
-	grep -q "boot.kmt: a trace from ftrace holds kmem events only: the latency report needs the kmemtrace recorder" err
+	grep -q "boot.kmt: this trace from ftrace has no vmscan or compaction events: trace mm_vmscan_direct_reclaim_begin/end" err
 '
 
 test_expect_success '--keep-recording turns tracing back on; --no-addresses strips them' '

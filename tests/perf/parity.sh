@@ -201,6 +201,31 @@ bad_input() {
 	"$kmf" import --help | grep -q "^usage: kmemflight import"
 }
 
+# The latency events through perf: a compaction of this machine's memory
+# (/proc/sys/vm/compact_memory) recorded with perf record, imported; the
+# report pairs every mm_compaction_begin with its end; direct reclaim,
+# of which only the begin was recorded (and never happened), is "not
+# recorded": a group counts as recorded only with all its events.
+latency_import() {
+	d=$out/latency
+	mkdir -p "$d"
+	if ! perf record -a -o "$d/perf.data" -e compaction:mm_compaction_begin \
+		-e compaction:mm_compaction_end -e compaction:mm_compaction_try_to_compact_pages \
+		-e vmscan:mm_vmscan_direct_reclaim_begin \
+		-- sh -c 'echo 1 > /proc/sys/vm/compact_memory' > "$d/record.log" 2>&1 ||
+		! "$kmf" import "$d/perf.data" "$d/perf.kmt" > "$d/import.log" 2>&1 ||
+		! "$kmf" report --latency "$d/perf.kmt" > "$d/latency.txt" 2> "$d/latency.err"; then
+		cat "$d/record.log" "$d/import.log" "$d/latency.err"
+		return 1
+	fi
+	begins=$("$kmf" dump "$d/perf.kmt" | awk '$4 == "compaction_begin" { n++ } END { print n + 0 }')
+	row=$(awk -F'|' 'index($1, " compaction (zone) ") == 1 { print $2 + 0, $6 + 0 }' "$d/latency.txt")
+	echo "compaction_begin events: $begins; compaction (zone) episodes, unpaired: $row"
+	[ "$begins" -gt 0 ] && [ "$row" = "$begins 0" ] &&
+	grep -q "^ direct reclaim     | (not recorded)" "$d/latency.txt" &&
+	grep -q "^ allocation stall   | (not recorded)" "$d/latency.txt"
+}
+
 if ! command -v perf > /dev/null; then
 	check "perf is installed (linux-perf)" false
 	check_done
@@ -221,4 +246,6 @@ if [ -f "$out/perf.kmt" ]; then
 	check "the import says what perf could not see, once" \
 		sh -c "'$kmf' report '$out/perf.kmt' 2>&1 >/dev/null | grep -c 'note: perf source' | grep -qx 1"
 fi
+check "import keeps compaction events: report --latency pairs every begin with its end" \
+	latency_import
 check_done
