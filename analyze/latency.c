@@ -66,24 +66,6 @@ unsigned int kmt_lat_bucket(uint64_t ns)
 	return b;
 }
 
-const char *kmt_compact_status_name(uint32_t status)
-{
-	static const char *const names[] = {
-		[KMT_COMPACT_UNKNOWN] = "unknown",
-		[KMT_COMPACT_NOT_SUITABLE_ZONE] = "not_suitable_zone",
-		[KMT_COMPACT_SKIPPED] = "skipped",
-		[KMT_COMPACT_DEFERRED] = "deferred",
-		[KMT_COMPACT_NO_SUITABLE_PAGE] = "no_suitable_page",
-		[KMT_COMPACT_CONTINUE] = "continue",
-		[KMT_COMPACT_COMPLETE] = "complete",
-		[KMT_COMPACT_PARTIAL_SKIPPED] = "partial_skipped",
-		[KMT_COMPACT_CONTENDED] = "contended",
-		[KMT_COMPACT_SUCCESS] = "success",
-	};
-
-	return status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown";
-}
-
 static int grow(void **p, size_t *cap, size_t nr, size_t size)
 {
 	size_t n;

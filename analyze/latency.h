@@ -101,7 +101,5 @@ void kmt_latency_free(struct kmt_latency *l);
 void kmt_latency_sort(struct kmt_latency *l);
 /* The histogram bucket of @ns. */
 unsigned int kmt_lat_bucket(uint64_t ns);
-/* "success", "skipped": a KMT_F_STATUS value. */
-const char *kmt_compact_status_name(uint32_t status);
 
 #endif

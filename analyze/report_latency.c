@@ -110,83 +110,103 @@ static bool more_rows(const struct report_opts *o, size_t n)
 	return o->lines >= 0 && n >= (size_t)o->lines;
 }
 
-static void print_reclaim(const struct kmt_latency *l, const struct kmt_trace *t,
-			  const struct kmt_symtab *st, const struct report_opts *o)
+/* What a row printer needs besides its episode. */
+struct row_ctx {
+	const struct kmt_latency *l;
+	const struct kmt_trace *t;
+	const struct kmt_symtab *st;
+	const struct report_opts *o;
+};
+
+/* One episode's row, after its start time and latency. */
+typedef void (*row_fn)(const struct row_ctx *c, const struct kmt_lat_episode *e,
+		       const char *start, const char *lat);
+
+/*
+ * The episodes of @kind at or above the threshold, slowest first, under
+ * the column titles @head and rules @width wide; -l cuts the list.
+ */
+static void print_episodes(const struct row_ctx *c, enum kmt_lat_kind kind,
+			   int width, const char *head, row_fn row)
 {
-	char start[32], lat[32], gfp[160], site[256], shr[32], calls[48];
+	char start[32], lat[32];
 	size_t i, n = 0;
 
-	print_header(KMT_LAT_RECLAIM, l);
-	printf("%.150s\n", dashes);
-	printf(" %-12s | %12s | %7s | %-15s | %5s | %-34s | %9s | %9s | %-20s | %s\n",
-	       "Start s", "Latency us", "Pid", "Task", "Order", "Callsite",
-	       "Reclaimed", "Scanned", "Shrinkers us (calls)", "GFP flags");
-	printf("%.150s\n", dashes);
-	for (i = 0; i < l->nr_ep; i++) {
-		const struct kmt_lat_episode *e = &l->ep[i];
+	print_header(kind, c->l);
+	printf("%.*s\n%s\n%.*s\n", width, dashes, head, width, dashes);
+	for (i = 0; i < c->l->nr_ep; i++) {
+		const struct kmt_lat_episode *e = &c->l->ep[i];
 
-		if (!shown(l, e, KMT_LAT_RECLAIM))
+		if (!shown(c->l, e, kind))
 			continue;
-		if (more_rows(o, n++)) {
+		if (more_rows(c->o, n++)) {
 			printf(" ...\n");
 			break;
 		}
 		fmt_s(start, sizeof(start), e->start);
 		fmt_us(lat, sizeof(lat), e->ns);
-		fmt_us(shr, sizeof(shr), e->shrink_ns);
-		kmt_gfp_format(t, e->a.gfp, gfp, sizeof(gfp));
-		fmt_site(st, &e->a, o->raw_ip, site, sizeof(site));
-		snprintf(calls, sizeof(calls), "%s (%u)", shr, e->shrinks);
-		printf(" %-12s | %12s | %7u | %-15s | %5u | %-34s | %9" PRIu64
-		       " | %9" PRIu64 " | %-20s | %s\n", start, lat, e->pid, e->a.comm,
-		       e->a.order, site, e->nr_reclaimed, e->lru_scanned, calls, gfp);
+		row(c, e, start, lat);
 	}
 	if (!n)
 		printf(" (none)\n");
 }
 
-static void print_compact(const struct kmt_latency *l, const struct kmt_trace *t,
-			  const struct kmt_symtab *st, const struct report_opts *o)
+static void reclaim_row(const struct row_ctx *c, const struct kmt_lat_episode *e,
+			const char *start, const char *lat)
 {
-	char start[32], lat[32], gfp[160], site[256], zone[64], who[48];
-	size_t i, n = 0;
+	char gfp[160], site[256], shr[32], calls[48];
 
-	print_header(KMT_LAT_COMPACT, l);
-	printf("%.170s\n", dashes);
-	printf(" %-12s | %12s | %7s | %-15s | %-7s | %5s | %-34s | %-21s | %-5s | %-17s | %s\n",
-	       "Start s", "Latency us", "Pid", "Task", "Trigger", "Order",
-	       "Callsite", "Zone pfns", "Mode", "Status", "GFP flags");
-	printf("%.170s\n", dashes);
-	for (i = 0; i < l->nr_ep; i++) {
-		const struct kmt_lat_episode *e = &l->ep[i];
+	fmt_us(shr, sizeof(shr), e->shrink_ns);
+	kmt_gfp_format(c->t, e->a.gfp, gfp, sizeof(gfp));
+	fmt_site(c->st, &e->a, c->o->raw_ip, site, sizeof(site));
+	snprintf(calls, sizeof(calls), "%s (%u)", shr, e->shrinks);
+	printf(" %-12s | %12s | %7u | %-15s | %5u | %-34s | %9" PRIu64
+	       " | %9" PRIu64 " | %-20s | %s\n", start, lat, e->pid, e->a.comm,
+	       e->a.order, site, e->nr_reclaimed, e->lru_scanned, calls, gfp);
+}
 
-		if (!shown(l, e, KMT_LAT_COMPACT))
-			continue;
-		if (more_rows(o, n++)) {
-			printf(" ...\n");
-			break;
-		}
-		fmt_s(start, sizeof(start), e->start);
-		fmt_us(lat, sizeof(lat), e->ns);
-		snprintf(zone, sizeof(zone), "0x%" PRIx64 "-0x%" PRIx64,
-			 e->zone_start, e->zone_end);
-		if (e->direct) {
-			kmt_gfp_format(t, e->a.gfp, gfp, sizeof(gfp));
-			fmt_site(st, &e->a, o->raw_ip, site, sizeof(site));
-			snprintf(who, sizeof(who), "%u", e->a.order);
-		} else {
-			snprintf(gfp, sizeof(gfp), "-");
-			snprintf(site, sizeof(site), "-");
-			snprintf(who, sizeof(who), "-");
-		}
-		printf(" %-12s | %12s | %7u | %-15s | %-7s | %5s | %-34s | %-21s | %-5s | %-17s | %s\n",
-		       start, lat, e->pid, e->a.comm[0] ? e->a.comm : "-",
-		       e->direct ? "direct" : "other", who, site, zone,
-		       e->sync ? "sync" : "async", kmt_compact_status_name(e->status),
-		       gfp);
+static void print_reclaim(const struct row_ctx *c)
+{
+	char head[256];
+
+	snprintf(head, sizeof(head),
+		 " %-12s | %12s | %7s | %-15s | %5s | %-34s | %9s | %9s | %-20s | %s",
+		 "Start s", "Latency us", "Pid", "Task", "Order", "Callsite",
+		 "Reclaimed", "Scanned", "Shrinkers us (calls)", "GFP flags");
+	print_episodes(c, KMT_LAT_RECLAIM, 150, head, reclaim_row);
+}
+
+static void compact_row(const struct row_ctx *c, const struct kmt_lat_episode *e,
+			const char *start, const char *lat)
+{
+	char gfp[160], site[256], zone[64], who[48];
+
+	snprintf(zone, sizeof(zone), "0x%" PRIx64 "-0x%" PRIx64,
+		 e->zone_start, e->zone_end);
+	if (e->direct) {
+		kmt_gfp_format(c->t, e->a.gfp, gfp, sizeof(gfp));
+		fmt_site(c->st, &e->a, c->o->raw_ip, site, sizeof(site));
+		snprintf(who, sizeof(who), "%u", e->a.order);
+	} else {
+		snprintf(gfp, sizeof(gfp), "-");
+		snprintf(site, sizeof(site), "-");
+		snprintf(who, sizeof(who), "-");
 	}
-	if (!n)
-		printf(" (none)\n");
+	printf(" %-12s | %12s | %7u | %-15s | %-7s | %5s | %-34s | %-21s | %-5s | %-17s | %s\n",
+	       start, lat, e->pid, e->a.comm[0] ? e->a.comm : "-",
+	       e->direct ? "direct" : "other", who, site, zone,
+	       e->sync ? "sync" : "async", kmt_compact_status_name(e->status), gfp);
+}
+
+static void print_compact(const struct row_ctx *c)
+{
+	char head[256];
+
+	snprintf(head, sizeof(head),
+		 " %-12s | %12s | %7s | %-15s | %-7s | %5s | %-34s | %-21s | %-5s | %-17s | %s",
+		 "Start s", "Latency us", "Pid", "Task", "Trigger", "Order",
+		 "Callsite", "Zone pfns", "Mode", "Status", "GFP flags");
+	print_episodes(c, KMT_LAT_COMPACT, 170, head, compact_row);
 }
 
 /* A shrinker's scan function: "super_cache_scan", not "...+0x0". */
@@ -226,10 +246,20 @@ static int shr_cmp_total(const void *a, const void *b, void *arg)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-static void print_shrinkers(const struct kmt_latency *l, const struct kmt_symtab *st,
-			    const struct report_opts *o)
+static void shrink_row(const struct row_ctx *c, const struct kmt_lat_episode *e,
+		       const char *start, const char *lat)
 {
-	char name[320], total[32], max[32], start[32], lat[32];
+	char name[320];
+
+	shrinker_label(c->l, e->shrinker, c->st, c->o->raw_ip, name, sizeof(name));
+	printf(" %-12s | %12s | %7u | %-15s | %-48s | %" PRId64 "\n", start, lat,
+	       e->pid, e->a.comm[0] ? e->a.comm : "-", name, e->freed);
+}
+
+static void print_shrinkers(const struct row_ctx *c)
+{
+	const struct kmt_latency *l = c->l;
+	char name[320], total[32], max[32], head[256];
 	uint32_t *idx;
 	size_t i, n = 0;
 
@@ -249,11 +279,11 @@ static void print_shrinkers(const struct kmt_latency *l, const struct kmt_symtab
 
 		if (!s->calls)
 			continue;
-		if (more_rows(o, n++)) {
+		if (more_rows(c->o, n++)) {
 			printf(" ...\n");
 			break;
 		}
-		shrinker_label(l, idx[i], st, o->raw_ip, name, sizeof(name));
+		shrinker_label(l, idx[i], c->st, c->o->raw_ip, name, sizeof(name));
 		fmt_us(total, sizeof(total), s->total_ns);
 		fmt_us(max, sizeof(max), s->max_ns);
 		printf(" %-48s | %8" PRIu64 " | %14s | %12s | %8" PRIu64 " | %" PRIu64 "\n",
@@ -263,62 +293,32 @@ static void print_shrinkers(const struct kmt_latency *l, const struct kmt_symtab
 	if (!n)
 		printf(" (none)\n");
 
-	print_header(KMT_LAT_SHRINK, l);
-	printf("%.118s\n", dashes);
-	printf(" %-12s | %12s | %7s | %-15s | %-48s | %s\n", "Start s",
-	       "Latency us", "Pid", "Task", "Shrinker", "Freed");
-	printf("%.118s\n", dashes);
-	n = 0;
-	for (i = 0; i < l->nr_ep; i++) {
-		const struct kmt_lat_episode *e = &l->ep[i];
-
-		if (!shown(l, e, KMT_LAT_SHRINK))
-			continue;
-		if (more_rows(o, n++)) {
-			printf(" ...\n");
-			break;
-		}
-		fmt_s(start, sizeof(start), e->start);
-		fmt_us(lat, sizeof(lat), e->ns);
-		shrinker_label(l, e->shrinker, st, o->raw_ip, name, sizeof(name));
-		printf(" %-12s | %12s | %7u | %-15s | %-48s | %" PRId64 "\n", start,
-		       lat, e->pid, e->a.comm[0] ? e->a.comm : "-", name, e->freed);
-	}
-	if (!n)
-		printf(" (none)\n");
+	snprintf(head, sizeof(head), " %-12s | %12s | %7s | %-15s | %-48s | %s",
+		 "Start s", "Latency us", "Pid", "Task", "Shrinker", "Freed");
+	print_episodes(c, KMT_LAT_SHRINK, 118, head, shrink_row);
 }
 
-static void print_stalls(const struct kmt_latency *l, const struct kmt_trace *t,
-			 const struct kmt_symtab *st, const struct report_opts *o)
+static void stall_row(const struct row_ctx *c, const struct kmt_lat_episode *e,
+		      const char *start, const char *lat)
 {
-	char start[32], lat[32], gfp[160], site[256];
-	size_t i, n = 0;
+	char gfp[160], site[256];
 
-	print_header(KMT_LAT_STALL, l);
-	printf("%.150s\n", dashes);
-	printf(" %-12s | %12s | %7s | %-15s | %5s | %-34s | %7s | %7s | %-9s | %s\n",
-	       "Start s", "Latency us", "Pid", "Task", "Order", "Callsite",
-	       "Reclaim", "Compact", "Result", "GFP flags");
-	printf("%.150s\n", dashes);
-	for (i = 0; i < l->nr_ep; i++) {
-		const struct kmt_lat_episode *e = &l->ep[i];
+	kmt_gfp_format(c->t, e->a.gfp, gfp, sizeof(gfp));
+	fmt_site(c->st, &e->a, c->o->raw_ip, site, sizeof(site));
+	printf(" %-12s | %12s | %7u | %-15s | %5u | %-34s | %7u | %7u | %-9s | %s\n",
+	       start, lat, e->pid, e->a.comm, e->a.order, site, e->nr_reclaim,
+	       e->nr_compact, e->failed ? "failed" : "allocated", gfp);
+}
 
-		if (!shown(l, e, KMT_LAT_STALL))
-			continue;
-		if (more_rows(o, n++)) {
-			printf(" ...\n");
-			break;
-		}
-		fmt_s(start, sizeof(start), e->start);
-		fmt_us(lat, sizeof(lat), e->ns);
-		kmt_gfp_format(t, e->a.gfp, gfp, sizeof(gfp));
-		fmt_site(st, &e->a, o->raw_ip, site, sizeof(site));
-		printf(" %-12s | %12s | %7u | %-15s | %5u | %-34s | %7u | %7u | %-9s | %s\n",
-		       start, lat, e->pid, e->a.comm, e->a.order, site, e->nr_reclaim,
-		       e->nr_compact, e->failed ? "failed" : "allocated", gfp);
-	}
-	if (!n)
-		printf(" (none)\n");
+static void print_stalls(const struct row_ctx *c)
+{
+	char head[256];
+
+	snprintf(head, sizeof(head),
+		 " %-12s | %12s | %7s | %-15s | %5s | %-34s | %7s | %7s | %-9s | %s",
+		 "Start s", "Latency us", "Pid", "Task", "Order", "Callsite",
+		 "Reclaim", "Compact", "Result", "GFP flags");
+	print_episodes(c, KMT_LAT_STALL, 150, head, stall_row);
 }
 
 static void print_histograms(const struct kmt_latency *l)
@@ -612,6 +612,7 @@ int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
 		       struct kmt_err *err)
 {
 	struct kmt_latency l;
+	const struct row_ctx c = { .l = &l, .t = t, .st = st, .o = o };
 	char thr[32], first[32], last[32];
 	int ret;
 
@@ -653,13 +654,13 @@ int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
 		printf("(%" PRIu64 " events were lost while recording: some begins or ends may be among them)\n",
 		       l.lost);
 	if (kind_recorded(&l, KMT_LAT_RECLAIM))
-		print_reclaim(&l, t, st, o);
+		print_reclaim(&c);
 	if (kind_recorded(&l, KMT_LAT_COMPACT))
-		print_compact(&l, t, st, o);
+		print_compact(&c);
 	if (kind_recorded(&l, KMT_LAT_SHRINK))
-		print_shrinkers(&l, st, o);
+		print_shrinkers(&c);
 	if (kind_recorded(&l, KMT_LAT_STALL))
-		print_stalls(&l, t, st, o);
+		print_stalls(&c);
 	print_unpaired(&l, t, o);
 	print_histograms(&l);
 	kmt_latency_free(&l);

@@ -74,19 +74,6 @@ static const char *const kf_names[KF_NR] = {
 /* include/trace/events/vmscan.h: the file LRU in reclaim_flags */
 #define RECLAIM_WB_FILE	0x0002u
 
-/* The kernel's names of enum compact_result, in the trace's numbers. */
-static const char *const compact_names[] = {
-	[KMT_COMPACT_NOT_SUITABLE_ZONE] = "not_suitable_zone",
-	[KMT_COMPACT_SKIPPED] = "skipped",
-	[KMT_COMPACT_DEFERRED] = "deferred",
-	[KMT_COMPACT_NO_SUITABLE_PAGE] = "no_suitable_page",
-	[KMT_COMPACT_CONTINUE] = "continue",
-	[KMT_COMPACT_COMPLETE] = "complete",
-	[KMT_COMPACT_PARTIAL_SKIPPED] = "partial_skipped",
-	[KMT_COMPACT_CONTENDED] = "contended",
-	[KMT_COMPACT_SUCCESS] = "success",
-};
-
 struct rec {
 	const uint8_t *data;
 	uint32_t size;
@@ -189,10 +176,10 @@ static void compact_status_table(struct kmf_kmem *k)
 		v = strtoull(s->value, &end, 0);
 		if (*end)
 			continue;
-		for (j = 1; j < sizeof(compact_names) / sizeof(compact_names[0]); j++)
-			if (!strcmp(s->str, compact_names[j]))
+		for (j = 1; j <= KMT_COMPACT_SUCCESS; j++)
+			if (!strcmp(s->str, kmt_compact_status_name(j)))
 				break;
-		if (j == sizeof(compact_names) / sizeof(compact_names[0]))
+		if (j > KMT_COMPACT_SUCCESS)
 			continue;
 		k->status_val[k->nr_status] = v;
 		k->status_kmt[k->nr_status++] = (uint8_t)j;

@@ -184,6 +184,12 @@ int kmt_trace_pfn_node(const struct kmt_trace *t, uint64_t pfn);
 size_t kmt_gfp_format(const struct kmt_trace *t, uint64_t gfp, char *buf,
 		      size_t size);
 
+/*
+ * "success", "skipped": the kernel's name of a KMT_F_STATUS value (enum
+ * kmt_compact_status), "unknown" for 0 or a value past the table.
+ */
+const char *kmt_compact_status_name(uint32_t status);
+
 /* More CPU ids than any kernel has (NR_CPUS tops out at 8192 today). */
 #define KMT_MAX_CPU_IDS		65536u
 

@@ -644,3 +644,21 @@ bool kmt_trace_coverage(const struct kmt_trace *t, char *buf, size_t size)
 		 src, first[0] ? first : "its first event");
 	return true;
 }
+
+const char *kmt_compact_status_name(uint32_t status)
+{
+	static const char *const names[] = {
+		[KMT_COMPACT_UNKNOWN] = "unknown",
+		[KMT_COMPACT_NOT_SUITABLE_ZONE] = "not_suitable_zone",
+		[KMT_COMPACT_SKIPPED] = "skipped",
+		[KMT_COMPACT_DEFERRED] = "deferred",
+		[KMT_COMPACT_NO_SUITABLE_PAGE] = "no_suitable_page",
+		[KMT_COMPACT_CONTINUE] = "continue",
+		[KMT_COMPACT_COMPLETE] = "complete",
+		[KMT_COMPACT_PARTIAL_SKIPPED] = "partial_skipped",
+		[KMT_COMPACT_CONTENDED] = "contended",
+		[KMT_COMPACT_SUCCESS] = "success",
+	};
+
+	return status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown";
+}
