@@ -246,6 +246,27 @@ static int shr_cmp_total(const void *a, const void *b, void *arg)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
+/* The shrinkers' indexes, most total latency first; NULL without memory. */
+static uint32_t *sorted_shrinkers(const struct kmt_latency *l)
+{
+	uint32_t *idx = calloc(l->nr_shr ? l->nr_shr : 1, sizeof(*idx));
+	size_t i;
+
+	if (!idx)
+		return NULL;
+	for (i = 0; i < l->nr_shr; i++)
+		idx[i] = (uint32_t)i;
+	qsort_r(idx, l->nr_shr, sizeof(*idx), shr_cmp_total, (void *)l);
+	return idx;
+}
+
+/* An unpaired end (its begin is missing), not an unpaired begin. */
+static bool unpaired_end(const struct kmt_lat_unpaired *u)
+{
+	return u->type == KMT_EV_RECLAIM_END || u->type == KMT_EV_SHRINK_END ||
+	       u->type == KMT_EV_COMPACT_END;
+}
+
 static void shrink_row(const struct row_ctx *c, const struct kmt_lat_episode *e,
 		       const char *start, const char *lat)
 {
@@ -268,12 +289,9 @@ static void print_shrinkers(const struct row_ctx *c)
 	printf(" %-48s | %8s | %14s | %12s | %8s | %s\n", "Shrinker", "Calls",
 	       "Total us", "Max us", "Above", "Freed");
 	printf("%.128s\n", dashes);
-	idx = calloc(l->nr_shr ? l->nr_shr : 1, sizeof(*idx));
+	idx = sorted_shrinkers(l);
 	if (!idx)
 		return;
-	for (i = 0; i < l->nr_shr; i++)
-		idx[i] = (uint32_t)i;
-	qsort_r(idx, l->nr_shr, sizeof(*idx), shr_cmp_total, (void *)l);
 	for (i = 0; i < l->nr_shr; i++) {
 		const struct kmt_lat_shrinker *s = &l->shr[idx[i]];
 
@@ -367,8 +385,6 @@ static void print_unpaired(const struct kmt_latency *l, const struct kmt_trace *
 	for (i = 0; i < l->nr_unp; i++) {
 		const struct kmt_lat_unpaired *u = &l->unp[i];
 		const char *name = t->layout[u->type].name;
-		bool end = u->type == KMT_EV_RECLAIM_END || u->type == KMT_EV_SHRINK_END ||
-			   u->type == KMT_EV_COMPACT_END;
 
 		if (more_rows(o, i)) {
 			printf(" ...\n");
@@ -381,7 +397,7 @@ static void print_unpaired(const struct kmt_latency *l, const struct kmt_trace *
 			       "no page allocation of its order follows in the trace");
 		else
 			printf(" %-12s  cpu %-3u pid %-7u %-28s %s\n", ts, u->cpu, u->pid,
-			       name, end ? "no begin: before the recording started, or lost" :
+			       name, unpaired_end(u) ? "no begin: before the recording started, or lost" :
 			       u->at_end ? "no end: still running when the trace ends" :
 			       "no end: the same task began again");
 	}
@@ -550,11 +566,7 @@ static void json_latency(FILE *f, const struct kmt_latency *l, const char *path,
 
 	kmt_json_key(f, &first, "shrinkers");
 	fputc('[', f);
-	idx = calloc(l->nr_shr ? l->nr_shr : 1, sizeof(*idx));
-	for (i = 0; idx && i < l->nr_shr; i++)
-		idx[i] = (uint32_t)i;
-	if (idx)
-		qsort_r(idx, l->nr_shr, sizeof(*idx), shr_cmp_total, (void *)l);
+	idx = sorted_shrinkers(l);
 	for (i = 0, n = 0; idx && i < l->nr_shr; i++) {
 		const struct kmt_lat_shrinker *s = &l->shr[idx[i]];
 		char fn[256];
@@ -587,8 +599,6 @@ static void json_latency(FILE *f, const struct kmt_latency *l, const char *path,
 	fputc('[', f);
 	for (i = 0; i < l->nr_unp; i++) {
 		const struct kmt_lat_unpaired *u = &l->unp[i];
-		bool end = u->type == KMT_EV_RECLAIM_END || u->type == KMT_EV_SHRINK_END ||
-			   u->type == KMT_EV_COMPACT_END;
 		bool f2 = true;
 
 		if (more_rows(o, i))
@@ -601,7 +611,7 @@ static void json_latency(FILE *f, const struct kmt_latency *l, const char *path,
 		kmt_json_u64(f, &f2, "cpu", u->cpu);
 		kmt_json_u64(f, &f2, "pid", u->pid);
 		json_text(f, &f2, "missing", u->kind == KMT_LAT_STALL ? "allocation" :
-			  end ? "begin" : "end");
+			  unpaired_end(u) ? "begin" : "end");
 		fputc('}', f);
 	}
 	fprintf(f, "%s]}\n", *sep ? "\n  " : "");
