@@ -72,9 +72,13 @@ compiled-in knowledge of them." \
 maintainers_with "kmemtrace[.]|trace/kmemtrace"
 step "mm: add kmemtrace, a boot-time kernel memory flight recorder" \
 "Record the kmem tracepoints from right after kmem_cache_init(), long
-before trace_init(), into per-CPU buffers preallocated for every
-possible CPU.  The kernel owns the recording until user space reads it
-through debugfs, so no process context is needed.
+before trace_init(), into per-CPU buffers that the kernel owns until
+user space reads them through tracefs, so no process context is needed.
+The boot CPU's buffer is allocated before the probes attach, every other
+CPU's by a CPU hotplug prepare callback before that CPU runs: CPUs that
+never come up cost nothing, and one that goes offline keeps its buffer
+until it is read.  tracefs, not debugfs, so that a kernel locked down in
+integrity mode (Secure Boot) can still be read.
 
 Writers reserve space with a single local64 cmpxchg, so an IRQ or NMI
 that nests inside a write simply retries; records are encoded straight
@@ -89,10 +93,10 @@ disabled and the only cost is an id assigned at cache creation." \
 
 maintainers_with "Documentation|include|mm/"
 step "Documentation: kmemtrace: document the recorder and its ABI" \
-"Describe the boot parameters, the debugfs interface and its ABI, and
+"Describe the boot parameters, the tracefs interface and its ABI, and
 how to save and read a boot-time trace." \
 	Documentation/trace/kmemtrace.rst Documentation/trace/index.rst \
-	Documentation/ABI/testing/debugfs-kmemtrace \
+	Documentation/ABI/testing/tracefs-kmemtrace \
 	Documentation/admin-guide/kernel-parameters.txt
 
 maintainers_with "."

@@ -4,8 +4,13 @@
  *
  * Records the kmem tracepoints (slab and page allocator) from right after
  * kmem_cache_init() into per-CPU buffers that the kernel owns until user
- * space reads them.  No process context is needed to record: the buffers
- * are preallocated for every possible CPU before the probes attach.
+ * space reads them.  No process context is needed to record: the boot
+ * CPU's buffer is allocated before the probes attach, and every other
+ * CPU's by a CPU hotplug callback that runs before that CPU can allocate,
+ * for the CPUs brought up at boot as for one onlined later.  A CPU that
+ * never comes up costs no memory; one that goes offline keeps its buffer
+ * until it is read.  The files are in tracefs, kmemtrace/, which kernel
+ * lockdown leaves open in integrity mode (debugfs it does not).
  *
  * Each CPU's buffer is a ring of sub-buffers.  A writer reserves space with
  * one CPU-local cmpxchg on a state word that holds the write position, the
@@ -25,7 +30,7 @@
 
 #include <linux/atomic.h>
 #include <linux/binfmts.h>
-#include <linux/debugfs.h>
+#include <linux/cpuhotplug.h>
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/irq_work.h>
@@ -39,11 +44,13 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/stacktrace.h>
+#include <linux/tracefs.h>
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
 #include <linux/wait.h>
@@ -96,7 +103,7 @@ struct kmt_cpu {
 	bool		waiting;
 	unsigned long	open;		/* bit 0: the data file is open */
 	int		cpu;
-	void		**subbuf;
+	void		**subbuf;	/* NULL: no buffer (yet) */
 	struct kmt_slot	*slot;
 	struct mutex	read_mutex;	/* one reader at a time */
 	wait_queue_head_t wait;
@@ -114,14 +121,23 @@ static unsigned int kmt_subbuf_size = KMT_DEFAULT_SUBBUF_SIZE;
 #define KMT_MAX_STACK		16
 static unsigned int kmt_page_stack __read_mostly;
 
+/* Buffers follow the CPUs: the hotplug state is set up. */
 static bool kmt_allocated;
+static int kmt_cpuhp_state;
 static bool kmt_recording;
 /* Bits of enum kmt_group: what is recorded, under kmt_mutex. */
 static unsigned long kmt_groups = BIT(KMT_GROUP_KMEM) | BIT(KMT_GROUP_BOOT);
 static unsigned int kmt_next_cache_id = 1;
 static u64 kmt_boot_ts;
-/* The task creating our debugfs files: its allocations are not traced. */
-static struct task_struct *kmt_quiet_task;
+/*
+ * Tasks whose allocations are the recorder's own and are not traced:
+ * one attaching probes or creating files (under kmt_mutex or at boot),
+ * one allocating a CPU's buffer (under the CPU hotplug lock).
+ */
+static struct {
+	struct task_struct *setup;
+	struct task_struct *hotplug;
+} kmt_quiet __read_mostly;
 static DEFINE_MUTEX(kmt_mutex);
 
 KMT_DEFINE_LAYOUTS(kmt_layouts);
@@ -329,6 +345,25 @@ static noinline bool kmt_full(struct kmt_cpu *cb, u64 *old)
 	return true;
 }
 
+/*
+ * Close the current sub-buffer of @cb so that readers can take it: on
+ * its own CPU, or on any CPU once its own is dead.
+ */
+static void kmt_flush_cpu(struct kmt_cpu *cb)
+{
+	u64 old = READ_ONCE(cb->state);
+	unsigned int pos, seq;
+
+	do {
+		pos = old & KMT_POS_MASK;
+		seq = (old >> KMT_POS_BITS) & KMT_SEQ_MASK;
+		if (pos == KMT_POS_CLOSED)
+			return;
+	} while (!try_cmpxchg64_local(&cb->state, &old,
+				      kmt_state(old >> 32, seq, KMT_POS_CLOSED)));
+	kmt_close_slot(cb, seq, pos);
+}
+
 /**
  * struct kmt_rsv - a reserved record
  * @p:    its first payload byte, after header, time and pid
@@ -362,7 +397,8 @@ static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
 
 	/* Mostly task context: test that first, with one mask. */
 	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)))) {
-		if (unlikely(READ_ONCE(kmt_quiet_task) == current))
+		if (unlikely(READ_ONCE(kmt_quiet.setup) == current ||
+			     READ_ONCE(kmt_quiet.hotplug) == current))
 			return false;
 		pid = task_pid_nr(current);
 	} else {
@@ -1049,64 +1085,130 @@ static void kmt_wakeup(struct irq_work *work)
 	wake_up_all(&cb->wait);
 }
 
+/*
+ * Make @cb empty: nothing open, the first writer opens sequence number 0.
+ * Without a buffer it looks full to writers instead, who count each event
+ * as lost and touch no memory: the state is closed and every sub-buffer
+ * seems to be in use.
+ */
+static void kmt_reset_cpu(struct kmt_cpu *cb, int cpu, bool buffer)
+{
+	cb->cpu = cpu;
+	cb->consumed = buffer ? 0 : (KMT_SEQ_MASK - kmt_nr_subbufs) & KMT_SEQ_MASK;
+	WRITE_ONCE(cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
+	cb->pid_seq = U32_MAX;
+	cb->last_ts = local_clock();
+}
+
+/* The buffer of @cb once it is published, or NULL. */
+static void **kmt_cpu_buffer(struct kmt_cpu *cb)
+{
+	/* Pairs with the release in kmt_alloc_cpu(). */
+	return smp_load_acquire(&cb->subbuf);
+}
+
+static unsigned long kmt_buffer_bytes(struct kmt_cpu *cb)
+{
+	return kmt_cpu_buffer(cb) ? (unsigned long)kmt_nr_subbufs * kmt_subbuf_size : 0;
+}
+
 static int kmt_alloc_cpu(struct kmt_cpu *cb, int cpu, gfp_t gfp)
 {
 	unsigned int order = get_order(kmt_subbuf_size);
+	int node = cpu_to_node(cpu);
+	struct kmt_slot *slot;
 	struct page *page;
+	void **subbuf;
 	unsigned int i;
 
-	cb->subbuf = kcalloc(kmt_nr_subbufs, sizeof(*cb->subbuf), gfp);
-	cb->slot = kcalloc(kmt_nr_subbufs, sizeof(*cb->slot), gfp);
-	if (!cb->subbuf || !cb->slot)
-		return -ENOMEM;
+	subbuf = kcalloc_node(kmt_nr_subbufs, sizeof(*subbuf), gfp, node);
+	slot = kcalloc_node(kmt_nr_subbufs, sizeof(*slot), gfp, node);
+	if (!subbuf || !slot)
+		goto out_free;
 	for (i = 0; i < kmt_nr_subbufs; i++) {
-		page = alloc_pages_node(cpu_to_node(cpu), gfp, order);
+		page = alloc_pages_node(node, gfp, order);
 		if (!page)
-			return -ENOMEM;
-		cb->subbuf[i] = page_address(page);
-		local_set(&cb->slot[i].commit, 0);
+			goto out_free;
+		subbuf[i] = page_address(page);
 	}
-	cb->cpu = cpu;
-	cb->consumed = 0;
-	/* Nothing open yet: the first writer opens sequence number 0. */
-	WRITE_ONCE(cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
-	cb->pid_seq = U32_MAX;
-	local_set(&cb->events, 0);
-	local_set(&cb->lost, 0);
-	cb->last_ts = local_clock();
+	cb->slot = slot;
+	kmt_reset_cpu(cb, cpu, true);
+	/* The state before the buffer; pairs with kmt_cpu_buffer(). */
+	smp_store_release(&cb->subbuf, subbuf);
+	return 0;
+
+out_free:
+	for (i = 0; subbuf && i < kmt_nr_subbufs && subbuf[i]; i++)
+		free_pages((unsigned long)subbuf[i], order);
+	kfree(subbuf);
+	kfree(slot);
+	kmt_reset_cpu(cb, cpu, false);
+	return -ENOMEM;
+}
+
+/*
+ * CPU hotplug, prepare stage: runs on the CPU bringing @cpu up, before
+ * @cpu runs anything, so its first event finds its buffer.  At boot the
+ * boot CPU's runs from kmemtrace_init() with interrupts still off.  A
+ * buffer stays when its CPU goes offline: it is only allocated once.
+ * Never keeps a CPU from coming up: without memory for a buffer, its
+ * events are counted as lost.
+ */
+static int kmt_cpu_prepare(unsigned int cpu)
+{
+	struct kmt_cpu *cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
+	gfp_t gfp = early_boot_irqs_disabled ? GFP_NOWAIT :
+		    GFP_KERNEL | __GFP_NOWARN;
+	int ret;
+
+	if (cb->subbuf)
+		return 0;
+	/* Not recorded: the recorder's memory is in its stats instead. */
+	WRITE_ONCE(kmt_quiet.hotplug, current);
+	ret = kmt_alloc_cpu(cb, cpu, gfp);
+	WRITE_ONCE(kmt_quiet.hotplug, NULL);
+	if (ret)
+		pr_warn("cpu%u: cannot allocate %u x %u bytes: its events are counted as lost\n",
+			cpu, kmt_nr_subbufs, kmt_subbuf_size);
 	return 0;
 }
 
-static void kmt_free_cpu(struct kmt_cpu *cb)
+/*
+ * CPU hotplug, after @cpu died: close its current sub-buffer so that its
+ * last events can be read.  Nothing runs on @cpu any more.
+ */
+static int kmt_cpu_dead(unsigned int cpu)
 {
-	unsigned int order = get_order(kmt_subbuf_size);
-	unsigned int i;
+	struct kmt_cpu *cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
 
-	for (i = 0; cb->subbuf && i < kmt_nr_subbufs; i++)
-		if (cb->subbuf[i])
-			free_pages((unsigned long)cb->subbuf[i], order);
-	kfree(cb->subbuf);
-	kfree(cb->slot);
-	cb->subbuf = NULL;
-	cb->slot = NULL;
+	if (cb->subbuf)
+		kmt_flush_cpu(cb);
+	return 0;
 }
 
-static int kmt_alloc_buffers(gfp_t gfp)
+/*
+ * Give every online CPU a buffer now and every other CPU one when it
+ * comes up.  Fails only when no online CPU got one.
+ */
+static int kmt_setup_buffers(void)
 {
-	int cpu, ret;
+	int cpu, ret, nr = 0;
 
-	for_each_possible_cpu(cpu) {
-		ret = kmt_alloc_cpu(per_cpu_ptr(&kmt_cpu_buf, cpu), cpu, gfp);
-		if (ret)
-			goto out_free_buffers;
+	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "mm/kmemtrace:prepare",
+				kmt_cpu_prepare, kmt_cpu_dead);
+	if (ret < 0)
+		return ret;
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		nr += !!per_cpu_ptr(&kmt_cpu_buf, cpu)->subbuf;
+	cpus_read_unlock();
+	if (!nr) {
+		cpuhp_remove_state_nocalls(ret);
+		return -ENOMEM;
 	}
-	kmt_allocated = true;
+	kmt_cpuhp_state = ret;
+	WRITE_ONCE(kmt_allocated, true);
 	return 0;
-
-out_free_buffers:
-	for_each_possible_cpu(cpu)
-		kmt_free_cpu(per_cpu_ptr(&kmt_cpu_buf, cpu));
-	return ret;
 }
 
 static int kmt_register_kmem(void)
@@ -1209,7 +1311,7 @@ static void kmt_unregister_compaction(void)
 
 /**
  * struct kmt_group_ops - an event group: its name and its probes
- * @name:  as kmemtrace.events= and debugfs kmemtrace/events spell it
+ * @name:  as kmemtrace.events= and tracefs kmemtrace/events spell it
  * @reg:   attach its probes; on failure some may be attached
  * @unreg: detach them all
  */
@@ -1249,11 +1351,11 @@ static int kmt_register_groups(unsigned long mask)
 	int g, ret = 0;
 
 	/* The tracepoint core allocates probe arrays: do not record them. */
-	WRITE_ONCE(kmt_quiet_task, current);
+	WRITE_ONCE(kmt_quiet.setup, current);
 	for (g = 0; g < KMT_NR_GROUPS && !ret; g++)
 		if (mask & BIT(g))
 			ret = kmt_group_ops[g].reg();
-	WRITE_ONCE(kmt_quiet_task, NULL);
+	WRITE_ONCE(kmt_quiet.setup, NULL);
 	if (ret)
 		kmt_unregister_groups(mask);
 	return ret;
@@ -1347,8 +1449,8 @@ static int kmt_start(void)
  *
  * Called from mm_core_init() right after kmem_cache_init(), when the slab
  * and page allocators work but before most of the kernel has allocated
- * anything.  The buffers are allocated before the probes attach, so the
- * recorder does not trace itself.
+ * anything.  The boot CPU's buffer is allocated before the probes attach,
+ * the other CPUs' as they come up; the recorder does not trace itself.
  */
 void __init kmemtrace_init(void)
 {
@@ -1363,10 +1465,15 @@ void __init kmemtrace_init(void)
 	}
 	if (kmt_param_invalid || !kmt_boot_enable)
 		return;
+	/* Like ftrace: nothing to record that nobody could read. */
+	if (security_locked_down(LOCKDOWN_TRACEFS)) {
+		pr_warn("kernel lockdown closes tracefs: recorder off\n");
+		return;
+	}
 	kmt_boot_ts = local_clock();
-	ret = kmt_alloc_buffers(GFP_NOWAIT);
+	ret = kmt_setup_buffers();
 	if (ret) {
-		pr_warn("cannot allocate %u x %u bytes per CPU (%d); recorder off\n",
+		pr_warn("cannot allocate %u x %u bytes for the boot CPU (%d); recorder off\n",
 			kmt_nr_subbufs, kmt_subbuf_size, ret);
 		return;
 	}
@@ -1376,8 +1483,8 @@ void __init kmemtrace_init(void)
 			ret);
 		return;
 	}
-	pr_info("recording from kmem_cache_init: %u x %u bytes on %u CPUs\n",
-		kmt_nr_subbufs, kmt_subbuf_size, num_possible_cpus());
+	pr_info("recording from kmem_cache_init: %u x %u bytes per CPU, for each CPU as it comes up\n",
+		kmt_nr_subbufs, kmt_subbuf_size);
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -1426,8 +1533,6 @@ static ssize_t kmt_data_read(struct file *file, char __user *ubuf,
 	unsigned int size;
 	ssize_t ret;
 
-	if (!READ_ONCE(kmt_allocated))
-		return -ENODEV;
 	if (count < kmt_subbuf_size)
 		return -EINVAL;
 	if (mutex_lock_interruptible(&cb->read_mutex))
@@ -1464,14 +1569,29 @@ static __poll_t kmt_data_poll(struct file *file, poll_table *wait)
 }
 
 /*
+ * Every file checks at open, as ftrace's do: a kernel locked down for
+ * confidentiality after boot closes them all.
+ */
+static int kmt_open_allowed(void)
+{
+	return security_locked_down(LOCKDOWN_TRACEFS);
+}
+
+/*
  * Reading consumes, so two readers would each get half of the stream:
- * one open file per CPU at a time.
+ * one open file per CPU at a time.  A CPU that never came up has no
+ * buffer to read.
  */
 static int kmt_data_open(struct inode *inode, struct file *file)
 {
 	struct kmt_cpu *cb = inode->i_private;
 	int ret;
 
+	ret = kmt_open_allowed();
+	if (ret)
+		return ret;
+	if (!kmt_cpu_buffer(cb))
+		return -ENODEV;
 	if (test_and_set_bit_lock(0, &cb->open))
 		return -EBUSY;
 	file->private_data = cb;
@@ -1497,23 +1617,12 @@ static const struct file_operations kmt_data_fops = {
 	.poll		= kmt_data_poll,
 };
 
-/* Close the current sub-buffer of this CPU so that readers can take it. */
 static void kmt_flush_local(void *unused)
 {
-	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
-	u64 old = READ_ONCE(cb->state);
-	unsigned int pos, seq;
-
-	do {
-		pos = old & KMT_POS_MASK;
-		seq = (old >> KMT_POS_BITS) & KMT_SEQ_MASK;
-		if (pos == KMT_POS_CLOSED)
-			return;
-	} while (!try_cmpxchg64_local(&cb->state, &old,
-				      kmt_state(old >> 32, seq, KMT_POS_CLOSED)));
-	kmt_close_slot(cb, seq, pos);
+	kmt_flush_cpu(this_cpu_ptr(&kmt_cpu_buf));
 }
 
+/* Offline CPUs were flushed when they died. */
 static ssize_t kmt_flush_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
@@ -1523,18 +1632,31 @@ static ssize_t kmt_flush_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
+static int kmt_generic_open(struct inode *inode, struct file *file)
+{
+	int ret = kmt_open_allowed();
+
+	if (ret)
+		return ret;
+	file->private_data = inode->i_private;
+	return 0;
+}
+
 static const struct file_operations kmt_flush_fops = {
+	.open	= kmt_generic_open,
 	.write	= kmt_flush_write,
 	.llseek	= noop_llseek,
 };
 
-static int kmt_enable_get(void *data, u64 *val)
+static ssize_t kmt_enable_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
 {
-	*val = READ_ONCE(kmt_recording);
-	return 0;
+	char buf[2] = { READ_ONCE(kmt_recording) ? '1' : '0', '\n' };
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, 2);
 }
 
-static int kmt_enable_set(void *data, u64 val)
+static int kmt_enable_set(unsigned int val)
 {
 	int ret = 0;
 
@@ -1550,7 +1672,7 @@ static int kmt_enable_set(void *data, u64 val)
 		goto out_unlock;
 	}
 	if (!kmt_allocated) {
-		ret = kmt_alloc_buffers(GFP_KERNEL);
+		ret = kmt_setup_buffers();
 		if (ret)
 			goto out_unlock;
 	}
@@ -1561,8 +1683,26 @@ out_unlock:
 	mutex_unlock(&kmt_mutex);
 	return ret;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(kmt_enable_fops, kmt_enable_get, kmt_enable_set,
-			 "%llu\n");
+
+static ssize_t kmt_enable_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &val);
+	if (ret)
+		return ret;
+	ret = kmt_enable_set(val);
+	return ret ?: count;
+}
+
+static const struct file_operations kmt_enable_fops = {
+	.open	= kmt_generic_open,
+	.read	= kmt_enable_read,
+	.write	= kmt_enable_write,
+	.llseek	= default_llseek,
+};
 
 static int kmt_events_show(struct seq_file *m, void *v)
 {
@@ -1582,7 +1722,7 @@ static int kmt_events_show(struct seq_file *m, void *v)
 
 static int kmt_events_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, kmt_events_show, NULL);
+	return kmt_open_allowed() ?: single_open(file, kmt_events_show, NULL);
 }
 
 /*
@@ -1691,69 +1831,141 @@ static ssize_t kmt_header_read(struct file *file, char __user *ubuf,
 }
 
 static const struct file_operations kmt_header_fops = {
+	.open	= kmt_generic_open,
 	.read	= kmt_header_read,
 	.llseek	= default_llseek,
 };
 
+/* Which CPUs have a buffer, of how many bytes, and the NUMA layout. */
 static int kmt_topology_show(struct seq_file *m, void *v)
 {
 	int cpu, nid;
 
 	for_each_possible_cpu(cpu)
-		seq_printf(m, "cpu %d node %d\n", cpu, cpu_to_node(cpu));
+		seq_printf(m, "cpu %d node %d buffer %lu\n", cpu,
+			   cpu_to_node(cpu),
+			   kmt_buffer_bytes(per_cpu_ptr(&kmt_cpu_buf, cpu)));
 	for_each_online_node(nid)
 		seq_printf(m, "node %d start_pfn %lu end_pfn %lu\n", nid,
 			   node_start_pfn(nid), node_end_pfn(nid));
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(kmt_topology);
 
 static int kmt_stats_show(struct seq_file *m, void *v)
 {
 	struct kmt_cpu *cb;
 	int cpu;
 
-	seq_puts(m, "# cpu events lost subbufs_read\n");
+	seq_puts(m, "# cpu events lost subbufs_read buffer_bytes\n");
 	for_each_possible_cpu(cpu) {
 		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
-		if (!kmt_allocated) {
-			seq_printf(m, "%d 0 0 0\n", cpu);
+		if (!kmt_cpu_buffer(cb)) {
+			seq_printf(m, "%d 0 %lu 0 0\n", cpu, local_read(&cb->lost));
 			continue;
 		}
-		seq_printf(m, "%d %lu %lu %u\n", cpu, local_read(&cb->events),
-			   local_read(&cb->lost), READ_ONCE(cb->consumed));
+		seq_printf(m, "%d %lu %lu %u %lu\n", cpu,
+			   local_read(&cb->events), local_read(&cb->lost),
+			   READ_ONCE(cb->consumed), kmt_buffer_bytes(cb));
 	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(kmt_stats);
 
-static int __init kmt_debugfs_init(void)
+static int kmt_topology_open(struct inode *inode, struct file *file)
+{
+	return kmt_open_allowed() ?: single_open(file, kmt_topology_show, NULL);
+}
+
+static int kmt_stats_open(struct inode *inode, struct file *file)
+{
+	return kmt_open_allowed() ?: single_open(file, kmt_stats_show, NULL);
+}
+
+static const struct file_operations kmt_topology_fops = {
+	.open		= kmt_topology_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static const struct file_operations kmt_stats_fops = {
+	.open		= kmt_stats_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static int __init kmt_create_file(const char *name, umode_t mode,
+				  struct dentry *parent, void *data,
+				  const struct file_operations *fops)
+{
+	if (tracefs_create_file(name, mode, parent, data, fops))
+		return 0;
+	pr_warn("cannot create tracefs file %s\n", name);
+	return -ENOMEM;
+}
+
+static struct dentry *__init kmt_create_dir(const char *name,
+					    struct dentry *parent)
+{
+	struct dentry *d = tracefs_create_dir(name, parent);
+
+	if (!d)
+		pr_warn("cannot create tracefs directory %s\n", name);
+	return d;
+}
+
+/*
+ * The interface, in tracefs (/sys/kernel/tracing/kmemtrace/): root only.
+ * Per-CPU data files for every possible CPU; only those of CPUs that came
+ * up have a buffer behind them.
+ */
+static int __init kmt_tracefs_init(void)
 {
 	struct dentry *dir, *pcpu, *d;
 	char name[16];
 	int cpu, ret;
 
-	WRITE_ONCE(kmt_quiet_task, current);
+	if (security_locked_down(LOCKDOWN_TRACEFS)) {
+		pr_warn("kernel lockdown closes tracefs: no kmemtrace files\n");
+		return 0;
+	}
+	WRITE_ONCE(kmt_quiet.setup, current);
 	ret = kmt_build_header();
 	if (ret)
 		goto out;
-	dir = debugfs_create_dir("kmemtrace", NULL);
-	debugfs_create_file("header", 0400, dir, NULL, &kmt_header_fops);
-	debugfs_create_file_unsafe("enable", 0600, dir, NULL, &kmt_enable_fops);
-	debugfs_create_file("events", 0600, dir, NULL, &kmt_events_fops);
-	debugfs_create_file("flush", 0200, dir, NULL, &kmt_flush_fops);
-	debugfs_create_file("topology", 0400, dir, NULL, &kmt_topology_fops);
-	debugfs_create_file("stats", 0400, dir, NULL, &kmt_stats_fops);
-	pcpu = debugfs_create_dir("per_cpu", dir);
+	ret = -ENOMEM;
+	dir = kmt_create_dir("kmemtrace", NULL);
+	if (!dir)
+		goto out;
+	ret = kmt_create_file("header", 0400, dir, NULL, &kmt_header_fops);
+	ret = ret ?: kmt_create_file("enable", 0600, dir, NULL, &kmt_enable_fops);
+	ret = ret ?: kmt_create_file("events", 0600, dir, NULL, &kmt_events_fops);
+	ret = ret ?: kmt_create_file("flush", 0200, dir, NULL, &kmt_flush_fops);
+	ret = ret ?: kmt_create_file("topology", 0400, dir, NULL,
+				     &kmt_topology_fops);
+	ret = ret ?: kmt_create_file("stats", 0400, dir, NULL, &kmt_stats_fops);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	pcpu = kmt_create_dir("per_cpu", dir);
+	if (!pcpu)
+		goto out;
 	for_each_possible_cpu(cpu) {
 		snprintf(name, sizeof(name), "cpu%d", cpu);
-		d = debugfs_create_dir(name, pcpu);
-		debugfs_create_file("data", 0400, d,
-				    per_cpu_ptr(&kmt_cpu_buf, cpu),
-				    &kmt_data_fops);
+		d = kmt_create_dir(name, pcpu);
+		if (!d) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ret = kmt_create_file("data", 0400, d,
+				      per_cpu_ptr(&kmt_cpu_buf, cpu),
+				      &kmt_data_fops);
+		if (ret)
+			goto out;
 	}
+	ret = 0;
 out:
-	WRITE_ONCE(kmt_quiet_task, NULL);
+	WRITE_ONCE(kmt_quiet.setup, NULL);
 	return ret;
 }
-late_initcall(kmt_debugfs_init);
+late_initcall(kmt_tracefs_init);

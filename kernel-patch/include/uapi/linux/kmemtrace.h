@@ -104,7 +104,7 @@ enum kmt_event_type {
 };
 
 /*
- * Event groups, selected with kmemtrace.events= and debugfs
+ * Event groups, selected with kmemtrace.events= and tracefs
  * kmemtrace/events; a KMT_EV_GROUPS record holds them as bits.
  */
 enum kmt_group {
@@ -204,7 +204,7 @@ enum kmt_mark {
 /* Longest cache name written in a KMT_EV_CACHE_DEF record. */
 #define KMT_MAX_NAME		64
 
-/* ---- Self-description, read from debugfs kmemtrace/header ------------- */
+/* ---- Self-description, read from tracefs kmemtrace/header ------------- */
 
 #define KMT_MAX_FIELDS		8
 
@@ -255,7 +255,7 @@ struct kmt_layout {
  * @text_base:        base address for KMT_ENC_TEXT (_stext)
  * @direct_map_base:  base address for KMT_ENC_DMAP (PAGE_OFFSET)
  * @boot_ts:          clock value when kmemtrace_init() ran, 0 if the
- *                    recorder was first started through debugfs
+ *                    recorder was first started through tracefs
  * @nr_gfp_names:     number of &struct kmt_gfp_name after the layouts
  * @gfp_name_size:    sizeof(struct kmt_gfp_name)
  * @reserved2:        zero
@@ -468,7 +468,7 @@ enum kmt_section_type {
 	KMT_SEC_FORMAT	= 1,	/* struct kmt_format + layouts, from kernel */
 	KMT_SEC_META	= 2,	/* "key=value\n" text: release, cmdline, ... */
 	KMT_SEC_KALLSYMS = 3,	/* /proc/kallsyms text, text symbols only */
-	KMT_SEC_TOPOLOGY = 4,	/* debugfs kmemtrace/topology text */
+	KMT_SEC_TOPOLOGY = 4,	/* tracefs kmemtrace/topology text */
 	KMT_SEC_CPU	= 5,	/* struct kmt_cpu_section + sub-buffers */
 	KMT_SEC_CACHES	= 6,	/* "id object_size size align flags name\n" */
 };
