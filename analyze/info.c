@@ -155,6 +155,9 @@ int cmd_info(int argc, char **argv)
 	       t.fmt.abi_version, t.fmt.word_size * 8, t.fmt.nr_subbufs,
 	       t.fmt.subbuf_size, t.fmt.clock);
 	print_groups(&t);
+	if (t.has_buffers)
+		printf("buffers:     %" PRIu64 " bytes on %u of %u possible CPUs (allocated as they came up)\n",
+		       t.buffer_bytes, t.nr_buffered, t.nr_possible);
 	printf("caches:      %u\n", t.nr_caches);
 	printf("nodes:       %u\n", t.nr_nodes);
 	printf("%-6s %6s %10s %12s %12s %10s\n", "cpu", "node", "subbufs",

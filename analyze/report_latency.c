@@ -645,7 +645,7 @@ int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
 					"%s: this trace from %s has no vmscan or compaction events: trace mm_vmscan_direct_reclaim_begin/end, mm_vmscan_lru_shrink_inactive, mm_shrink_slab_start/end, mm_compaction_try_to_compact_pages and mm_compaction_begin/end too",
 					path, src);
 		return kmt_errf(err, ENOENT,
-				"%s: no reclaim or compaction events were recorded: boot with kmemtrace.events=kmem,boot,latency, or write 'kmem,boot,latency' to /sys/kernel/debug/kmemtrace/events before the workload",
+				"%s: no reclaim or compaction events were recorded: boot with kmemtrace.events=kmem,boot,latency, or write 'kmem,boot,latency' to /sys/kernel/tracing/kmemtrace/events before the workload",
 				path);
 	}
 	kmt_latency_sort(&l);

@@ -3,7 +3,9 @@
  * kmemflight attach: take over the kernel's recording.  Wait in poll()
  * on every CPU's data file and append each sub-buffer the kernel closes
  * to the spool, so that a boot of any length loses nothing while the
- * attach keeps up.  SIGTERM/SIGINT/SIGHUP: flush, drain, log, exit.
+ * attach keeps up.  A CPU that comes up later is taken on within
+ * ATTACH_IDLE_MS; the kernel keeps its events until then.
+ * SIGTERM/SIGINT/SIGHUP: flush, drain, log, exit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +35,7 @@ struct attach_opts {
 
 struct acpu {
 	unsigned int cpu;
-	int in;		/* the kernel's per_cpu/cpuN/data */
+	int in;		/* the kernel's per_cpu/cpuN/data, -1: not up yet */
 	int out;	/* the spool's cpuN */
 	bool eof;
 	off_t spooled;	/* bytes in cpuN, all whole sub-buffers */
@@ -53,9 +55,10 @@ struct attach {
 	uint64_t lost_at_start;
 	/*
 	 * Opened up front: after switch_root our root is the emptied
-	 * initramfs, where no absolute path leads to debugfs any more.
+	 * initramfs, where no absolute path leads to tracefs any more.
 	 */
 	int flush_fd;
+	int per_cpu_fd;		/* kmemtrace/per_cpu, for CPUs that come up */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -197,17 +200,58 @@ static int drain_cpu(struct attach *a, struct acpu *c, struct kmt_err *err)
 	return 0;
 }
 
-static int drain_all(struct attach *a, struct kmt_err *err)
+/*
+ * Open CPU @c's data file and its spool file.  0 also when the CPU has
+ * no buffer yet (it has not come up): c->in stays -1, try again later.
+ */
+static int open_cpu(struct attach *a, struct acpu *c, struct kmt_err *err)
+{
+	char name[32], path[4200];
+
+	snprintf(name, sizeof(name), "cpu%u/data", c->cpu);
+	c->in = openat(a->per_cpu_fd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (c->in < 0) {
+		if (errno == ENODEV || errno == ENOENT)
+			return 0;
+		snprintf(path, sizeof(path), "%s/per_cpu/%s", a->r.dir, name);
+		return kmt_recorder_error(&a->r, path, errno, err);
+	}
+	c->out = kmt_spool_cpu_fd(&a->s, c->cpu, err);
+	if (c->out < 0)
+		return c->out;
+	c->spooled = lseek(c->out, 0, SEEK_END);
+	if (c->spooled < 0)
+		return kmt_errf(err, errno, "%s/cpu%u: %s", a->s.path, c->cpu,
+				strerror(errno));
+	return 0;
+}
+
+/* Take on the CPUs that came up since we looked. */
+static int open_new_cpus(struct attach *a, struct kmt_err *err)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < a->nr; i++) {
-		ret = drain_cpu(a, &a->cpus[i], err);
+		if (a->cpus[i].in >= 0)
+			continue;
+		ret = open_cpu(a, &a->cpus[i], err);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+static int drain_all(struct attach *a, struct kmt_err *err)
+{
+	unsigned int i;
+	int ret;
+
+	ret = open_new_cpus(a, err);
+	for (i = 0; i < a->nr && !ret; i++)
+		if (a->cpus[i].in >= 0)
+			ret = drain_cpu(a, &a->cpus[i], err);
+	return ret;
 }
 
 static int run(struct attach *a, const sigset_t *waitmask, struct kmt_err *err)
@@ -225,7 +269,8 @@ static int run(struct attach *a, const sigset_t *waitmask, struct kmt_err *err)
 
 		for (i = 0, k = 0; i < a->nr; i++) {
 			held |= a->cpus[i].pending != NULL;
-			if (a->cpus[i].eof || a->cpus[i].pending)
+			if (a->cpus[i].in < 0 || a->cpus[i].eof ||
+			    a->cpus[i].pending)
 				continue;
 			pfd[k].fd = a->cpus[i].in;
 			pfd[k].events = POLLIN;
@@ -246,8 +291,12 @@ static int run(struct attach *a, const sigset_t *waitmask, struct kmt_err *err)
 			last_retry = now_ns();
 			continue;
 		}
-		/* busy or not, held data is retried every idle period */
-		if (held && now_ns() - last_retry >= ATTACH_IDLE_MS * 1000000ull) {
+		/*
+		 * Busy or not, held data is retried and CPUs that came up
+		 * are taken on every idle period.
+		 */
+		if (now_ns() - last_retry >= ATTACH_IDLE_MS * 1000000ull) {
+			ret = open_new_cpus(a, err);
 			for (i = 0; i < a->nr && !ret; i++)
 				if (a->cpus[i].pending)
 					ret = drain_cpu(a, &a->cpus[i], err);
@@ -298,8 +347,10 @@ static int setup(struct attach *a, const struct attach_opts *o, struct kmt_err *
 	if (ret)
 		return ret;
 	ret = kmt_recorder_enabled(&a->r, &on);
-	if (ret)
-		return kmt_errf(err, -ret, "%s/enable: %s", a->r.dir, strerror(-ret));
+	if (ret) {
+		snprintf(path, sizeof(path), "%s/enable", a->r.dir);
+		return kmt_recorder_error(&a->r, path, -ret, err);
+	}
 	if (!on)
 		return kmt_errf(err, ENODEV,
 				"the recorder is not recording (%s/enable is 0): boot with kmemtrace.enable=1",
@@ -339,35 +390,27 @@ static int setup(struct attach *a, const struct attach_opts *o, struct kmt_err *
 		a->cpus[i].in = -1;
 		a->cpus[i].out = -1;
 	}
-	for (i = 0; i < a->nr; i++) {
+	snprintf(path, sizeof(path), "%s/per_cpu", a->r.dir);
+	a->per_cpu_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (a->per_cpu_fd < 0) {
+		ret = kmt_recorder_error(&a->r, path, errno, err);
+		goto out;
+	}
+	for (i = 0; i < a->nr && !ret; i++) {
 		struct acpu *c = &a->cpus[i];
 
 		c->cpu = st[i].cpu;
 		lost += st[i].lost;
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%u/data", a->r.dir,
-			 c->cpu);
-		c->in = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (c->in < 0) {
-			ret = kmt_recorder_open_error(path, errno, err);
-			goto out;
-		}
-		c->out = kmt_spool_cpu_fd(&a->s, c->cpu, err);
-		if (c->out < 0) {
-			ret = c->out;
-			goto out;
-		}
-		c->spooled = lseek(c->out, 0, SEEK_END);
-		if (c->spooled < 0) {
-			ret = kmt_errf(err, errno, "%s/cpu%u: %s", a->s.path,
-				       c->cpu, strerror(errno));
-			goto out;
-		}
+		if (kmt_cpu_has_buffer(&st[i]))
+			ret = open_cpu(a, c, err);
 	}
+	if (ret)
+		goto out;
 	a->lost_at_start = lost;
 	snprintf(path, sizeof(path), "%s/flush", a->r.dir);
 	a->flush_fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (a->flush_fd < 0)
-		ret = kmt_errf(err, errno, "%s: %s", path, strerror(errno));
+		ret = kmt_recorder_error(&a->r, path, errno, err);
 out:
 	free(st);
 	return ret;
@@ -386,6 +429,8 @@ static void cleanup(struct attach *a)
 	}
 	if (a->flush_fd >= 0)
 		close(a->flush_fd);
+	if (a->per_cpu_fd >= 0)
+		close(a->per_cpu_fd);
 	free(a->cpus);
 	free(a->buf);
 	kmt_spool_close(&a->s);
@@ -394,8 +439,12 @@ static void cleanup(struct attach *a)
 
 static void print_started(struct attach *a)
 {
+	unsigned int i, n = 0;
+
+	for (i = 0; i < a->nr; i++)
+		n += a->cpus[i].in >= 0;
 	printf("kmemflight: recording kernel memory events from %u CPUs into %s; 'kmemflight save FILE' to stop\n",
-	       a->nr, a->s.path);
+	       n, a->s.path);
 }
 
 /* Detach from the caller; the parent returns once we are recording. */
@@ -473,6 +522,7 @@ int cmd_attach(int argc, char **argv)
 	a.s.dirfd = -1;
 	a.s.lockfd = -1;
 	a.flush_fd = -1;
+	a.per_cpu_fd = -1;
 	ret = setup(&a, &o, &err);
 	if (ret) {
 		if (ret == -ENOMEM)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Talk to the kernel recorder in debugfs: find it, explain precisely why
- * it is not there, stop and flush it, and drain each CPU's sub-buffers.
+ * Talk to the kernel recorder in tracefs (or an older one in debugfs):
+ * find it, explain precisely why it is not there or refuses (root only,
+ * kernel lockdown), stop and flush it, and drain each CPU's sub-buffers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include "recorder.h"
 
 #define DEBUGFS_MAGIC_NR 0x64626720
+#define TRACEFS_MAGIC_NR 0x74726163
 
 int kmt_read_fd(int fd, char **buf, size_t *len)
 {
@@ -84,49 +87,147 @@ static int write_str(const char *dir, const char *file, const char *s)
 	return ret;
 }
 
+/*
+ * The kernel's lockdown mode as securityfs shows it ("none integrity
+ * [confidentiality]": the bracketed one) into @mode, or "" when it
+ * cannot be told (no lockdown LSM, securityfs not mountable).
+ */
+void kmt_lockdown_mode(char *mode, size_t size)
+{
+	const char *env = getenv("KMEMFLIGHT_LOCKDOWN");
+	const char *path = env && *env ? env : "/sys/kernel/security/lockdown";
+	const char *b, *e;
+	char *buf;
+	size_t len;
+	int ret;
+
+	mode[0] = '\0';
+	ret = kmt_read_file(path, &buf, &len);
+	if (ret == -ENOENT && !(env && *env) && geteuid() == 0 &&
+	    mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL) == 0)
+		ret = kmt_read_file(path, &buf, &len);
+	if (ret)
+		return;
+	b = strchr(buf, '[');
+	e = b ? strchr(b, ']') : NULL;
+	if (e && (size_t)(e - b - 1) < size)
+		snprintf(mode, size, "%.*s", (int)(e - b - 1), b + 1);
+	free(buf);
+}
+
+int kmt_recorder_error(const struct kmt_recorder *r, const char *path,
+		       int errnum, struct kmt_err *err)
+{
+	char mode[32];
+
+	if (errnum == EBUSY)
+		return kmt_errf(err, EBUSY,
+				"%s is open by another reader (a 'kmemflight attach' with another --spool?): its events would be split between the two",
+				path);
+	if (errnum != EPERM && errnum != EACCES)
+		return kmt_errf(err, errnum, "%s: %s", path, strerror(errnum));
+	kmt_lockdown_mode(mode, sizeof(mode));
+	if (!strcmp(mode, "confidentiality"))
+		return kmt_errf(err, EPERM, "%s: %s: " KMT_LOCKDOWN_CONFIDENTIAL,
+				path, strerror(errnum));
+	if (!strcmp(mode, "integrity") && r && r->debugfs)
+		return kmt_errf(err, EPERM,
+				"%s: %s: the kernel is locked down (lockdown=integrity, as Secure Boot sets it), which closes debugfs, where this kernel has its recorder (kmemtrace before it moved to tracefs); a kernel with /sys/kernel/tracing/kmemtrace can be saved under lockdown=integrity",
+				path, strerror(errnum));
+	if (geteuid() != 0)
+		return kmt_errf(err, EACCES,
+				"%s: permission denied: the recorder is root-only (run as root)",
+				path);
+	if (mode[0] && strcmp(mode, "none"))
+		return kmt_errf(err, errnum, "%s: %s (the kernel is in lockdown=%s)",
+				path, strerror(errnum), mode);
+	return kmt_errf(err, errnum, "%s: %s", path, strerror(errnum));
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool fs_is(const char *path, long magic)
+{
+	struct statfs sfs;
+
+	return statfs(path, &sfs) == 0 && sfs.f_type == magic;
+}
+
+/*
+ * Where the recorder is: tracefs's kmemtrace/ (mounting tracefs if it
+ * is not mounted yet), or an older kernel's in debugfs.  0 with r->dir
+ * set, or -errno with the reason it is not there.
+ */
+static int find_recorder(struct kmt_recorder *r, struct kmt_err *err)
+{
+	const char *tenv = getenv("KMEMFLIGHT_TRACEFS");
+	const char *denv = getenv("KMEMFLIGHT_DEBUGFS");
+	const char *tracefs = tenv && *tenv ? tenv : "/sys/kernel/tracing";
+	const char *debugfs = denv && *denv ? denv : "/sys/kernel/debug";
+	char mode[32];
+	int mount_err = 0;
+
+	if (strlen(tracefs) > sizeof(r->dir) - 16 || strlen(debugfs) > sizeof(r->dir) - 16)
+		return kmt_errf(err, ENAMETOOLONG, "tracefs or debugfs path too long");
+	if (!(tenv && *tenv) && !fs_is(tracefs, TRACEFS_MAGIC_NR)) {
+		if (geteuid() != 0)
+			mount_err = EACCES;
+		else if (mount("nodev", tracefs, "tracefs", 0, NULL) < 0)
+			mount_err = errno;
+	}
+	snprintf(r->dir, sizeof(r->dir), "%s/kmemtrace", tracefs);
+	if (!mount_err) {
+		if (is_dir(r->dir))
+			return 0;
+		if ((errno == EACCES || errno == EPERM) && geteuid() != 0)
+			return kmt_errf(err, EACCES,
+					"%s: permission denied: the recorder is root-only (run as root)",
+					r->dir);
+	}
+	/* an older kmemtrace, in debugfs: read it where it is mounted */
+	snprintf(r->dir, sizeof(r->dir), "%s/kmemtrace", debugfs);
+	if (((denv && *denv) || fs_is(debugfs, DEBUGFS_MAGIC_NR)) && is_dir(r->dir)) {
+		r->debugfs = true;
+		return 0;
+	}
+	r->dir[0] = '\0';
+	kmt_lockdown_mode(mode, sizeof(mode));
+	if (!strcmp(mode, "confidentiality"))
+		return kmt_errf(err, EPERM, "%s/kmemtrace: " KMT_LOCKDOWN_CONFIDENTIAL,
+				tracefs);
+	if (mount_err == EACCES)
+		return kmt_errf(err, EACCES,
+				"tracefs is not mounted at %s, and mounting it needs root",
+				tracefs);
+	if (mount_err)
+		return kmt_errf(err, ENODEV,
+				"tracefs is not mounted at %s and cannot be mounted there (%s): is this a kernel with tracing (CONFIG_FTRACE)?",
+				tracefs, strerror(mount_err));
+	return kmt_errf(err, ENODEV,
+			"%s/kmemtrace not found: this kernel has no kmemtrace recorder (build it with CONFIG_KMEMTRACE=y, see kernel-patch/)",
+			tracefs);
+}
+
 int kmt_recorder_open(struct kmt_recorder *r, struct kmt_err *err)
 {
-	const char *env = getenv("KMEMFLIGHT_DEBUGFS");
-	const char *debugfs = env && *env ? env : "/sys/kernel/debug";
 	char path[4096];
-	struct statfs sfs;
-	struct stat st;
 	char *buf;
 	size_t len;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (!env || !*env) {
-		if (statfs(debugfs, &sfs) < 0 || sfs.f_type != DEBUGFS_MAGIC_NR) {
-			if (geteuid() != 0)
-				return kmt_errf(err, EACCES,
-						"debugfs is not mounted at %s, and mounting it needs root",
-						debugfs);
-			return kmt_errf(err, ENODEV,
-					"debugfs is not mounted at %s: mount -t debugfs none %s",
-					debugfs, debugfs);
-		}
-	}
-	if (strlen(debugfs) > sizeof(r->dir) - 16)
-		return kmt_errf(err, ENAMETOOLONG, "debugfs path too long");
-	snprintf(r->dir, sizeof(r->dir), "%s/kmemtrace", debugfs);
-	if (stat(r->dir, &st) < 0) {
-		if (errno == EACCES || errno == EPERM)
-			return kmt_errf(err, EACCES,
-					"%s: permission denied: the recorder is root-only (run as root)",
-					r->dir);
-		return kmt_errf(err, ENODEV,
-				"%s not found: this kernel has no kmemtrace recorder (build it with CONFIG_KMEMTRACE=y, see kernel-patch/)",
-				r->dir);
-	}
+	ret = find_recorder(r, err);
+	if (ret)
+		return ret;
 	snprintf(path, sizeof(path), "%s/header", r->dir);
 	ret = kmt_read_file(path, &buf, &len);
-	if (ret == -EACCES || ret == -EPERM)
-		return kmt_errf(err, EACCES,
-				"%s: permission denied: the recorder is root-only (run as root)",
-				path);
 	if (ret)
-		return kmt_errf(err, -ret, "%s: %s", path, strerror(-ret));
+		return kmt_recorder_error(r, path, -ret, err);
 	ret = kmt_format_parse((const uint8_t *)buf, len, false, &r->fmt,
 			       r->layout, err);
 	if (ret) {
@@ -188,8 +289,14 @@ int kmt_recorder_stats(struct kmt_recorder *r, struct kmt_cpu_stats **out,
 
 		if (line[0] == '#')
 			continue;
-		if (sscanf(line, "%u %" SCNu64 " %" SCNu64, &c.cpu, &c.events,
-			   &c.lost) != 3) {
+		uint64_t consumed;
+		int n_f;
+
+		/* kernels before CPU hotplug had no buffer_bytes column */
+		n_f = sscanf(line, "%u %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
+			     &c.cpu, &c.events, &c.lost, &consumed, &c.buffer);
+		c.has_buffer = n_f == 5;
+		if (n_f < 3) {
 			free(buf);
 			free(s);
 			return kmt_errf(err, EBADMSG, "%s: line \"%.40s\" not understood",
@@ -210,15 +317,6 @@ int kmt_recorder_stats(struct kmt_recorder *r, struct kmt_cpu_stats **out,
 	return 0;
 }
 
-int kmt_recorder_open_error(const char *path, int errnum, struct kmt_err *err)
-{
-	if (errnum == EBUSY)
-		return kmt_errf(err, EBUSY,
-				"%s is open by another reader (a 'kmemflight attach' with another --spool?): its events would be split between the two",
-				path);
-	return kmt_errf(err, errnum, "%s: %s", path, strerror(errnum));
-}
-
 int kmt_recorder_drain(struct kmt_recorder *r, unsigned int cpu,
 		       uint8_t **data, size_t *size, struct kmt_err *err)
 {
@@ -231,7 +329,7 @@ int kmt_recorder_drain(struct kmt_recorder *r, unsigned int cpu,
 	snprintf(path, sizeof(path), "%s/per_cpu/cpu%u/data", r->dir, cpu);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return kmt_recorder_open_error(path, errno, err);
+		return kmt_recorder_error(r, path, errno, err);
 	for (;;) {
 		if (cap - n < chunk) {
 			cap = cap ? cap * 2 : chunk * 2;

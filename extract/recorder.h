@@ -4,10 +4,11 @@
 
 #include "../lib/kmt.h"
 
-/* The kernel recorder's debugfs directory and its format. */
+/* The kernel recorder's directory and its format. */
 struct kmt_recorder {
-	char dir[1024];
-	char *header;		/* raw debugfs kmemtrace/header */
+	char dir[1024];		/* .../kmemtrace */
+	bool debugfs;		/* an older kernel's, in debugfs */
+	char *header;		/* raw kmemtrace/header */
 	size_t header_len;
 	struct kmt_format fmt;
 	struct kmt_layout_info layout[KMT_EV_MAX + 1];
@@ -17,7 +18,19 @@ struct kmt_cpu_stats {
 	unsigned int cpu;
 	uint64_t events;
 	uint64_t lost;
+	uint64_t buffer;	/* bytes of its buffer, 0: none (yet) */
+	bool has_buffer;	/* the kernel says (else: every CPU has one) */
 };
+
+/* Whether @c has a buffer to read. */
+static inline bool kmt_cpu_has_buffer(const struct kmt_cpu_stats *c)
+{
+	return !c->has_buffer || c->buffer;
+}
+
+/* What a kernel locked down for confidentiality allows: nothing of ours. */
+#define KMT_LOCKDOWN_CONFIDENTIAL \
+	"the kernel is locked down for confidentiality (lockdown=confidentiality in /sys/kernel/security/lockdown), which closes tracefs, and with it the recorder and ftrace; lockdown=integrity, what Secure Boot gives on Debian, Fedora, RHEL and Ubuntu, leaves them open: boot with it, or without lockdown, to save a trace"
 
 /* All of a file (NUL-terminated, malloc'd); kmt_read_fd closes @fd. */
 int kmt_read_file(const char *path, char **buf, size_t *len);
@@ -29,8 +42,14 @@ int kmt_recorder_set(struct kmt_recorder *r, bool on);
 int kmt_recorder_flush(struct kmt_recorder *r);
 int kmt_recorder_stats(struct kmt_recorder *r, struct kmt_cpu_stats **out,
 		       unsigned int *nr, struct kmt_err *err);
-/* The message for a failed open() of a per_cpu data file. */
-int kmt_recorder_open_error(const char *path, int errnum, struct kmt_err *err);
+/*
+ * The message for a failed open(), read() or write() of a recorder file:
+ * names the lockdown mode when that is the cause.  @r may be NULL.
+ */
+int kmt_recorder_error(const struct kmt_recorder *r, const char *path,
+		       int errnum, struct kmt_err *err);
+/* The kernel's lockdown mode ("none", "integrity", ...), "" if unknown. */
+void kmt_lockdown_mode(char *mode, size_t size);
 /* Read every complete sub-buffer of one CPU without blocking. */
 int kmt_recorder_drain(struct kmt_recorder *r, unsigned int cpu,
 		       uint8_t **data, size_t *size, struct kmt_err *err);

@@ -282,8 +282,8 @@ int cmd_save(int argc, char **argv)
 	char *alog = NULL, summary[512] = "";
 	size_t meta_len, ksyms_len = 0, topo_len = 0, caches_len = 0;
 	char path[4200];
-	unsigned int nr = 0, i;
-	uint64_t events = 0, lost = 0, bytes = 0;
+	unsigned int nr = 0, i, n;
+	uint64_t events = 0, lost = 0, lost_nobuf = 0, bytes = 0;
 	bool on = false, hidden = false, writing = false, spooled = false;
 	pid_t stopped = 0;
 	int ret, status = KMF_EXIT_FAIL;
@@ -300,11 +300,14 @@ int cmd_save(int argc, char **argv)
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
 	}
+	snprintf(path, sizeof(path), "%s/enable", r.dir);
 	ret = kmt_recorder_enabled(&r, &on);
 	if (ret) {
-		kmf_error("%s/enable: %s", r.dir, strerror(-ret));
+		kmt_recorder_error(&r, path, -ret, &err);
+		kmf_error("%s", err.msg);
 		goto out;
 	}
+	snprintf(path, sizeof(path), "%s/flush", r.dir);
 	ret = kmt_recorder_flush(&r);
 	if (ret == -ENODEV) {
 		kmf_error("the recorder was never started: boot with kmemtrace.enable=1 (or write 1 to %s/enable)",
@@ -312,7 +315,8 @@ int cmd_save(int argc, char **argv)
 		goto out;
 	}
 	if (ret) {
-		kmf_error("cannot flush the recorder: %s", strerror(-ret));
+		kmt_recorder_error(&r, path, -ret, &err);
+		kmf_error("cannot flush the recorder: %s", err.msg);
 		goto out;
 	}
 
@@ -339,9 +343,11 @@ int cmd_save(int argc, char **argv)
 		spooled = true;
 	}
 	if (!o.keep && on) {
+		snprintf(path, sizeof(path), "%s/enable", r.dir);
 		ret = kmt_recorder_set(&r, false);
 		if (ret) {
-			kmf_error("cannot stop the recorder: %s", strerror(-ret));
+			kmt_recorder_error(&r, path, -ret, &err);
+			kmf_error("cannot stop the recorder: %s", err.msg);
 			goto out;
 		}
 	}
@@ -356,6 +362,14 @@ int cmd_save(int argc, char **argv)
 		kmf_error("%s", err.msg);
 		goto out;
 	}
+	/*
+	 * The CPUs that had a buffer, and those that lost events for want
+	 * of one; not those that never came up.
+	 */
+	for (i = 0, n = 0; i < nr; i++)
+		if (kmt_cpu_has_buffer(&st[i]) || st[i].lost)
+			st[n++] = st[i];
+	nr = n;
 	cpus = calloc(nr ? nr : 1, sizeof(*cpus));
 	if (!cpus) {
 		kmf_error("out of memory");
@@ -363,6 +377,8 @@ int cmd_save(int argc, char **argv)
 	}
 	for (i = 0; i < nr; i++) {
 		cpus[i].st = st[i];
+		if (!kmt_cpu_has_buffer(&st[i]))
+			continue;
 		ret = kmt_recorder_drain(&r, st[i].cpu, &cpus[i].data,
 					 &cpus[i].size, &err);
 		if (ret) {
@@ -496,9 +512,15 @@ int cmd_save(int argc, char **argv)
 				 cpus[i].st.cpu, cpus[i].st.events,
 				 cpus[i].decoded);
 	}
-	if (lost)
+	for (i = 0; i < nr; i++)
+		if (!kmt_cpu_has_buffer(&cpus[i].st))
+			lost_nobuf += cpus[i].st.lost;
+	if (lost_nobuf)
+		kmf_warn("%" PRIu64 " events were lost on CPUs that got no buffer (out of memory when they came up: see the kernel log)",
+			 lost_nobuf);
+	if (lost > lost_nobuf)
 		kmf_warn("%" PRIu64 " events were lost: the buffers filled up (boot with a larger kmemtrace.subbufs%s)",
-			 lost, summary[0] ? "" : ", or start 'kmemflight attach' early");
+			 lost - lost_nobuf, summary[0] ? "" : ", or start 'kmemflight attach' early");
 	if (!o.quiet) {
 		if (summary[0])
 			printf("[ kmemflight: %s ]\n", summary);

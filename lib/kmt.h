@@ -123,6 +123,7 @@ struct kmt_cpu_info {
 	const uint8_t *data;	/* the sub-buffers */
 	uint64_t size;
 	int node;		/* from the topology, -1 if unknown */
+	uint64_t buffer;	/* bytes of its kernel buffer, from the topology */
 };
 
 struct kmt_node_range {
@@ -153,6 +154,15 @@ struct kmt_trace {
 
 	struct kmt_node_range *nodes;
 	unsigned int nr_nodes;
+	/*
+	 * From the topology of recorders that allocate buffers as CPUs come
+	 * up (has_buffers): the possible CPUs, those with a buffer, and the
+	 * bytes of all the buffers.
+	 */
+	bool has_buffers;
+	unsigned int nr_possible;
+	unsigned int nr_buffered;
+	uint64_t buffer_bytes;
 
 	struct kmt_gfp_name *gfp;	/* the kernel's GFP names, native */
 	unsigned int nr_gfp;

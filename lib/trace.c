@@ -221,6 +221,7 @@ static int parse_topology(struct kmt_trace *t, const char *s, size_t len,
 	int node;
 	uint64_t a, b;
 	unsigned int i;
+	int f;
 
 	for (; s < end; s = nl + 1) {
 		nl = memchr(s, '\n', end - s);
@@ -230,10 +231,19 @@ static int parse_topology(struct kmt_trace *t, const char *s, size_t len,
 			return kmt_errf(err, EBADMSG, "topology line too long");
 		memcpy(line, s, nl - s);
 		line[nl - s] = '\0';
-		if (sscanf(line, "cpu %u node %d", &cpu, &node) == 2) {
-			for (i = 0; i < t->nr_cpus; i++)
-				if (t->cpus[i].cpu == cpu)
-					t->cpus[i].node = node;
+		f = sscanf(line, "cpu %u node %d buffer %" SCNu64, &cpu, &node, &a);
+		if (f >= 2) {
+			/* older recorders had a buffer on every possible CPU */
+			t->has_buffers |= f == 3;
+			t->nr_possible++;
+			t->nr_buffered += f == 3 && a;
+			t->buffer_bytes += f == 3 ? a : 0;
+			for (i = 0; i < t->nr_cpus; i++) {
+				if (t->cpus[i].cpu != cpu)
+					continue;
+				t->cpus[i].node = node;
+				t->cpus[i].buffer = f == 3 ? a : 0;
+			}
 		} else if (sscanf(line, "node %d start_pfn %" SCNu64
 				  " end_pfn %" SCNu64, &node, &a, &b) == 3) {
 			struct kmt_node_range *n;

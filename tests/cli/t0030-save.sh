@@ -1,8 +1,10 @@
 #!/bin/sh
 # shellcheck disable=SC2016,SC1091
-# kmemflight save against a fake debugfs tree laid out like the kernel's
-# (KMEMFLIGHT_DEBUGFS points the tool at it): what it writes, how it
-# fails, and that a failed save never replaces a good file.
+# kmemflight save against a fake tracefs tree laid out like the kernel's
+# (KMEMFLIGHT_TRACEFS points the tool at it; KMEMFLIGHT_DEBUGFS at an
+# older kernel's debugfs, KMEMFLIGHT_LOCKDOWN at securityfs's lockdown
+# file): what it writes, how it fails, and that a failed save never
+# replaces a good file.
 . "$(dirname "$0")/lib.sh"
 
 mkks() {
@@ -12,11 +14,11 @@ mkks() {
 }
 
 save() {
-	KMEMFLIGHT_DEBUGFS=$PWD/dbg KMEMFLIGHT_KALLSYMS=$PWD/ks "$KMF" save "$@"
+	KMEMFLIGHT_TRACEFS=$PWD/tfs KMEMFLIGHT_DEBUGFS=$PWD/olddbg KMEMFLIGHT_LOCKDOWN=$PWD/lockdown KMEMFLIGHT_KALLSYMS=$PWD/ks "$KMF" save "$@"
 }
 
 test_expect_success 'save writes a 0600 file that reports like the source' '
-	"$MKTRACE" debugfs dbg && "$MKTRACE" basic ref.kmt && mkks &&
+	"$MKTRACE" tracefs tfs && "$MKTRACE" basic ref.kmt && mkks &&
 	save boot.kmt > out &&
 	grep -q "^\[ kmemflight: saved 14 events from 2 CPUs (0 lost) to boot.kmt" out &&
 	test "$(stat -c %a boot.kmt)" = 600 &&
@@ -25,20 +27,20 @@ test_expect_success 'save writes a 0600 file that reports like the source' '
 '
 
 test_expect_success 'save stops the recorder and flushes it' '
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	save -q boot.kmt &&
-	test "$(cat dbg/kmemtrace/enable)" = 0 &&
-	test "$(cat dbg/kmemtrace/flush)" = 1
+	test "$(cat tfs/kmemtrace/enable)" = 0 &&
+	test "$(cat tfs/kmemtrace/flush)" = 1
 '
 
 test_expect_success 'save --keep-recording leaves it running' '
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	save -q --keep-recording boot.kmt &&
-	test "$(cat dbg/kmemtrace/enable)" = 1
+	test "$(cat tfs/kmemtrace/enable)" = 1
 '
 
 test_expect_success 'the file keeps only text symbols, and the cache table' '
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	save -q boot.kmt &&
 	"$KMF" info boot.kmt > info &&
 	grep -q "^caches:      2$" info &&
@@ -47,7 +49,7 @@ test_expect_success 'the file keeps only text symbols, and the cache table' '
 '
 
 test_expect_success 'save --no-addresses: no kernel address, the same report' '
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	save -q --keep-recording full.kmt &&
 	save -q --no-addresses rel.kmt &&
 	! grep -q ffffffff81 rel.kmt && grep -q ffffffff81 full.kmt &&
@@ -64,32 +66,79 @@ test_expect_success 'save --no-addresses: no kernel address, the same report' '
 '
 
 test_expect_success 'no recorder in the kernel: names CONFIG_KMEMTRACE' '
-	mkdir dbg &&
+	mkdir tfs &&
 	test_must_fail save boot.kmt 2> err &&
 	grep -q "kmemtrace not found: this kernel has no kmemtrace recorder (build it with CONFIG_KMEMTRACE=y" err &&
 	test ! -e boot.kmt
 '
 
+test_expect_success 'an older kernel: the recorder in debugfs is read too' '
+	mkdir tfs && "$MKTRACE" debugfs olddbg && "$MKTRACE" basic ref.kmt && mkks &&
+	save boot.kmt > out &&
+	grep -q "^\[ kmemflight: saved 14 events from 2 CPUs (0 lost) to boot.kmt" out &&
+	test "$(cat olddbg/kmemtrace/enable)" = 0 &&
+	"$KMF" report boot.kmt > got &&
+	test_cmp "$TEST_DIR/expect/basic.report" got &&
+	! "$KMF" info boot.kmt | grep -q "^buffers:"
+'
+
+test_expect_success 'CPUs that never came up are left out, a CPU without a buffer keeps its losses' '
+	"$MKTRACE" hotplug tfs && mkks &&
+	save boot.kmt > out 2> err &&
+	grep -q "^\[ kmemflight: saved 14 events from 3 CPUs (5 lost) to boot.kmt" out &&
+	"$KMF" info boot.kmt > info &&
+	grep -q "^buffers:     524288 bytes on 2 of 4 possible CPUs (allocated as they came up)$" info &&
+	grep -q "^3 .* 0 *5$" info &&
+	! grep -q "^2 " info &&
+	grep -q "warning: 5 events were lost on CPUs that got no buffer (out of memory when they came up: see the kernel log)$" err &&
+	"$KMF" report boot.kmt > got 2> err &&
+	grep -q "^Events lost: 5 (cpu0 0, cpu1 0, cpu3 5)$" got &&
+	grep -v "^Events lost:" got > got.rest &&
+	grep -v "^Events lost:" "$TEST_DIR/expect/basic.report" > want.rest &&
+	test_cmp want.rest got.rest
+'
+
+test_expect_success 'lockdown=confidentiality: says what lockdown closes, writes nothing' '
+	mkdir tfs && echo "none integrity [confidentiality]" > lockdown &&
+	test_must_fail save boot.kmt 2> err &&
+	grep -q "tfs/kmemtrace: the kernel is locked down for confidentiality (lockdown=confidentiality in /sys/kernel/security/lockdown), which closes tracefs, and with it the recorder and ftrace; lockdown=integrity, what Secure Boot gives on Debian, Fedora, RHEL and Ubuntu, leaves them open" err &&
+	test $(wc -l < err) = 1 &&
+	test ! -e boot.kmt
+'
+
+test_expect_success 'lockdown=integrity and an older kernel: debugfs refuses, says why' '
+	command -v setpriv >/dev/null || exit 0
+	mkdir tfs && "$MKTRACE" debugfs olddbg && mkks &&
+	chmod 0755 . olddbg olddbg/kmemtrace &&
+	echo "none [integrity] confidentiality" > lockdown && chmod 0644 lockdown &&
+	cp "$KMF" ./kmf && chmod 0755 ./kmf &&
+	test_must_fail setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env KMEMFLIGHT_TRACEFS=$PWD/tfs KMEMFLIGHT_DEBUGFS=$PWD/olddbg \
+		KMEMFLIGHT_LOCKDOWN=$PWD/lockdown ./kmf save /tmp/x.kmt 2> err &&
+	grep -q "olddbg/kmemtrace/header: Permission denied: the kernel is locked down (lockdown=integrity, as Secure Boot sets it), which closes debugfs, where this kernel has its recorder (kmemtrace before it moved to tracefs); a kernel with /sys/kernel/tracing/kmemtrace can be saved under lockdown=integrity" err &&
+	test ! -e /tmp/x.kmt
+'
+
 test_expect_success 'a flush that fails is reported, no file written' '
-	"$MKTRACE" debugfs dbg && mkks &&
-	rm dbg/kmemtrace/flush && mkdir dbg/kmemtrace/flush &&
+	"$MKTRACE" tracefs tfs && mkks &&
+	rm tfs/kmemtrace/flush && mkdir tfs/kmemtrace/flush &&
 	test_must_fail save boot.kmt 2> err &&
 	grep -q "cannot flush the recorder" err &&
 	test ! -e boot.kmt
 '
 
 test_expect_success 'an empty recorder is an error, not an empty file' '
-	"$MKTRACE" debugfs dbg && mkks &&
-	: > dbg/kmemtrace/per_cpu/cpu0/data && : > dbg/kmemtrace/per_cpu/cpu1/data &&
+	"$MKTRACE" tracefs tfs && mkks &&
+	: > tfs/kmemtrace/per_cpu/cpu0/data && : > tfs/kmemtrace/per_cpu/cpu1/data &&
 	test_must_fail save boot.kmt 2> err &&
 	grep -q "the recorder holds no events" err &&
 	test ! -e boot.kmt
 '
 
 test_expect_success 'corrupt kernel data: error, and the good file stays' '
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	save -q boot.kmt && cp boot.kmt good.kmt &&
-	printf XXXX | dd of=dbg/kmemtrace/per_cpu/cpu1/data conv=notrunc status=none &&
+	printf XXXX | dd of=tfs/kmemtrace/per_cpu/cpu1/data conv=notrunc status=none &&
 	test_must_fail save boot.kmt 2> err &&
 	grep -q "inconsistent: cpu 1: sub-buffer 0 has a bad magic" err &&
 	cmp boot.kmt good.kmt &&
@@ -99,7 +148,7 @@ test_expect_success 'corrupt kernel data: error, and the good file stays' '
 test_expect_success 'a full disk: error, and the good file stays whole' '
 	# root only (a 64 KiB tmpfs); elsewhere there is nothing to check
 	mkdir disk && mount -t tmpfs -o size=64k tmpfs disk 2>/dev/null || exit 0
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	save -q disk/boot.kmt && cp disk/boot.kmt good.kmt &&
 	dd if=/dev/zero of=disk/fill bs=1k count=100 status=none 2>/dev/null
 	test_must_fail save disk/boot.kmt 2> err
@@ -116,13 +165,13 @@ test_expect_success 'a full disk: error, and the good file stays whole' '
 '
 
 test_expect_success 'unwritable directory: error, nothing left behind' '
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	test_must_fail save nodir/boot.kmt 2> err &&
 	grep -q "cannot create a file next to nodir/boot.kmt" err
 '
 
 test_expect_success 'a symlink at the target is replaced, not followed' '
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	echo precious > victim && ln -s victim boot.kmt &&
 	save -q boot.kmt &&
 	test "$(cat victim)" = precious &&
@@ -131,10 +180,10 @@ test_expect_success 'a symlink at the target is replaced, not followed' '
 
 test_expect_success 'not root: the recorder is root-only' '
 	command -v setpriv >/dev/null || exit 0
-	"$MKTRACE" debugfs dbg && mkks && chmod 0700 dbg/kmemtrace && chmod 0755 . &&
+	"$MKTRACE" tracefs tfs && mkks && chmod 0700 tfs/kmemtrace && chmod 0755 . &&
 	cp "$KMF" ./kmf && chmod 0755 ./kmf &&
 	test_must_fail setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env KMEMFLIGHT_DEBUGFS=$PWD/dbg ./kmf save /tmp/x.kmt 2> err &&
+		env KMEMFLIGHT_TRACEFS=$PWD/tfs KMEMFLIGHT_DEBUGFS=$PWD/olddbg KMEMFLIGHT_LOCKDOWN=$PWD/lockdown ./kmf save /tmp/x.kmt 2> err &&
 	grep -q "permission denied: the recorder is root-only (run as root)" err
 '
 

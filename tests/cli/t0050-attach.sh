@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck disable=SC2016,SC1091
-# kmemflight attach and the spool: the attach drains a fake debugfs (FIFOs
+# kmemflight attach and the spool: the attach drains a fake tracefs (FIFOs
 # stand in for the kernel's data files), save merges the spool with what
 # is left in the kernel, refuses gaps, duplicates, foreign and unsafe
 # spools, and never loses drained events when it cannot write the file.
@@ -13,16 +13,16 @@ mkks() {
 }
 
 kmf() {
-	KMEMFLIGHT_DEBUGFS=$PWD/dbg KMEMFLIGHT_KALLSYMS=$PWD/ks "$KMF" "$@"
+	KMEMFLIGHT_TRACEFS=$PWD/tfs KMEMFLIGHT_DEBUGFS=$PWD/olddbg KMEMFLIGHT_LOCKDOWN=$PWD/lockdown KMEMFLIGHT_KALLSYMS=$PWD/ks "$KMF" "$@"
 }
 
 # The kernel's read consumes: empty the fake data files after a drain.
 consumed() {
-	for f in dbg/kmemtrace/per_cpu/cpu*/data; do : > "$f"; done
+	for f in tfs/kmemtrace/per_cpu/cpu*/data; do : > "$f"; done
 }
 
 test_expect_success 'save merges the spool and the kernel into the same events' '
-	"$MKTRACE" split dbg spool && "$MKTRACE" many ref.kmt && mkks &&
+	"$MKTRACE" split tfs spool && "$MKTRACE" many ref.kmt && mkks &&
 	test "$(wc -c < spool/cpu0)" = 2450 &&
 	kmf save -q boot.kmt 2> err &&
 	"$KMF" dump boot.kmt > got && "$KMF" dump ref.kmt > want &&
@@ -34,7 +34,7 @@ test_expect_success 'save merges the spool and the kernel into the same events' 
 '
 
 test_expect_success 'save adds up every attach of the boot, and says if one died' '
-	"$MKTRACE" split dbg spool && mkks &&
+	"$MKTRACE" split tfs spool && mkks &&
 	printf "%s\n" \
 		"start pid=11 mono_ns=1 cpus=1 reads=0 bytes=0 user_us=0 sys_us=0 lost=3" \
 		"stop pid=11 mono_ns=2 cpus=1 reads=2 bytes=100 user_us=1000 sys_us=500 reason=signal" \
@@ -48,7 +48,7 @@ test_expect_success 'save adds up every attach of the boot, and says if one died
 '
 
 test_expect_success 'a sub-buffer missing between spool and kernel: error, spool kept' '
-	"$MKTRACE" split-gap dbg spool && mkks &&
+	"$MKTRACE" split-gap tfs spool && mkks &&
 	test_must_fail kmf save boot.kmt 2> err &&
 	grep -q "cpu 0: sub-buffer sequence jumps from 8 to 10 (sub-buffers missing)" err &&
 	grep -q "the events are kept in $PWD/spool: fix the cause and run save again" err &&
@@ -56,14 +56,14 @@ test_expect_success 'a sub-buffer missing between spool and kernel: error, spool
 '
 
 test_expect_success 'a sub-buffer in both spool and kernel: error, not saved twice' '
-	"$MKTRACE" split-dup dbg spool && mkks &&
+	"$MKTRACE" split-dup tfs spool && mkks &&
 	test_must_fail kmf save boot.kmt 2> err &&
 	grep -q "cpu 0: sub-buffer 9 comes again after 9 (duplicated sub-buffers)" err &&
 	test ! -e boot.kmt
 '
 
 test_expect_success 'a spool of another boot is left alone' '
-	"$MKTRACE" split dbg spool && mkks &&
+	"$MKTRACE" split tfs spool && mkks &&
 	echo 00000000-0000-0000-0000-000000000000 > spool/boot_id &&
 	test_must_fail kmf save boot.kmt 2> err &&
 	grep -q "spool $PWD/spool holds events of another boot (boot_id 00000000-0000-0000-0000-000000000000" err &&
@@ -71,7 +71,7 @@ test_expect_success 'a spool of another boot is left alone' '
 '
 
 test_expect_success 'a symlinked or world-writable spool is refused' '
-	"$MKTRACE" debugfs dbg && mkks && mkdir real && ln -s real spool &&
+	"$MKTRACE" tracefs tfs && mkks && mkdir real && ln -s real spool &&
 	test_must_fail kmf save boot.kmt 2> err &&
 	grep -q "spool $PWD/spool is not a directory (a symlink?): refusing it" err &&
 	rm spool && mkdir spool && chmod 0777 spool &&
@@ -81,7 +81,7 @@ test_expect_success 'a symlinked or world-writable spool is refused' '
 '
 
 test_expect_success 'a failed write keeps the drained events for the next save' '
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	test_must_fail kmf save nodir/boot.kmt 2> err &&
 	grep -q "the events are kept in $PWD/spool" err &&
 	consumed &&
@@ -91,7 +91,7 @@ test_expect_success 'a failed write keeps the drained events for the next save' 
 '
 
 test_expect_success 'save without a usable spool place still saves, and says so' '
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	KMEMFLIGHT_SPOOL=$PWD/no/such/dir kmf save -q boot.kmt 2> err &&
 	grep -q "cannot create the spool $PWD/no/such/dir: No such file or directory; saving without a spool" err &&
 	"$KMF" report boot.kmt > got &&
@@ -99,11 +99,11 @@ test_expect_success 'save without a usable spool place still saves, and says so'
 '
 
 test_expect_success 'attach in the foreground copies every CPU into the spool' '
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	kmf attach > out &&
 	grep -q "^kmemflight: recording kernel memory events from 2 CPUs into $PWD/spool; .kmemflight save FILE. to stop$" out &&
-	cmp spool/cpu0 dbg/kmemtrace/per_cpu/cpu0/data &&
-	cmp spool/cpu1 dbg/kmemtrace/per_cpu/cpu1/data &&
+	cmp spool/cpu0 tfs/kmemtrace/per_cpu/cpu0/data &&
+	cmp spool/cpu1 tfs/kmemtrace/per_cpu/cpu1/data &&
 	grep -q "^stop pid=[0-9]* .* reason=eof$" spool/log &&
 	grep -q "^start pid=[0-9]* .* lost=0$" spool/log &&
 	consumed && kmf save boot.kmt > out &&
@@ -113,11 +113,11 @@ test_expect_success 'attach in the foreground copies every CPU into the spool' '
 '
 
 test_expect_success 'attach --daemon drains as data comes; save stops it and merges' '
-	"$MKTRACE" debugfs dbg && mkks &&
+	"$MKTRACE" tracefs tfs && mkks &&
 	for c in 0 1; do
-		d=dbg/kmemtrace/per_cpu/cpu$c && mv $d/data full$c && mkfifo $d/data || exit 1
+		d=tfs/kmemtrace/per_cpu/cpu$c && mv $d/data full$c && mkfifo $d/data || exit 1
 	done &&
-	exec 3<> dbg/kmemtrace/per_cpu/cpu0/data 4<> dbg/kmemtrace/per_cpu/cpu1/data &&
+	exec 3<> tfs/kmemtrace/per_cpu/cpu0/data 4<> tfs/kmemtrace/per_cpu/cpu1/data &&
 	kmf attach --daemon > out &&
 	grep -q "^kmemflight: recording kernel memory events from 2 CPUs into $PWD/spool;" out &&
 	pid=$(cut -d" " -f1 spool/lock) && grep -q "^$pid attach$" spool/lock && test "$(head -c1 /proc/$pid/cmdline)" = @ &&
@@ -132,8 +132,27 @@ test_expect_success 'attach --daemon drains as data comes; save stops it and mer
 	test ! -e spool
 '
 
+test_expect_success 'attach takes on a CPU that comes up after it started' '
+	"$MKTRACE" tracefs tfs && mkks &&
+	d=tfs/kmemtrace/per_cpu && mv $d/cpu0/data full0 && mkfifo $d/cpu0/data &&
+	mv $d/cpu1/data full1 &&
+	exec 3<> $d/cpu0/data &&
+	kmf attach --daemon > out &&
+	grep -q "^kmemflight: recording kernel memory events from 1 CPUs into $PWD/spool;" out &&
+	test ! -e spool/cpu1 &&
+	cp full1 $d/cpu1/new && mv $d/cpu1/new $d/cpu1/data &&
+	i=0 && while ! cmp -s spool/cpu1 full1; do
+		i=$((i + 1)) && test $i -lt 300 && sleep 0.1 || exit 1
+	done &&
+	: > $d/cpu1/data &&
+	cat full0 >&3 &&
+	kmf save boot.kmt > out &&
+	"$KMF" report boot.kmt > got &&
+	test_cmp "$TEST_DIR/expect/basic.report" got
+'
+
 test_expect_success 'one save at a time: a second save or an attach waits its turn' '
-	"$MKTRACE" debugfs dbg && mkks && mkdir -m 700 spool &&
+	"$MKTRACE" tracefs tfs && mkks && mkdir -m 700 spool &&
 	echo "4242 save" > spool/lock &&
 	{ flock -o spool/lock sleep 20 & } && fpid=$! &&
 	while flock -n spool/lock true; do sleep 0.05; done &&
@@ -145,10 +164,10 @@ test_expect_success 'one save at a time: a second save or an attach waits its tu
 '
 
 test_expect_success 'attach without the recorder, or with it off, says why' '
-	mkdir dbg &&
+	mkdir tfs &&
 	test_must_fail kmf attach 2> err &&
 	grep -q "kmemtrace not found: this kernel has no kmemtrace recorder" err &&
-	"$MKTRACE" debugfs dbg && echo 0 > dbg/kmemtrace/enable &&
+	"$MKTRACE" tracefs tfs && echo 0 > tfs/kmemtrace/enable &&
 	test_must_fail kmf attach 2> err &&
 	grep -q "the recorder is not recording (.*/enable is 0): boot with kmemtrace.enable=1" err &&
 	test ! -e spool/cpu0

@@ -592,14 +592,44 @@ static int put_file(const char *dir, const char *name, const void *p,
 	return ret;
 }
 
-int kb_write_debugfs(struct kb *b, const char *dir)
+/* The topology as tracefs shows it: every possible CPU with its buffer. */
+static void recorder_topology(struct kb *b, struct kb_buf *out, bool old,
+			      unsigned int absent)
 {
-	struct kb_buf fmt = { 0 }, stats = { 0 };
+	const char *t = topology(b), *nl;
+	unsigned int cpu, nr = 0;
+	char line[160];
+	int node;
+
+	for (; *t; t = nl + 1) {
+		nl = strchr(t, '\n');
+		if (!nl)
+			nl = t + strlen(t);
+		if (!old && sscanf(t, "cpu %u node %d", &cpu, &node) == 2) {
+			snprintf(line, sizeof(line), "cpu %u node %d buffer %u\n",
+				 cpu, node, KB_BUFFER_BYTES);
+			buf_put(out, line, strlen(line));
+			nr++;
+		} else {
+			buf_put(out, t, (size_t)(nl - t) + 1);
+		}
+		if (!*nl)
+			break;
+	}
+	for (cpu = nr; cpu < nr + absent; cpu++) {
+		snprintf(line, sizeof(line), "cpu %u node 0 buffer 0\n", cpu);
+		buf_put(out, line, strlen(line));
+	}
+}
+
+int kb_write_recorder(struct kb *b, const char *dir, bool old,
+		      unsigned int absent, uint64_t absent_lost)
+{
+	struct kb_buf fmt = { 0 }, stats = { 0 }, topo = { 0 };
 	char path[4096], line[128];
 	unsigned int i;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/kmemtrace/per_cpu", dir);
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return -errno;
 	snprintf(path, sizeof(path), "%s/kmemtrace", dir);
@@ -609,29 +639,43 @@ int kb_write_debugfs(struct kb *b, const char *dir)
 	if (mkdir(path, 0700) && errno != EEXIST)
 		return -errno;
 	format_blob(b, &fmt);
+	recorder_topology(b, &topo, old, absent);
 	snprintf(path, sizeof(path), "%s/kmemtrace", dir);
 	ret = put_file(path, "header", fmt.p, fmt.len);
 	ret = ret ?: put_file(path, "enable", "1\n", 2);
 	ret = ret ?: put_file(path, "flush", "", 0);
-	ret = ret ?: put_file(path, "topology", topology(b), strlen(topology(b)));
-	buf_put(&stats, "# cpu events lost subbufs_read\n", 31);
+	ret = ret ?: put_file(path, "topology", topo.p, topo.len);
+	if (old)
+		buf_put(&stats, "# cpu events lost subbufs_read\n", 31);
+	else
+		buf_put(&stats, "# cpu events lost subbufs_read buffer_bytes\n", 44);
 	for (i = 0; i < b->nr_cpus && !ret; i++) {
 		struct kb_cpu *c = &b->cpu[i];
 
 		close_subbuf(b, c);
-		snprintf(line, sizeof(line), "%u %llu %llu 0\n", i,
+		snprintf(line, sizeof(line), "%u %llu %llu 0%s\n", i,
 			 (unsigned long long)(c->events_set ? c->kernel_events : c->events),
-			 (unsigned long long)c->lost);
+			 (unsigned long long)c->lost, old ? "" : " " KB_STR(KB_BUFFER_BYTES));
 		buf_put(&stats, line, strlen(line));
 		snprintf(path, sizeof(path), "%s/kmemtrace/per_cpu/cpu%u", dir, i);
 		if (mkdir(path, 0700) && errno != EEXIST)
 			ret = -errno;
 		ret = ret ?: put_file(path, "data", c->data.p, c->data.len);
 	}
+	/* CPUs that never came up: the last of them lost events for want of one */
+	for (i = b->nr_cpus; i < b->nr_cpus + absent && !ret; i++) {
+		snprintf(line, sizeof(line), "%u 0 %llu 0 0\n", i,
+			 i + 1 == b->nr_cpus + absent ? (unsigned long long)absent_lost : 0ull);
+		buf_put(&stats, line, strlen(line));
+		snprintf(path, sizeof(path), "%s/kmemtrace/per_cpu/cpu%u", dir, i);
+		if (mkdir(path, 0700) && errno != EEXIST)
+			ret = -errno;
+	}
 	snprintf(path, sizeof(path), "%s/kmemtrace", dir);
 	ret = ret ?: put_file(path, "stats", stats.p, stats.len);
 	free(fmt.p);
 	free(stats.p);
+	free(topo.p);
 	return ret;
 }
 
@@ -657,7 +701,7 @@ int kb_write_split(struct kb *b, const char *dir, const char *spool,
 	FILE *f;
 	int ret;
 
-	ret = kb_write_debugfs(b, dir);
+	ret = kb_write_recorder(b, dir, false, 0, 0);
 	if (ret)
 		return ret;
 	if (mkdir(spool, 0700) && errno != EEXIST)

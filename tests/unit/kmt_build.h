@@ -107,8 +107,17 @@ void kb_scenario_latency(struct kb *b);
 /* The whole file in memory (malloc'd), or written to path. */
 int kb_finish(struct kb *b, uint8_t **out, size_t *len);
 int kb_write(struct kb *b, const char *path);
-/* A fake debugfs tree DIR/kmemtrace/ as the kernel recorder shows it. */
-int kb_write_debugfs(struct kb *b, const char *dir);
+/*
+ * A fake recorder tree DIR/kmemtrace/ as the kernel shows it in tracefs,
+ * with @absent more possible CPUs that have no buffer, the last of them
+ * having lost @absent_lost events; @old: as older kernels showed it in
+ * debugfs (a buffer on every CPU, no sizes).
+ */
+#define KB_BUFFER_BYTES	262144
+#define KB_STR_(x)	#x
+#define KB_STR(x)	KB_STR_(x)
+int kb_write_recorder(struct kb *b, const char *dir, bool old,
+		      unsigned int absent, uint64_t absent_lost);
 /*
  * The same, as if `kmemflight attach` had drained the first @k sub-buffers
  * of every CPU into the spool directory @spool.  KB_SPLIT_GAP leaves

@@ -356,7 +356,8 @@ int main(int argc, char **argv)
 		return ret ? 1 : 0;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|debugfs FILE|DIR\n"
+		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms FILE\n"
+			"       mktrace tracefs|debugfs|hotplug DIR\n"
 			"       mktrace pages|pagestack|phases|double|realloc FILE\n"
 			"       mktrace diff-base|diff-new FILE\n"
 			"       mktrace big N FILE\n"
@@ -374,14 +375,24 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], "nosyms"))
 			kb_set_kallsyms(b, "");
 		else if (strcmp(argv[1], "basic") && strcmp(argv[1], "swapped") &&
-			 strcmp(argv[1], "debugfs")) {
+			 strcmp(argv[1], "tracefs") && strcmp(argv[1], "debugfs") &&
+			 strcmp(argv[1], "hotplug")) {
 			fprintf(stderr, "mktrace: unknown scenario %s\n", argv[1]);
 			kb_free(b);
 			return 2;
 		}
 	}
-	if (!strcmp(argv[1], "debugfs")) {
-		ret = kb_write_debugfs(b, argv[2]);
+	/*
+	 * A recorder tree: in tracefs; in debugfs as older kernels had it;
+	 * in tracefs with two more possible CPUs that never came up, one of
+	 * which lost 5 events for want of a buffer.
+	 */
+	if (!strcmp(argv[1], "tracefs") || !strcmp(argv[1], "debugfs") ||
+	    !strcmp(argv[1], "hotplug")) {
+		bool hotplug = !strcmp(argv[1], "hotplug");
+
+		ret = kb_write_recorder(b, argv[2], !strcmp(argv[1], "debugfs"),
+					hotplug ? 2 : 0, hotplug ? 5 : 0);
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
