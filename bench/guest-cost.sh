@@ -7,7 +7,7 @@
 set -eu
 
 bench=/sys/kernel/debug/kmemtrace-bench
-recorder=/sys/kernel/debug/kmemtrace/enable
+recorder=/sys/kernel/tracing/kmemtrace/enable
 tracing=/sys/kernel/tracing
 pairs=20000
 rounds=5
@@ -48,4 +48,4 @@ done
 echo 0 > "$recorder"
 ftrace 0
 # recorded while on: none may have been dropped
-cat /sys/kernel/debug/kmemtrace/stats
+cat /sys/kernel/tracing/kmemtrace/stats

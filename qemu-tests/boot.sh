@@ -6,13 +6,14 @@
 #                      [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] OUTDIR
 #
 # OUTDIR receives boot.kmt, save.rc (exit status of kmemflight save),
-# save.out/save.err, stats (debugfs kmemtrace/stats after the save),
-# dmesg and console.log, and the exit status and errors of a save tried
-# before debugfs is mounted (nodebugfs.*), as an unprivileged user
-# (notroot.*) and again after the save (save2.*, with the file's md5sum
-# before and after it).  With -x, the guest runs the shell script HOOK once debugfs
-# is mounted, before the save: its output lands in hook.out, hook.err and
-# its exit status in hook.rc.  -b puts a program in the guest's /bin for
+# save.out/save.err, stats (tracefs kmemtrace/stats after the save),
+# mounts (/proc/mounts after the save, which mounted tracefs itself),
+# dmesg and console.log, and the exit status and errors of a save by an
+# unprivileged user before tracefs is mounted (notmounted.*) and after
+# (notroot.*), and of a save again after the save (save2.*, with the
+# file's md5sum before and after it).  With -x, the guest runs the shell
+# script HOOK once debugfs (for the samples) is mounted, before the save:
+# its output lands in hook.out, hook.err and its exit status in hook.rc.  -b puts a program in the guest's /bin for
 # the hook (with the libraries it links), -m sets the guest's memory
 # (default 1G) and -d gives it DISK as a read-only virtio disk, /dev/vda.
 # KMF_QEMU_ARGS adds QEMU options (the
@@ -77,24 +78,26 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L kmfout /out
-# the errors a user meets first: no debugfs, then not root
-kmemflight save /tmp/x.kmt > /dev/null 2> /out/nodebugfs.err
-echo $? > /out/nodebugfs.rc
+# the error a user meets first: not root, and tracefs not mounted
+su -s /bin/sh -c "kmemflight save /tmp/x.kmt" nobody > /dev/null 2> /out/notmounted.err
+echo $? > /out/notmounted.rc
+# the samples' files (kmemtrace-stress, -bench) are in debugfs
 mount -t debugfs debugfs /sys/kernel/debug
-su -s /bin/sh -c "kmemflight save /tmp/x.kmt" nobody > /dev/null 2> /out/notroot.err
-echo $? > /out/notroot.rc
 if [ -x /bin/kmf-hook ]; then
 	/bin/kmf-hook > /out/hook.out 2> /out/hook.err
 	echo $? > /out/hook.rc
 fi
 kmemflight save /out/boot.kmt > /out/save.out 2> /out/save.err
 echo $? > /out/save.rc
+cat /proc/mounts > /out/mounts
+su -s /bin/sh -c "kmemflight save /tmp/x.kmt" nobody > /dev/null 2> /out/notroot.err
+echo $? > /out/notroot.rc
 # saving again finds nothing: an error, and the first file stays whole
 md5sum /out/boot.kmt > /out/save2.before 2>&1
 kmemflight save /out/boot.kmt > /out/save2.out 2> /out/save2.err
 echo $? > /out/save2.rc
 md5sum /out/boot.kmt > /out/save2.after 2>&1
-cat /sys/kernel/debug/kmemtrace/stats > /out/stats 2>/dev/null
+cat /sys/kernel/tracing/kmemtrace/stats > /out/stats 2>/dev/null
 dmesg > /out/dmesg
 sync
 poweroff -f

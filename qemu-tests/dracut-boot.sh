@@ -17,7 +17,7 @@
 # and argv of every '@' process; fds and root of the kmemflight one), ps,
 # spool.ls (ls -la /run/kmemflight), spool.log (the spool's log),
 # attach.log (the attach's output in the initramfs), workload.pid,
-# workload.rc, stats.before (debugfs stats before the save),
+# workload.rc, stats.before (tracefs kmemtrace/stats before the save),
 # attach-twice.rc/.err and attach-notroot.rc/.err (a second attach, and
 # one as nobody, while the first runs), save.rc,
 # save.out, save.err, boot.kmt, stats (after the save), after.ps and
@@ -160,8 +160,8 @@ wait $!
 echo $? > /out/workload.rc
 echo "kmftest: workload of ${n:-2000} rounds done"
 
-grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
-cat /sys/kernel/debug/kmemtrace/stats > /out/stats.before 2>&1
+grep -q ' /sys/kernel/tracing ' /proc/mounts || mount -t tracefs nodev /sys/kernel/tracing
+cat /sys/kernel/tracing/kmemtrace/stats > /out/stats.before 2>&1
 # the errors of a second attach (if one runs), and of one by nobody
 if [ -s /run/kmemflight/lock ]; then
 	kmemflight attach > /dev/null 2> /out/attach-twice.err
@@ -172,7 +172,7 @@ echo $? > /out/attach-notroot.rc
 kmemflight save /boot.kmt > /out/save.out 2> /out/save.err
 echo $? > /out/save.rc.tmp
 cp /boot.kmt /out/boot.kmt 2>/dev/null
-cat /sys/kernel/debug/kmemtrace/stats > /out/stats 2>&1
+cat /sys/kernel/tracing/kmemtrace/stats > /out/stats 2>&1
 ps > /out/after.ps 2>&1
 ls -la /run/kmemflight > /out/spool.after 2>&1
 daemons > /out/after.daemon

@@ -9,15 +9,15 @@
 # records the same tracepoints meanwhile, saved with --from-ftrace.
 set -u
 
-ev=/sys/kernel/debug/kmemtrace/events
+T=/sys/kernel/tracing
+[ -d "$T/events" ] || mount -t tracefs nodev "$T"
+ev=$T/kmemtrace/events
 thp=/sys/kernel/mm/transparent_hugepage
 cat "$ev" > /out/events-before
 mkdir -p /run
 kmemflight attach --daemon --quiet
 # ftrace records the same tracepoints in an instance, for the host to
 # compare with the recorder's
-T=/sys/kernel/tracing
-[ -d "$T/events" ] || mount -t tracefs nodev "$T"
 mkdir "$T/instances/kmflat"
 I=$T/instances/kmflat
 echo 0 > "$I/tracing_on"

@@ -140,9 +140,11 @@ for cpus in 1 2; do
 done
 
 name=default-1cpu
-check "save without debugfs mounted says how to mount it (exit 1)" \
-	sh -c "[ \$(cat '$out/$name/nodebugfs.rc') = 1 ] &&
-		grep 'debugfs is not mounted at /sys/kernel/debug: mount -t debugfs none /sys/kernel/debug' '$out/$name/nodebugfs.err'"
+check "save by a user, tracefs not mounted: mounting it needs root (exit 1)" \
+	sh -c "[ \$(cat '$out/$name/notmounted.rc') = 1 ] &&
+		grep 'tracefs is not mounted at /sys/kernel/tracing, and mounting it needs root' '$out/$name/notmounted.err'"
+check "save as root mounted tracefs itself" \
+	grep -q '^nodev /sys/kernel/tracing tracefs ' "$out/$name/mounts"
 check "save as an unprivileged user says the recorder is root-only (exit 1)" \
 	sh -c "[ \$(cat '$out/$name/notroot.rc') = 1 ] &&
 		grep 'permission denied: the recorder is root-only (run as root)' '$out/$name/notroot.err'"
@@ -188,6 +190,43 @@ check "invalid boot parameters: clear warnings, recorder off, boot continues" \
 		grep 'kmemtrace.subbufs=lots is invalid: use 2..1024; recorder stays off' '$out/$name/dmesg' &&
 		grep 'kmemtrace.subbuf_size=1000 is invalid: use a power of two' '$out/$name/dmesg' &&
 		[ \"\$(cat '$out/$name/save.rc')\" = 1 ]"
+
+# Kernel lockdown.  lockdown=integrity (Secure Boot on the big
+# distributions) leaves tracefs open: the boot saves and reports like any
+# other.  Raised to confidentiality at run time, the files refuse to open
+# (EPERM) and save says why; booted with lockdown=confidentiality, the
+# recorder stays off, its files are never created, and save says why.
+name=lockdown-integrity
+check "lockdown=integrity: boot, save in the guest, then raise it to confidentiality" \
+	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 2 -x '$repo/qemu-tests/lockdown-hook.sh' \
+		-a 'kmemtrace.enable=1 lockdown=integrity' '$out/$name' &&
+		[ \"\$(cat '$out/$name/ld-save.rc')\" = 0 ] || { cat '$out/$name/ld-save.err'; exit 1; }"
+if [ -f "$out/$name/boot.kmt" ]; then
+	check "$name: the kernel was in integrity mode when it saved" \
+		grep -qx 'none \[integrity\] confidentiality' "$out/$name/lockdown-before"
+	check "$name: default buffers lose nothing" nothing_lost "$name"
+	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
+	check "$name: report totals equal the file's counts" report_totals_match "$name"
+	check "$name: boot phases: the initcall levels, then exec /init" phases_recorded "$name"
+	check "$name: raised to confidentiality, save says what lockdown closes (exit 1), writes nothing" \
+		sh -c "grep -qx 'none integrity \[confidentiality\]' '$out/$name/lockdown-after' &&
+			[ \"\$(cat '$out/$name/ld-conf.rc')\" = 1 ] &&
+			grep 'kmemtrace/header: Operation not permitted: the kernel is locked down for confidentiality (lockdown=confidentiality in /sys/kernel/security/lockdown), which closes tracefs, and with it the recorder and ftrace; lockdown=integrity, what Secure Boot gives on Debian, Fedora, RHEL and Ubuntu, leaves them open' '$out/$name/ld-conf.err' &&
+			[ \"\$(wc -l < '$out/$name/ld-conf.err')\" = 1 ] && ! grep -q y.kmt '$out/$name/ld-conf.tmp'"
+	check "$name: the guest's later save fails too, and the first file stays whole" \
+		sh -c "[ \"\$(cat '$out/$name/save.rc')\" = 1 ] && grep -q 'locked down for confidentiality' '$out/$name/save.err' &&
+			md5sum '$out/$name/boot.kmt' | cut -d' ' -f1 | grep -qx \"\$(cut -d' ' -f1 '$out/$name/ld-save.md5')\""
+fi
+
+name=lockdown-confidentiality
+check "lockdown=confidentiality: recorder off, save says why (exit 1), nothing written" \
+	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 1 -a 'kmemtrace.enable=1 lockdown=confidentiality' '$out/$name' &&
+		cat '$out/$name/save.err' &&
+		[ \"\$(cat '$out/$name/save.rc')\" = 1 ] &&
+		grep -q '^kmemflight save: error: /sys/kernel/tracing/kmemtrace: the kernel is locked down for confidentiality (lockdown=confidentiality in /sys/kernel/security/lockdown), which closes tracefs' '$out/$name/save.err' &&
+		[ \"\$(wc -l < '$out/$name/save.err')\" = 1 ] &&
+		grep -q 'kmemtrace: kernel lockdown closes tracefs: recorder off' '$out/$name/dmesg' &&
+		[ ! -e '$out/$name/boot.kmt' ]"
 
 # Under TCG a loaded host makes the TSC look skewed against the HPET:
 # the clocksource watchdog then marks it unstable mid-run, and
@@ -277,6 +316,49 @@ if [ -f "$out/$name/boot.kmt" ]; then
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
 fi
 
+# CPU hotplug: 4 vCPUs, maxcpus=2.  The recorder takes the memory of the
+# two CPUs that come up; CPU 2, brought up later, gets its buffer before
+# it runs, its every event is recorded (the stress sample's counts, a
+# pinned workload), and taken down again it keeps its buffer for the save.
+hp_pairs=20000
+name=hotplug-4cpu
+stats_buffers() {	# STATS-FILE: "cpu:bytes ..." of the CPUs with a buffer
+	awk '!/^#/ && $5 > 0 { printf "%s%s:%s", s, $1, $5; s = " " } END { print "" }' "$1"
+}
+hp_memory() {	# the recorder took 2 CPUs' buffers, then a third's
+	before=$(stats_buffers "$out/$1/stats-before")
+	online=$(stats_buffers "$out/$1/stats-online")
+	drop=$(( $(cat "$out/$1/memfree-before") - $(cat "$out/$1/memfree-after") ))
+	echo "online $(cat "$out/$1/online-before") -> $(cat "$out/$1/online-after") -> $(cat "$out/$1/online-end")"
+	echo "buffers before: $before; after cpu2 came up: $online; MemFree dropped $drop kB"
+	[ "$(cat "$out/$1/online-before")" = 0-1 ] && [ "$(cat "$out/$1/online-after")" = 0-2 ] &&
+	[ "$(cat "$out/$1/online-end")" = 0-1 ] &&
+	[ "$before" = "0:8388608 1:8388608" ] && [ "$online" = "0:8388608 1:8388608 2:8388608" ] &&
+	[ "$drop" -ge 8192 ] &&
+	"$kmf" info "$out/$1/boot.kmt" | grep -qx 'buffers:     25165824 bytes on 3 of 4 possible CPUs (allocated as they came up)'
+}
+hp_pinned() {	# the pinned workload's events are all on CPU 2
+	pid=$(cat "$out/$1/pinned.pid")
+	"$kmf" dump "$out/$1/boot.kmt" | awk -v t="task:$pid" '$3 == t { n[$2]++ }
+		END { for (c in n) print "cpu " c ": " n[c] " events of the pinned workload"; exit !(n[2] > 0 && length(n) == 1) }'
+}
+check "CPU hotplug: boot 4 vCPU with maxcpus=2, bring CPU 2 up, allocate there, take it down, save" \
+	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 4 -t 600 -x '$repo/qemu-tests/hotplug-hook.sh' \
+		-a 'kmemtrace.enable=1 maxcpus=2 kmfstress.pairs=$hp_pairs $stable_clock' '$out/$name' &&
+		[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] ||
+		{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
+if [ -f "$out/$name/boot.kmt" ]; then
+	check "$name: buffers for the 2 CPUs that came up at boot, a third for CPU 2, none for CPU 3" \
+		hp_memory "$name"
+	check "$name: CPUs 0, 1 and 2 in the file, each with events" every_cpu_recorded "$name" 3
+	check "$name: nothing lost, CPU 2 included" nothing_lost "$name"
+	check "$name: kernel event counters equal the events in the file, CPU 2 from its first event" \
+		kernel_equals_file "$name"
+	check "$name: every stress pair of the 3 online CPUs is in the trace, on its CPU" \
+		stress_counted "$name" 3 "$hp_pairs"
+	check "$name: the workload pinned to CPU 2 is recorded there" hp_pinned "$name"
+fi
+
 # A stock-kernel boot: no recorder, the kmem events traced by ftrace from
 # trace_init() on, into the top buffer and a boot instance "kmfboot"
 # (kmalloc and kfree only).  save --from-ftrace in the guest must keep
@@ -345,7 +427,7 @@ dracut_boot() {	# NAME EXTRA: boot, save in the real root must succeed
 	"$repo/qemu-tests/dracut-boot.sh" -k "$kernel" -c 2 -t 600 \
 		-a "$dracut_args $2" "$out/$1" && saved_ok "$1"
 }
-stats_equal_file() {	# debugfs stats after the save == the file, per CPU
+stats_equal_file() {	# tracefs stats after the save == the file, per CPU
 	awk '!/^#/ { print $1, $2, $3 }' "$out/$1/stats" > "$out/$1/stats.kernel"
 	cpu_rows "$out/$1/boot.kmt" | awk '{ print $1, $5, $6 }' > "$out/$1/stats.file"
 	cat "$out/$1/stats.file"

@@ -29,9 +29,9 @@ kmf_attach() {
         info "kmemflight: rd.kmemflight=0: not attaching"
         return 0
     fi
-    if ! ismounted /sys/kernel/debug &&
-        ! mount -t debugfs debugfs /sys/kernel/debug; then
-        warn "kmemflight: cannot mount debugfs on /sys/kernel/debug; not attaching, boot continues"
+    if ! ismounted /sys/kernel/tracing &&
+        ! mount -t tracefs nodev /sys/kernel/tracing; then
+        warn "kmemflight: cannot mount tracefs on /sys/kernel/tracing; not attaching, boot continues"
         return 0
     fi
     mkdir -p /run/initramfs
