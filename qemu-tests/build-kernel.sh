@@ -110,6 +110,11 @@ for c in $frags; do
 		}
 	done
 done
+# A build cut off while it compressed the image leaves a truncated
+# vmlinux.bin.xz newer than its input, which make then takes as done
+# (the stamp is written only at the end, so the next run comes here):
+# compress and link the image again, a few seconds.
+rm -f "$build/arch/x86/boot/bzImage" "$build"/arch/x86/boot/compressed/vmlinux.bin*
 log "building $flavor kernel in $build (a cold build takes ~10 min)"
 make -C "$src" O="$build" -j"$(nproc)" bzImage > "$build/kmf-build.log" 2>&1 || {
 	grep -E 'error|Error' "$build/kmf-build.log" | head -30 >&2
