@@ -392,8 +392,8 @@ static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
 	int used;
 	u32 pid = 0, dt;
 	bool abs, need_pid;
+	u64 ts, last_ts;
 	u8 *p;
-	u64 ts;
 
 	/* Mostly task context: test that first, with one mask. */
 	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)))) {
@@ -406,6 +406,15 @@ static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
 	}
 	for (;;) {
 		ts = local_clock();
+		last_ts = READ_ONCE(cb->last_ts);
+		/*
+		 * local_clock() can step back on a CPU: the TSC's refined
+		 * calibration, late in boot, changes sched_clock's rate
+		 * from a point already past.  Time then stands still, so
+		 * that on each CPU record times never decrease.
+		 */
+		if (unlikely((s64)(ts - last_ts) < 0))
+			ts = last_ts;
 		pos = old & KMT_POS_MASK;
 		seq = (old >> KMT_POS_BITS) & KMT_SEQ_MASK;
 		need_pid = ctx == KMT_CTX_TASK &&
@@ -414,7 +423,7 @@ static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
 		 * last_ts may lag the state's time by a nested record: then
 		 * the gap is overestimated, and the time merely absolute.
 		 */
-		abs = ts - READ_ONCE(cb->last_ts) >= KMT_TIME_ABS;
+		abs = ts - last_ts >= KMT_TIME_ABS;
 		dt = (u32)ts - (u32)(old >> 32);
 		if ((s32)dt < 0)
 			dt = 0;
