@@ -2,8 +2,8 @@
 # The test command (README, .ci/run): installs what is missing, then runs
 # unit tests and CLI tests under ASan+UBSan, a fuzz smoke run of every
 # parser, the parity with perf kmem on a recording of this machine, the
-# shell lint, the kernel style gates, the QEMU boot tests and the boot
-# regression gate.
+# shell lint, the kernel style gates, the series compiled with Debian's
+# configuration, the QEMU boot tests and the boot regression gate.
 # Ends with "N passed, N failed".
 set -u
 
@@ -106,6 +106,7 @@ suite perf tests/perf/parity.sh
 suite fuzz fuzz_smoke
 suite shellcheck shell_lint
 suite kernel-style qemu-tests/kernel-style.sh
+suite distro-config qemu-tests/distro-config.sh
 suite qemu qemu-tests/run.sh
 suite boot-regression qemu-tests/boot-regression.sh
 
