@@ -327,7 +327,13 @@ int cmd_save(int argc, char **argv)
 	 */
 	ret = kmt_spool_open(&sp, kmt_spool_path(o.spool), true, &err);
 	if (ret == -EACCES || ret == -EROFS || ret == -ENOENT) {
-		kmf_warn("%s; saving without a spool", err.msg);
+		/*
+		 * No spool, so no attach either.  The default one cannot be
+		 * made in an early initramfs without /run: nothing to say.
+		 * A spool asked for by name is another matter.
+		 */
+		if (kmt_spool_named(o.spool))
+			kmf_warn("%s; saving without a spool", err.msg);
 	} else if (ret) {
 		kmf_error("%s", err.msg);
 		goto out;

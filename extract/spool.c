@@ -27,6 +27,13 @@ const char *kmt_spool_path(const char *opt)
 	return env && *env ? env : KMT_SPOOL_DEFAULT;
 }
 
+bool kmt_spool_named(const char *opt)
+{
+	const char *env = getenv("KMEMFLIGHT_SPOOL");
+
+	return (opt && *opt) || (env && *env);
+}
+
 static int read_at(int dirfd, const char *name, char **buf, size_t *len)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

@@ -33,6 +33,8 @@ struct kmt_spool {
 
 /* --spool, else $KMEMFLIGHT_SPOOL, else /run/kmemflight. */
 const char *kmt_spool_path(const char *opt);
+/* Whether the spool was named (--spool, KMEMFLIGHT_SPOOL), not the default. */
+bool kmt_spool_named(const char *opt);
 
 /*
  * Open the spool directory, creating it (0700) when @create.  Returns

@@ -127,6 +127,9 @@ for cpus in 1 2; do
 	check "$name: the recorder does not trace its own allocations" \
 		sh -c "! grep -E '^ (kmt_|kmemtrace)' '$out/$name/report.txt'"
 	check "$name: saved file is mode 0600" sh -c "[ \$(stat -c %a '$out/$name/boot.kmt') = 600 ]"
+	check "$name: a plain save in an initramfs without /run prints one line, no warning" \
+		sh -c "cat '$out/$name/save.err' && [ ! -s '$out/$name/save.err' ] &&
+			[ \"\$(wc -l < '$out/$name/save.out')\" = 1 ]"
 	check "$name: --live retained bytes == net allocated - frees the trace missed" live_consistent "$name"
 	check "$name: boot phases: the initcall levels, then exec /init" phases_recorded "$name"
 	[ "$cpus" = 2 ] && check "$name: page callers: new_slab and others, none unknown" \
