@@ -259,36 +259,71 @@ static const char dashes[] =
 	"---------------------------------------------------------------------"
 	"---------------------------------------------------------------------";
 
+/*
+ * The first column's width: NAME_COL, or the longest name shown, so
+ * that a long callsite moves the columns of every row alike.
+ */
+#define NAME_COL	34
+
+static int name_width(int width, const char *name)
+{
+	int len = (int)strlen(name);
+
+	return len > width ? len : width;
+}
+
+/* A rule of @len dashes, for tables as wide as their names make them. */
+static void print_rule(int len)
+{
+	int max = (int)sizeof(dashes) - 1;
+
+	for (; len > max; len -= max)
+		fputs(dashes, stdout);
+	printf("%.*s\n", len, dashes);
+}
+
+static void caller_name(const struct kmt_caller *c, bool ptrs,
+			const struct kmt_symtab *st, const struct report_opts *o,
+			char *name, size_t size)
+{
+	if (ptrs)
+		snprintf(name, size, "0x%" PRIx64, c->call_site);
+	else
+		kmt_symtab_format(st, c->call_site, o->raw_ip, name, size);
+}
+
 /* The callsite table, or with @ptrs the table per object address. */
 static void print_rows(const struct kmt_caller *rows, size_t nr, bool ptrs,
 		       const struct kmt_symtab *st, const struct report_opts *o)
 {
 	char name[256];
 	size_t i, n = nr;
+	int w = NAME_COL;
 
-	printf("%.105s\n", dashes);
-	printf(" %-34s | Total_alloc/Per | Total_req/Per   | Hit      | Ping-pong | Frag\n",
-	       ptrs ? "Alloc Ptr" : "Callsite");
-	printf("%.105s\n", dashes);
 	if (o->lines >= 0 && (size_t)o->lines < n)
 		n = (size_t)o->lines;
 	for (i = 0; i < n; i++) {
+		caller_name(&rows[i], ptrs, st, o, name, sizeof(name));
+		w = name_width(w, name);
+	}
+	print_rule(105 + w - NAME_COL);
+	printf(" %-*s | Total_alloc/Per | Total_req/Per   | Hit      | Ping-pong | Frag\n",
+	       w, ptrs ? "Alloc Ptr" : "Callsite");
+	print_rule(105 + w - NAME_COL);
+	for (i = 0; i < n; i++) {
 		const struct kmt_caller *c = &rows[i];
 
-		if (ptrs)
-			snprintf(name, sizeof(name), "0x%" PRIx64, c->call_site);
-		else
-			kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
-		printf(" %-34s | %9" PRIu64 "/%-5" PRIu64 " | %9" PRIu64 "/%-5" PRIu64
+		caller_name(c, ptrs, st, o, name, sizeof(name));
+		printf(" %-*s | %9" PRIu64 "/%-5" PRIu64 " | %9" PRIu64 "/%-5" PRIu64
 		       " | %8" PRIu64 " | %9" PRIu64 " | %6.3f%%\n",
-		       name, c->bytes_alloc, c->hit ? c->bytes_alloc / c->hit : 0,
+		       w, name, c->bytes_alloc, c->hit ? c->bytes_alloc / c->hit : 0,
 		       c->bytes_req, c->hit ? c->bytes_req / c->hit : 0,
 		       c->hit, c->pingpong, kmt_frag(c->bytes_req, c->bytes_alloc));
 	}
 	if (n < nr)
-		printf(" %-34s | %-15s | %-15s | %-8s | %-9s | %s\n", "...", "...",
+		printf(" %-*s | %-15s | %-15s | %-8s | %-9s | %s\n", w, "...", "...",
 		       "...", "...", "...", "...");
-	printf("%.105s\n", dashes);
+	print_rule(105 + w - NAME_COL);
 }
 
 static void print_summary(const struct kmt_trace *t, const struct kmt_slab *s)
@@ -345,6 +380,18 @@ static const char *const mt_names[KMT_PG_MT_COLS] = {
 };
 
 /* The page table by caller, or with @pfns by page frame. */
+static void page_caller_name(const struct kmt_page_caller *c, bool pfns,
+			     const struct kmt_symtab *st,
+			     const struct report_opts *o, char *name, size_t size)
+{
+	if (pfns)
+		snprintf(name, size, "0x%" PRIx64, c->site);
+	else if (c->site)
+		kmt_symtab_format(st, c->site, o->raw_ip, name, size);
+	else
+		snprintf(name, size, "(unknown)");
+}
+
 static void print_page_rows(const struct kmt_trace *t, const struct kmt_slab *s,
 			    bool pfns, const struct kmt_symtab *st,
 			    const struct report_opts *o)
@@ -356,6 +403,7 @@ static void print_page_rows(const struct kmt_trace *t, const struct kmt_slab *s,
 	};
 	char name[256], gfp[256];
 	size_t i, n = nr;
+	int w = NAME_COL;
 
 	if (o->verbose && !pfns) {
 		const char *const *ex, *const *pre;
@@ -370,35 +418,34 @@ static void print_page_rows(const struct kmt_trace *t, const struct kmt_slab *s,
 			printf(" %s", pre[i]);
 		printf("\n\n");
 	}
-	printf("%.120s\n", dashes);
-	printf(" %-34s | Total_alloc/Per   | Hit      | Order | Migrate type | GFP flags\n",
-	       pfns ? "Page" : "Callsite");
-	printf("%.120s\n", dashes);
 	if (o->lines >= 0 && (size_t)o->lines < n)
 		n = (size_t)o->lines;
+	for (i = 0; i < n; i++) {
+		page_caller_name(&rows[i], pfns, st, o, name, sizeof(name));
+		w = name_width(w, name);
+	}
+	print_rule(120 + w - NAME_COL);
+	printf(" %-*s | Total_alloc/Per   | Hit      | Order | Migrate type | GFP flags\n",
+	       w, pfns ? "Page" : "Callsite");
+	print_rule(120 + w - NAME_COL);
 	for (i = 0; i < n; i++) {
 		const struct kmt_page_caller *c = &rows[i];
 		char mt[16];
 
-		if (pfns)
-			snprintf(name, sizeof(name), "0x%" PRIx64, c->site);
-		else if (c->site)
-			kmt_symtab_format(st, c->site, o->raw_ip, name, sizeof(name));
-		else
-			snprintf(name, sizeof(name), "(unknown)");
+		page_caller_name(c, pfns, st, o, name, sizeof(name));
 		if (c->migratetype >= 0 && c->migratetype < 4)
 			snprintf(mt, sizeof(mt), "%s", mt_short[c->migratetype]);
 		else
 			snprintf(mt, sizeof(mt), "%d", c->migratetype);
 		kmt_gfp_format(t, c->gfp, gfp, sizeof(gfp));
-		printf(" %-34s | %9" PRIu64 "/%-7" PRIu64 " | %8" PRIu64 " | %5u | %-12s | %s\n",
-		       name, c->bytes, c->hit ? c->bytes / c->hit : 0, c->hit, c->order,
+		printf(" %-*s | %9" PRIu64 "/%-7" PRIu64 " | %8" PRIu64 " | %5u | %-12s | %s\n",
+		       w, name, c->bytes, c->hit ? c->bytes / c->hit : 0, c->hit, c->order,
 		       mt, gfp);
 	}
 	if (n < nr)
-		printf(" %-34s | %-17s | %-8s | %-5s | %-12s | %s\n", "...", "...",
+		printf(" %-*s | %-17s | %-8s | %-5s | %-12s | %s\n", w, "...", "...",
 		       "...", "...", "...", "...");
-	printf("%.120s\n", dashes);
+	print_rule(120 + w - NAME_COL);
 	if (!pfns && !s->pg_with_stack) {
 		char src[16] = "";
 
@@ -452,38 +499,43 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 	size_t i, n = 0, shown = 0;
 	unsigned int b;
 	uint64_t freed = 0;
+	int w = NAME_COL;
 
 	printf("Boot footprint at %" PRIu64 ".%09" PRIu64 " s (the last event taken):"
 	       " slab objects allocated and never freed\n",
 	       s->last_ts / 1000000000u, s->last_ts % 1000000000u);
-	printf("%.99s\n", dashes);
-	printf(" %-34s | %12s | %8s | %12s | %12s | %s\n", "Callsite",
-	       "Retained", "Objects", "Allocated", "Transient", "Retained%");
-	printf("%.99s\n", dashes);
 	if (!live) {
 		kmf_error("out of memory");
 		return;
 	}
 	for (i = 0; i < s->nr_callers; i++)
 		n += live[i].live_bytes > 0;
+	for (i = 0; i < n && (o->lines < 0 || i < (size_t)o->lines); i++) {
+		kmt_symtab_format(st, live[i].call_site, o->raw_ip, name, sizeof(name));
+		w = name_width(w, name);
+	}
+	print_rule(99 + w - NAME_COL);
+	printf(" %-*s | %12s | %8s | %12s | %12s | %s\n", w, "Callsite",
+	       "Retained", "Objects", "Allocated", "Transient", "Retained%");
+	print_rule(99 + w - NAME_COL);
 	for (i = 0; i < s->nr_callers && live[i].live_bytes; i++) {
 		const struct kmt_caller *c = &live[i];
 
 		if (o->lines >= 0 && shown == (size_t)o->lines)
 			break;
 		kmt_symtab_format(st, c->call_site, o->raw_ip, name, sizeof(name));
-		printf(" %-34s | %12" PRIu64 " | %8" PRIu64 " | %12" PRIu64
-		       " | %12" PRIu64 " | %8.3f%%\n", name, c->live_bytes,
+		printf(" %-*s | %12" PRIu64 " | %8" PRIu64 " | %12" PRIu64
+		       " | %12" PRIu64 " | %8.3f%%\n", w, name, c->live_bytes,
 		       c->live_objs, c->bytes_alloc, c->bytes_alloc - c->live_bytes,
 		       100.0 * (double)c->live_bytes / (double)c->bytes_alloc);
 		shown++;
 	}
 	if (shown < n)
-		printf(" %-34s | %12s | %8s | %12s | %12s | %s\n", "...", "...",
+		printf(" %-*s | %12s | %8s | %12s | %12s | %s\n", w, "...", "...",
 		       "...", "...", "...", "...");
-	printf("%.99s\n", dashes);
-	printf(" %-34s | %12" PRIu64 " | %8" PRIu64 " | %12" PRIu64 " | %12" PRIu64 " |\n",
-	       "total", s->live_bytes, s->live_objs, s->total_alloc,
+	print_rule(99 + w - NAME_COL);
+	printf(" %-*s | %12" PRIu64 " | %8" PRIu64 " | %12" PRIu64 " | %12" PRIu64 " |\n",
+	       w, "total", s->live_bytes, s->live_objs, s->total_alloc,
 	       s->total_alloc - s->live_bytes);
 
 	if (s->nr_untraced_frees)

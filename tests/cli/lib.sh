@@ -20,6 +20,14 @@ test_cmp() {
 	diff -u "$1" "$2"
 }
 
+# columns_aligned FILE: every line of FILE's one table (the lines with a
+# '|') has its '|'s at the same columns
+columns_aligned() {
+	awk '/\|/ { p = ""; for (i = 1; i <= length($0); i++) if (substr($0, i, 1) == "|") p = p " " i; print p }' "$1" |
+		sort -u > "$1.columns"
+	[ "$(wc -l < "$1.columns")" = 1 ] || { echo "columns not aligned in $1:"; cat "$1.columns"; return 1; }
+}
+
 test_must_fail() {
 	want=1
 	case $1 in
