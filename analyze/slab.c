@@ -147,7 +147,7 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 		    struct kmt_hm *ptrs, const uint64_t *last, size_t nr_last,
 		    const struct kmt_event *ev, struct kmt_err *err)
 {
-	uint64_t req = ev->bytes_req, alloc = ev->bytes_alloc;
+	uint64_t req = ev->bytes_req, alloc = ev->bytes_alloc, val, val2;
 	struct kmt_hm_slot *slot;
 	uint32_t idx, pidx = 0;
 	int created, ret, n1, n2;
@@ -195,18 +195,38 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 		if (n1 != n2)
 			s->nr_cross_node++;
 	}
+	/* callsite row | CPU | bytes_alloc; time 48 bits | cache id 16 bits */
+	val = (uint64_t)idx |
+	      (uint64_t)(ev->cpu & ((1u << LIVE_CPU_BITS) - 1)) << LIVE_IDX_BITS |
+	      (alloc > UINT32_MAX ? (uint64_t)UINT32_MAX : alloc) << 32;
+	val2 = (ev->ts & LIVE_TS_MASK) |
+	       (uint64_t)(ev->type == KMT_EV_CACHE_ALLOC ?
+			  (ev->cache < 0xffff ? ev->cache : 0xffff) : 0) << 48;
 	slot = kmt_hm_get(live, ev->ptr, &created);
 	if (!slot)
 		return kmt_errf(err, ENOMEM, "out of memory");
-	if (!created && ev->type == KMT_EV_KMALLOC && last &&
-	    last[last_slot(ev, nr_last)] == ev->ptr &&
-	    slot->val >> 32 == alloc &&
-	    ((slot->val >> LIVE_IDX_BITS) & ((1u << LIVE_CPU_BITS) - 1)) ==
-	    (ev->cpu & ((1u << LIVE_CPU_BITS) - 1))) {
+	if (!created && slot->val == val && slot->val2 == val2) {
 		/*
-		 * 6.12 traces a large kmalloc twice, back to back: inside
-		 * __kmalloc_large_node_noprof(), then for the real caller.
-		 * Keep the second: take the first one's counts back.
+		 * The live allocation of this object again, the same in
+		 * time, CPU, callsite, size and cache: one event written
+		 * twice.  perf record does that at times (it reads a ring
+		 * buffer's head twice and copies what came in between
+		 * again); perf kmem stat counts both, and so does this.
+		 */
+		s->nr_repeated++;
+	} else if (!created && ev->type == KMT_EV_KMALLOC && last &&
+		   alloc > (2ULL << t->fmt.page_shift) &&
+		   (slot->val & ((1u << LIVE_IDX_BITS) - 1)) != idx &&
+		   last[last_slot(ev, nr_last)] == ev->ptr &&
+		   slot->val >> 32 == alloc &&
+		   ((slot->val >> LIVE_IDX_BITS) & ((1u << LIVE_CPU_BITS) - 1)) ==
+		   (ev->cpu & ((1u << LIVE_CPU_BITS) - 1))) {
+		/*
+		 * 6.12 traces a large kmalloc (above two pages: four pages
+		 * or more) twice, back to back: inside
+		 * __kmalloc_large_node_noprof(), from the allocator's own
+		 * code, then for the real caller.  Keep the second: take
+		 * the first one's counts back.
 		 */
 		uint32_t prev = slot->val & ((1u << LIVE_IDX_BITS) - 1);
 
@@ -230,13 +250,8 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 		s->nr_untraced_frees++;
 		s->untraced_free_bytes += slot->val >> 32;
 	}
-	slot->val = (uint64_t)idx |
-		    (uint64_t)(ev->cpu & ((1u << LIVE_CPU_BITS) - 1)) << LIVE_IDX_BITS |
-		    (alloc > UINT32_MAX ? (uint64_t)UINT32_MAX : alloc) << 32;
-	/* time 48 bits | cache id 16 bits (0: kmalloc) */
-	slot->val2 = (ev->ts & LIVE_TS_MASK) |
-		     (uint64_t)(ev->type == KMT_EV_CACHE_ALLOC ?
-				(ev->cache < 0xffff ? ev->cache : 0xffff) : 0) << 48;
+	slot->val = val;
+	slot->val2 = val2;
 	/*
 	 * The boot phase segment (by order of events, as times can tie)
 	 * and the object address's row.

@@ -153,6 +153,12 @@ struct kmt_slab {
 	uint64_t nr_untraced_frees, untraced_free_bytes;
 	/* large kmallocs 6.12 traces twice: counted once, for the caller */
 	uint64_t nr_double_traced;
+	/*
+	 * Allocation events the same as their object's live allocation
+	 * (time, CPU, callsite, size): written twice by perf record, and
+	 * counted twice, as perf kmem stat does.
+	 */
+	uint64_t nr_repeated;
 	/* mm_page_free_batched: a page mm_page_free already reported */
 	uint64_t pg_frees_batched;
 	/* the footprint at the end: what was never freed */

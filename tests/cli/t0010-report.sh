@@ -103,6 +103,16 @@ test_expect_success '6.12 double traces: a large kmalloc and a batched page free
 	grep -q "^ total  *|        32776 |        3 |        32776 |            0 |$" out
 '
 
+test_expect_success 'an event written twice (perf record) counts twice, as perf kmem counts it' '
+	"$MKTRACE" repeat t.kmt &&
+	"$KMF" report --caller --alloc t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/repeat.report" out &&
+	"$KMF" report --json t.kmt > out &&
+	grep -q "\"double_traced\": 1, \"repeated\": 3," out &&
+	"$KMF" report --live t.kmt > out &&
+	grep -q "^(1 objects, 128 bytes, were allocated again at their address" out
+'
+
 test_expect_success 'a trace written in the other byte order reads the same' '
 	"$MKTRACE" swapped t.kmt &&
 	"$KMF" report t.kmt > out &&

@@ -257,7 +257,7 @@ static void diff_boot(struct kb *b, bool new)
 int main(int argc, char **argv)
 {
 	struct kb *b;
-	int ret;
+	int ret, i;
 
 	if (argc == 4 && !strncmp(argv[1], "split", 5)) {
 		/* many, with its first 10 sub-buffers drained into a spool */
@@ -304,6 +304,34 @@ int main(int argc, char **argv)
 		kb_kmalloc(b, 1, 4000, KMT_CTX_TASK, 1, T(0x2005), D(0x20000), 9000, 16384, 0xcc0, -1);
 		kb_kmalloc(b, 1, 4001, KMT_CTX_HARDIRQ, 0, T(0x3008), D(0x30000), 8, 8, 0x820, -1);
 		kb_kmalloc(b, 1, 4002, KMT_CTX_TASK, 1, T(0x1040), D(0x20000), 9000, 16384, 0xcc0, -1);
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "repeat")) {
+		/*
+		 * What an import of a perf.data holds where perf record
+		 * wrote a sample twice: the same event again, same time and
+		 * fields (a kmalloc, a kmem_cache_alloc, a kmem_cache_free,
+		 * the caller's trace of a large kmalloc that 6.12 traces
+		 * twice); and two kmallocs of one small object back to back
+		 * from two callsites, which are not a large kmalloc's pair.
+		 */
+		b = kb_new(2, 4096);
+		kb_set_kallsyms(b, kb_kallsyms);
+		kb_cache_def(b, 0, 100, 1, 192, 192, 8, "dentry");
+		for (i = 0; i < 2; i++)
+			kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 57, 64, 0xcc0, -1);
+		kb_kfree(b, 1, 2000, KMT_CTX_TASK, 2, T(0x3008), D(0x1000));
+		for (i = 0; i < 2; i++)
+			kb_cache_alloc(b, 0, 3000, KMT_CTX_TASK, 1, T(0x1040), D(0x2000), 1, 0xcc0, -1);
+		for (i = 0; i < 2; i++)
+			kb_cache_free(b, 0, 4000, KMT_CTX_TASK, 1, T(0x3020), D(0x2000), 1);
+		kb_kmalloc(b, 0, 5000, KMT_CTX_TASK, 1, T(0x2005), D(0x10000), 10000, 16384, 0xcc0, -1);
+		for (i = 0; i < 2; i++)
+			kb_kmalloc(b, 0, 5001, KMT_CTX_TASK, 1, T(0x1080), D(0x10000), 10000, 16384, 0xcc0, -1);
+		kb_kmalloc(b, 0, 6000, KMT_CTX_TASK, 1, T(0x10c0), D(0x3000), 100, 128, 0xcc0, -1);
+		kb_kmalloc(b, 0, 6001, KMT_CTX_TASK, 1, T(0x10d0), D(0x3000), 100, 128, 0xcc0, -1);
 		ret = kb_write(b, argv[2]);
 		kb_free(b);
 		return ret ? 1 : 0;
@@ -358,7 +386,7 @@ int main(int argc, char **argv)
 	if (argc != 3) {
 		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms FILE\n"
 			"       mktrace tracefs|debugfs|hotplug DIR\n"
-			"       mktrace pages|pagestack|phases|double|realloc FILE\n"
+			"       mktrace pages|pagestack|phases|double|repeat|realloc FILE\n"
 			"       mktrace diff-base|diff-new FILE\n"
 			"       mktrace big N FILE\n"
 			"       mktrace split|split-gap|split-dup DIR SPOOL\n");
