@@ -64,6 +64,10 @@ build/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit/kmt_
 	@mkdir -p build/tests
 	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC)
 
+build/tests/perf-repeat: tests/perf/perf-repeat.c $(LIB_SRC) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(LIB_SRC)
+
 build-asan/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(HDRS)
 	@mkdir -p build-asan/tests
 	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC)
