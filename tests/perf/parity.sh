@@ -20,7 +20,17 @@
 #    alloc_cpu to -1 at a free, so any later free is "another CPU").
 #    kmemflight counts it as a free of an object not allocated in the
 #    trace.  The test works out these "stale frees" from the events and
-#    adds them to kmemflight's figures: the result must equal perf's.
+#    adds them to kmemflight's figures: the result must equal perf's;
+#  - a kernel that traces a large kmalloc twice, first from inside the
+#    allocator (6.12's __kmalloc_large_node_noprof, a newer host's
+#    __kvmalloc_node_noprof), then for the caller: kmemflight counts the
+#    object once, for the caller, perf kmem twice.  The test finds these
+#    pairs with kmemflight's rule (back to back on a CPU and context,
+#    the object still live, the same size above two pages, another
+#    callsite), checks that it finds as many as the report merged, and
+#    adds the first events back to kmemflight's figures.  Such a pair
+#    comes from whatever else runs on the machine while perf records
+#    system-wide: one failed a CI run by chance.
 # Prints "ok/not ok" per check and "perf: N passed, N failed".
 set -u
 
@@ -36,9 +46,13 @@ make -s -C "$repo" build/tests/perf-repeat || exit 1
 # perf finds the tracepoints' formats in tracefs
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 
+# The workload also opens a CPU's ftrace buffer, whose reader state is a
+# kvzalloc() of 16 KiB: a large kmalloc, which 6.12 and later trace
+# twice (see the exceptions above); the pairs are then in every run.
 record() {
 	perf kmem --slab --page record -o "$out/perf.data" -- \
 		sh -c 'ls -R /usr/include > /dev/null; cat /usr/share/common-licenses/* > /dev/null;
+			: < /sys/kernel/tracing/per_cpu/cpu0/trace_pipe_raw
 			tar cf - /usr/share/doc 2> /dev/null | wc -c' > "$out/record.log" 2>&1 &&
 	"$kmf" import "$out/perf.data" "$out/perf.kmt" > "$out/import.log" 2>&1 &&
 	cat "$out/import.log"
@@ -81,20 +95,68 @@ stale_frees() {
 	echo "$(wc -l < "$out/stale") stale frees"
 }
 
-# kmemflight's rows with the stale frees added as perf counts them.
+# The first events of the large kmallocs traced twice that kmemflight
+# merged: "ptr callsite-of-the-first bytes_req bytes_alloc" each (the
+# request of the second, which is what kmemflight takes back).
+merged_firsts() {
+	"$kmf" dump "$out/perf.kmt" 2> /dev/null | awk '
+		function field(name,   i) {
+			for (i = 5; i <= NF; i++)
+				if (index($i, name "=") == 1)
+					return substr($i, length(name) + 2)
+			return ""
+		}
+		{ slot = $2 " " substr($3, 1, index($3, ":") - 1) }
+		$4 == "kmalloc" || $4 == "kmem_cache_alloc" {
+			p = field("ptr"); s = field("call_site"); a = field("bytes_alloc")
+			if (p != "0x0" && $4 == "kmalloc" && (p in site) && !(ts[p] == $1 && site[p] == s) &&
+			    a + 0 > 8192 && site[p] != s && last[slot] == p && size[p] == a && cpu[p] == $2)
+				print p, site[p], field("bytes_req"), a
+			if (p != "0x0") { site[p] = s; size[p] = a; cpu[p] = $2; ts[p] = $1 }
+			last[slot] = $4 == "kmalloc" ? p : ""
+			next
+		}
+		$4 == "kfree" || $4 == "kmem_cache_free" { delete site[field("ptr")] }
+		{ last[slot] = "" }' > "$out/merged"
+	merged_n=$(sed -n 's/^(\([0-9]*\) large kmallocs were traced twice.*/\1/p' "$out/kmf--caller.txt")
+	echo "$(wc -l < "$out/merged") large kmallocs traced twice; the report merged ${merged_n:-0}"
+	[ "$(wc -l < "$out/merged")" = "${merged_n:-0}" ]
+}
+
+# kmemflight's rows with the stale frees and the merged first events
+# added as perf counts them.
 perf_view() {	# ROWS HEADER
-	awk -v h="$2" -v stale="$out/stale" '
+	awk -v h="$2" -v stale="$out/stale" -v merged="$out/merged" '
+		function frag(r, a) { return sprintf("%.3f%%", a ? 100 - 100 * r / a : 0) }
 		BEGIN {
 			while ((getline l < stale) > 0) {
 				split(l, f, " ")
 				if (h == "Callsite") n[f[2]]++; else n[f[1]]++
 			}
+			while ((getline l < merged) > 0) {
+				split(l, f, " ")
+				k = h == "Callsite" ? f[2] : f[1]
+				mh[k]++; mr[k] += f[3]; ma[k] += f[4]
+			}
 		}
 		{
 			split($0, c, " \\| ")
 			key = c[1]; sub(/^ /, "", key)
-			if (key in n) { c[5] += n[key]; $0 = c[1] " | " c[2] " | " c[3] " | " c[4] " | " c[5] " | " c[6] }
-			print
+			if (key in mh) {
+				split(c[2], a, "/"); split(c[3], r, "/")
+				c[4] += mh[key]; a[1] += ma[key]; r[1] += mr[key]
+				c[2] = a[1] "/" int(a[1] / c[4]); c[3] = r[1] "/" int(r[1] / c[4])
+				c[6] = frag(r[1], a[1])
+				done[key] = 1
+			}
+			if (key in n) c[5] += n[key]
+			print c[1] " | " c[2] " | " c[3] " | " c[4] " | " c[5] " | " c[6]
+		}
+		END {	# callsites only the merged first events have
+			for (k in mh)
+				if (!(k in done))
+					print " " k " | " ma[k] "/" int(ma[k] / mh[k]) " | " mr[k] "/" int(mr[k] / mh[k]) \
+						" | " mh[k] " | " n[k] + 0 " | " frag(mr[k], ma[k])
 		}' "$1" | LC_ALL=C sort
 }
 
@@ -103,7 +165,8 @@ table_rows_equal() {	# perf-option report-option header
 	"$kmf" report "$2" "$out/perf.kmt" > "$out/kmf$2.txt" 2> "$out/kmf$2.err" &&
 	rows "$out/perf$1.txt" "$3" > "$out/perf$1.rows" &&
 	rows "$out/kmf$2.txt" "$3" > "$out/kmf$2.rows.own" &&
-	stale_frees && perf_view "$out/kmf$2.rows.own" "$3" > "$out/kmf$2.rows" &&
+	stale_frees && merged_firsts &&
+	perf_view "$out/kmf$2.rows.own" "$3" > "$out/kmf$2.rows" &&
 	echo "$(wc -l < "$out/perf$1.rows") rows" &&
 	[ -s "$out/perf$1.rows" ] &&
 	diff "$out/perf$1.rows" "$out/kmf$2.rows"
@@ -113,11 +176,18 @@ line_of() { grep -m1 "^$2" "$1"; }
 
 slab_summary_equal() {
 	p=$out/perf--caller.txt k=$out/kmf--caller.txt
-	for l in "Total bytes requested:" "Total bytes allocated:" \
-		"Total bytes wasted on internal fragmentation:" "Internal fragmentation:"; do
-		a=$(line_of "$p" "$l") b=$(line_of "$k" "$l")
-		echo "$a | $b"
-		[ -n "$a" ] && [ "$a" = "$b" ] || return 1
+	# requested, allocated, wasted, fragmentation: plus the merged firsts
+	read -r mr ma mn <<-EOF
+	$(awk '{ r += $3; a += $4 } END { print r + 0, a + 0, NR }' "$out/merged")
+	EOF
+	req=$(($(line_of "$k" "Total bytes requested:" | sed 's/.*: *//') + mr))
+	alloc=$(($(line_of "$k" "Total bytes allocated:" | sed 's/.*: *//') + ma))
+	for l in "Total bytes requested: $req" "Total bytes allocated: $alloc" \
+		"Total bytes wasted on internal fragmentation: $((alloc - req))" \
+		"Internal fragmentation: $(awk -v r="$req" -v a="$alloc" 'BEGIN { printf "%f%%", 100 - 100 * r / a }')"; do
+		a=$(line_of "$p" "${l%%:*}:")
+		echo "$a | $l (kmemflight, $mn merged first events added)"
+		[ -n "$a" ] && [ "$a" = "$l" ] || return 1
 	done
 	# freed and net: plus the stale frees, at their object's last size
 	# (from kmalloc's event, or the object's --alloc row for a cache)
@@ -138,12 +208,12 @@ slab_summary_equal() {
 	[ "$a" = $((b + extra)) ] || return 1
 	a=$(line_of "$p" "Net total bytes allocated:" | sed 's/.*: *//')
 	b=$(line_of "$k" "Net total bytes allocated:" | sed 's/.*: *//')
-	echo "net: perf $a, kmemflight $b - $extra"
-	[ "$a" = $((b - extra)) ] || return 1
+	echo "net: perf $a, kmemflight $b - $extra + $ma"
+	[ "$a" = $((b - extra + ma)) ] || return 1
 	# perf's "Cross CPU allocations: A/B" is cross-node: A/allocations
 	a=$(line_of "$p" "Cross CPU allocations:" | sed 's/.*: //')
 	b=$(line_of "$k" "Cross node allocations:" | sed 's/.*: \([0-9]*\)\/.*/\1/')
-	c=$(line_of "$k" "Allocations:" | sed 's/^Allocations: \([0-9]*\),.*/\1/')
+	c=$(($(line_of "$k" "Allocations:" | sed 's/^Allocations: \([0-9]*\),.*/\1/') + mn))
 	echo "perf cross: $a; kmemflight cross-node: $b of $c allocations"
 	[ "$a" = "$b/$c" ]
 }
