@@ -475,11 +475,6 @@ static long check_budgets(struct diff *d, struct kmt_fp_limit *lims, size_t nr_l
 
 /* ---- text --------------------------------------------------------------- */
 
-static const char dashes[] =
-	"--------------------------------------------------------------------------------"
-	"--------------------------------------------------------------------------------"
-	"--------------------------------------------------------------------------------";
-
 static void fmt_delta(char *buf, size_t size, uint64_t base, uint64_t new)
 {
 	if (new > base)
@@ -513,12 +508,12 @@ static int table_width(const struct diff_cat_info *ci)
 	return 87 + (ci->objs ? 20 : 0) + (ci->alloc ? 28 : 0) + (ci->hits ? 20 : 0) + 11;
 }
 
-static void print_line(const struct diff_cat_info *ci, const char *key,
+static void print_line(const struct diff_cat_info *ci, int kw, const char *key,
 		       const char *base, const char *new, const char *delta,
 		       const char *pct, const char *objs, const char *alloc,
 		       const char *hits, const char *status)
 {
-	printf(" %-34s | %10s | %10s | %11s | %9s", key, base, new, delta, pct);
+	printf(" %-*s | %10s | %10s | %11s | %9s", kw, key, base, new, delta, pct);
 	if (ci->objs)
 		printf(" | %17s", objs);
 	if (ci->alloc)
@@ -528,7 +523,7 @@ static void print_line(const struct diff_cat_info *ci, const char *key,
 	printf(" | %s\n", status);
 }
 
-static void print_row(const struct diff_row *r)
+static void print_row(const struct diff_row *r, int kw)
 {
 	const struct diff_cat_info *ci = &cats[r->cat];
 	char base[24], new[24], delta[24], pct[32], objs[48], alloc[48], hits[48];
@@ -540,7 +535,7 @@ static void print_row(const struct diff_row *r)
 	fmt_pair(objs, sizeof(objs), r->v[0].objs, r->v[1].objs);
 	fmt_pair(alloc, sizeof(alloc), r->v[0].alloc, r->v[1].alloc);
 	fmt_pair(hits, sizeof(hits), r->v[0].hit, r->v[1].hit);
-	print_line(ci, r->key, base, new, delta, pct, objs, alloc, hits,
+	print_line(ci, kw, r->key, base, new, delta, pct, objs, alloc, hits,
 		   row_status(r));
 }
 
@@ -548,32 +543,38 @@ static void print_table(const struct diff *d, enum kmt_fp_cat cat,
 			const struct diff_opts *o)
 {
 	const struct diff_cat_info *ci = &cats[cat];
-	int w = table_width(ci);
 	size_t i, shown = 0, n = 0;
+	int kw = KMT_NAME_COL, w;
 
 	printf("%s\n", ci->title);
-	for (i = 0; i < d->nr; i++)
-		n += d->rows[i].cat == cat;
+	for (i = 0; i < d->nr; i++) {
+		if (d->rows[i].cat != cat)
+			continue;
+		if (o->lines < 0 || n < (size_t)o->lines)
+			kw = kmt_name_width(kw, d->rows[i].key);
+		n++;
+	}
 	if (!n) {
 		printf("(none in either trace)\n");
 		return;
 	}
-	printf("%.*s\n", w, dashes);
-	print_line(ci, ci->col, "Base", "New", "Delta", "Delta%", ci->objs,
+	w = table_width(ci) + kw - KMT_NAME_COL;
+	kmt_rule(w);
+	print_line(ci, kw, ci->col, "Base", "New", "Delta", "Delta%", ci->objs,
 		   "Allocated", "Hits", "Status");
-	printf("%.*s\n", w, dashes);
+	kmt_rule(w);
 	for (i = 0; i < d->nr; i++) {
 		if (d->rows[i].cat != cat)
 			continue;
 		if (o->lines >= 0 && shown == (size_t)o->lines) {
-			print_line(ci, "...", "...", "...", "...", "...", "...", "...",
-				   "...", "...");
+			print_line(ci, kw, "...", "...", "...", "...", "...", "...",
+				   "...", "...", "...");
 			break;
 		}
-		print_row(&d->rows[i]);
+		print_row(&d->rows[i], kw);
 		shown++;
 	}
-	printf("%.*s\n", w, dashes);
+	kmt_rule(w);
 }
 
 static void print_total(const struct diff *d)
@@ -590,35 +591,46 @@ static void print_total(const struct diff *d)
 	       d->side[1].h.slab, d->side[0].h.pages, d->side[1].h.pages);
 }
 
+/* "callsite foo_init+0x10", "cache dentry", ... or "total" */
+static void fail_key(const struct diff_fail *f, char *key, size_t size)
+{
+	if (f->row)
+		snprintf(key, size, "%s %s", kmt_fp_cat_names[f->row->cat], f->row->key);
+	else
+		snprintf(key, size, "total");
+}
+
 static void print_fails(const struct diff *d, const struct diff_fail *f, size_t nr)
 {
 	uint64_t tb = retained(&d->side[0]);
 	uint64_t tn = retained(&d->side[1]);
 	char key[600], base[24], new[24], delta[24], pct[32];
+	int kw = KMT_NAME_COL;
 	size_t i;
 
+	for (i = 0; i < nr; i++) {
+		fail_key(&f[i], key, sizeof(key));
+		kw = kmt_name_width(kw, key);
+	}
 	printf("over budget:\n");
-	printf("%.*s\n", 120, dashes);
-	printf(" %-34s | %10s | %10s | %11s | %9s | %s\n", "Row", "Base", "New",
+	kmt_rule(120 + kw - KMT_NAME_COL);
+	printf(" %-*s | %10s | %10s | %11s | %9s | %s\n", kw, "Row", "Base", "New",
 	       "Delta", "Delta%", "Budget exceeded");
-	printf("%.*s\n", 120, dashes);
+	kmt_rule(120 + kw - KMT_NAME_COL);
 	for (i = 0; i < nr; i++) {
 		uint64_t b = f[i].row ? f[i].row->v[0].retained : tb;
 		uint64_t n = f[i].row ? f[i].row->v[1].retained : tn;
 
-		if (f[i].row)
-			snprintf(key, sizeof(key), "%s %s", kmt_fp_cat_names[f[i].row->cat],
-				 f[i].row->key);
-		else
-			snprintf(key, sizeof(key), "total");
+		fail_key(&f[i], key, sizeof(key));
 		snprintf(base, sizeof(base), "%" PRIu64, b);
 		snprintf(new, sizeof(new), "%" PRIu64, n);
 		fmt_delta(delta, sizeof(delta), b, n);
 		fmt_pct(pct, sizeof(pct), b, n);
-		printf(" %-34s | %10s | %10s | %11s | %9s | limit %s (%s)\n", key,
+		printf(" %-*s | %10s | %10s | %11s | %9s | limit %s (%s)\n", kw, key,
 		       base, new, delta, pct, f[i].lim->spec, f[i].lim->src);
 	}
-	printf("%.*s\n\n", 120, dashes);
+	kmt_rule(120 + kw - KMT_NAME_COL);
+	printf("\n");
 }
 
 static void print_text(const struct diff *d, const struct diff_opts *o,

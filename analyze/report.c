@@ -259,29 +259,6 @@ static const char dashes[] =
 	"---------------------------------------------------------------------"
 	"---------------------------------------------------------------------";
 
-/*
- * The first column's width: NAME_COL, or the longest name shown, so
- * that a long callsite moves the columns of every row alike.
- */
-#define NAME_COL	34
-
-static int name_width(int width, const char *name)
-{
-	int len = (int)strlen(name);
-
-	return len > width ? len : width;
-}
-
-/* A rule of @len dashes, for tables as wide as their names make them. */
-static void print_rule(int len)
-{
-	int max = (int)sizeof(dashes) - 1;
-
-	for (; len > max; len -= max)
-		fputs(dashes, stdout);
-	printf("%.*s\n", len, dashes);
-}
-
 static void caller_name(const struct kmt_caller *c, bool ptrs,
 			const struct kmt_symtab *st, const struct report_opts *o,
 			char *name, size_t size)
@@ -298,18 +275,18 @@ static void print_rows(const struct kmt_caller *rows, size_t nr, bool ptrs,
 {
 	char name[256];
 	size_t i, n = nr;
-	int w = NAME_COL;
+	int w = KMT_NAME_COL;
 
 	if (o->lines >= 0 && (size_t)o->lines < n)
 		n = (size_t)o->lines;
 	for (i = 0; i < n; i++) {
 		caller_name(&rows[i], ptrs, st, o, name, sizeof(name));
-		w = name_width(w, name);
+		w = kmt_name_width(w, name);
 	}
-	print_rule(105 + w - NAME_COL);
+	kmt_rule(105 + w - KMT_NAME_COL);
 	printf(" %-*s | Total_alloc/Per | Total_req/Per   | Hit      | Ping-pong | Frag\n",
 	       w, ptrs ? "Alloc Ptr" : "Callsite");
-	print_rule(105 + w - NAME_COL);
+	kmt_rule(105 + w - KMT_NAME_COL);
 	for (i = 0; i < n; i++) {
 		const struct kmt_caller *c = &rows[i];
 
@@ -323,7 +300,7 @@ static void print_rows(const struct kmt_caller *rows, size_t nr, bool ptrs,
 	if (n < nr)
 		printf(" %-*s | %-15s | %-15s | %-8s | %-9s | %s\n", w, "...", "...",
 		       "...", "...", "...", "...");
-	print_rule(105 + w - NAME_COL);
+	kmt_rule(105 + w - KMT_NAME_COL);
 }
 
 static void print_summary(const struct kmt_trace *t, const struct kmt_slab *s)
@@ -406,7 +383,7 @@ static void print_page_rows(const struct kmt_trace *t, const struct kmt_slab *s,
 	};
 	char name[256], gfp[256];
 	size_t i, n = nr;
-	int w = NAME_COL;
+	int w = KMT_NAME_COL;
 
 	if (o->verbose && !pfns) {
 		const char *const *ex, *const *pre;
@@ -425,12 +402,12 @@ static void print_page_rows(const struct kmt_trace *t, const struct kmt_slab *s,
 		n = (size_t)o->lines;
 	for (i = 0; i < n; i++) {
 		page_caller_name(&rows[i], pfns, st, o, name, sizeof(name));
-		w = name_width(w, name);
+		w = kmt_name_width(w, name);
 	}
-	print_rule(120 + w - NAME_COL);
+	kmt_rule(120 + w - KMT_NAME_COL);
 	printf(" %-*s | Total_alloc/Per   | Hit      | Order | Migrate type | GFP flags\n",
 	       w, pfns ? "Page" : "Callsite");
-	print_rule(120 + w - NAME_COL);
+	kmt_rule(120 + w - KMT_NAME_COL);
 	for (i = 0; i < n; i++) {
 		const struct kmt_page_caller *c = &rows[i];
 		char mt[16];
@@ -448,7 +425,7 @@ static void print_page_rows(const struct kmt_trace *t, const struct kmt_slab *s,
 	if (n < nr)
 		printf(" %-*s | %-17s | %-8s | %-5s | %-12s | %s\n", w, "...", "...",
 		       "...", "...", "...", "...");
-	print_rule(120 + w - NAME_COL);
+	kmt_rule(120 + w - KMT_NAME_COL);
 	if (!pfns && !s->pg_with_stack) {
 		char src[16] = "";
 
@@ -502,7 +479,7 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 	size_t i, n = 0, shown = 0;
 	unsigned int b;
 	uint64_t freed = 0;
-	int w = NAME_COL;
+	int w = KMT_NAME_COL;
 
 	printf("Boot footprint at %" PRIu64 ".%09" PRIu64 " s (the last event taken):"
 	       " slab objects allocated and never freed\n",
@@ -515,12 +492,12 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 		n += live[i].live_bytes > 0;
 	for (i = 0; i < n && (o->lines < 0 || i < (size_t)o->lines); i++) {
 		kmt_symtab_format(st, live[i].call_site, o->raw_ip, name, sizeof(name));
-		w = name_width(w, name);
+		w = kmt_name_width(w, name);
 	}
-	print_rule(99 + w - NAME_COL);
+	kmt_rule(99 + w - KMT_NAME_COL);
 	printf(" %-*s | %12s | %8s | %12s | %12s | %s\n", w, "Callsite",
 	       "Retained", "Objects", "Allocated", "Transient", "Retained%");
-	print_rule(99 + w - NAME_COL);
+	kmt_rule(99 + w - KMT_NAME_COL);
 	for (i = 0; i < s->nr_callers && live[i].live_bytes; i++) {
 		const struct kmt_caller *c = &live[i];
 
@@ -536,7 +513,7 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 	if (shown < n)
 		printf(" %-*s | %12s | %8s | %12s | %12s | %s\n", w, "...", "...",
 		       "...", "...", "...", "...");
-	print_rule(99 + w - NAME_COL);
+	kmt_rule(99 + w - KMT_NAME_COL);
 	printf(" %-*s | %12" PRIu64 " | %8" PRIu64 " | %12" PRIu64 " | %12" PRIu64 " |\n",
 	       w, "total", s->live_bytes, s->live_objs, s->total_alloc,
 	       s->total_alloc - s->live_bytes);

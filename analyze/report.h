@@ -49,6 +49,15 @@ void kmt_json_str(FILE *f, const char *s, size_t len);
 void kmt_json_key(FILE *f, bool *first, const char *key);
 void kmt_json_u64(FILE *f, bool *first, const char *key, uint64_t v);
 
+/*
+ * Text tables: the first column is KMT_NAME_COL wide, or as wide as the
+ * longest name it shows (kmt_name_width), so that a long callsite moves
+ * the columns of every row alike; kmt_rule prints a rule of @len dashes.
+ */
+#define KMT_NAME_COL	34
+int kmt_name_width(int width, const char *name);
+void kmt_rule(int len);
+
 /* "dentry", "kmalloc size 64" or "cache N": a row of the --live caches. */
 void kmt_cache_label(const struct kmt_trace *t, const struct kmt_live_cache *c,
 		     char *buf, size_t size);

@@ -30,6 +30,24 @@ void kmt_json_str(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 }
 
+int kmt_name_width(int width, const char *name)
+{
+	int len = (int)strlen(name);
+
+	return len > width ? len : width;
+}
+
+void kmt_rule(int len)
+{
+	static const char d[] =
+		"----------------------------------------------------------------";
+	int max = (int)sizeof(d) - 1;
+
+	for (; len > max; len -= max)
+		fputs(d, stdout);
+	printf("%.*s\n", len, d);
+}
+
 void kmt_json_key(FILE *f, bool *first, const char *key)
 {
 	fprintf(f, "%s\"%s\": ", *first ? "" : ", ", key);

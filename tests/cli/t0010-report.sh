@@ -186,4 +186,16 @@ test_expect_success 'dump: the same events from an ABI 1 (varint) trace' '
 	test_cmp r2 r1
 '
 
+test_expect_success 'a callsite longer than its column widens the column: rows stay aligned' '
+	"$MKTRACE" longnames t.kmt &&
+	"$KMF" report --caller t.kmt > out &&
+	grep -q "^ alloc_thing_with_a_name_longer_than_its_column+0x10 |       160/80    |" out &&
+	grep -q "^ helper_init+0x5  *|      4096/4096  |" out &&
+	columns_aligned out &&
+	"$KMF" report --live t.kmt | sed -n "/^ Callsite/,/^ total/p" > live &&
+	columns_aligned live &&
+	"$KMF" report --json t.kmt > json && "$MKTRACE" basic t.kmt && "$KMF" report --json t.kmt > bjson &&
+	sed "s/alloc_thing_with_a_name_longer_than_its_column/alloc_thing/g" json | cmp - bjson
+'
+
 test_done

@@ -195,4 +195,17 @@ test_expect_success 'diff usage: two files, known options, --help' '
 	test_cmp from-help from-err
 '
 
+test_expect_success 'a name longer than its column widens the column: rows stay aligned' '
+	"$MKTRACE" longnames b.kmt && "$MKTRACE" longnames-grown l.kmt &&
+	echo "callsite alloc_thing_with_a_name_longer_than_its_column 256" > budget &&
+	test_must_fail "$KMF" diff --max-growth-bytes 256 --budget budget b.kmt l.kmt > out &&
+	sed -n "/^over budget:/,/^$/p" out | grep "|" > fails &&
+	grep -q "^ callsite alloc_thing_with_a_name_longer_than_its_column |" fails &&
+	columns_aligned fails &&
+	sed -n "/^Slab callsites:/,/^$/p" out | grep "|" > callsites &&
+	grep -q "^ alloc_thing_with_a_name_longer_than_its_column |" callsites &&
+	grep -q "^ helper_init  *|" callsites &&
+	columns_aligned callsites
+'
+
 test_done

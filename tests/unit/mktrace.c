@@ -368,6 +368,26 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && (!strcmp(argv[1], "longnames") ||
+			  !strcmp(argv[1], "longnames-grown"))) {
+		/*
+		 * basic, its first function with a name longer than a
+		 * column; -grown keeps 512 bytes more from it
+		 */
+		b = kb_new(2, 4096);
+		kb_scenario_basic(b);
+		if (argv[1][9])
+			kb_kmalloc(b, 0, 9000, KMT_CTX_TASK, 1, T(0x1010), D(0x9000), 500, 512, 0xcc0, -1);
+		kb_set_kallsyms(b,
+				"ffffffff81000000 T _stext\n"
+				"ffffffff81001000 T alloc_thing_with_a_name_longer_than_its_column\n"
+				"ffffffff81002000 t helper_init\n"
+				"ffffffff81003000 T free_thing\n"
+				"ffffffff82000000 D some_data\n");
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "latency")) {
 		b = kb_new(2, 4096);
 		kb_set_gfp_names(b, true);
@@ -386,7 +406,7 @@ int main(int argc, char **argv)
 	if (argc != 3) {
 		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms FILE\n"
 			"       mktrace tracefs|debugfs|hotplug DIR\n"
-			"       mktrace pages|pagestack|phases|double|repeat|realloc FILE\n"
+			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown FILE\n"
 			"       mktrace diff-base|diff-new FILE\n"
 			"       mktrace big N FILE\n"
 			"       mktrace split|split-gap|split-dup DIR SPOOL\n");
