@@ -86,10 +86,16 @@ into the buffer.  When the buffers are full the earliest events are
 kept and every drop is counted per CPU.  kmem_cache events carry a
 small cache id; the name and sizes reach the trace once per cache.
 
-Off unless booted with kmemtrace.enable=1: the tracepoints stay
-disabled and the only cost is an id assigned at cache creation." \
+No kmem tracepoint fires for kmem_cache_alloc_bulk(),
+kmem_cache_free_bulk() and kfree_bulk(), through which kfree_rcu() and
+the maple tree free: two hooks there, behind a static key that is on
+only while the recorder records, take each object as an event.
+
+Off unless booted with kmemtrace.enable=1: the tracepoints and the
+static key stay disabled and the only cost is an id assigned at cache
+creation." \
 	include/linux/kmemtrace.h mm/kmemtrace.c mm/Kconfig.debug mm/Makefile \
-	mm/mm_init.c mm/slab.h mm/slab_common.c
+	mm/mm_init.c mm/slab.h mm/slab_common.c mm/slub.c
 
 maintainers_with "Documentation|include|mm/"
 step "Documentation: kmemtrace: document the recorder and its ABI" \

@@ -286,12 +286,47 @@ per_cpu_monotonic() {	# NAME [CPUS]: on each CPU, every event's time >= the one 
 		END { for (c in n) { print "cpu " c ": " n[c] " events in time order"; cpus++ }
 		      exit bad || cpus != want }'
 }
+# No kmem tracepoint fires in kmem_cache_alloc_bulk(), kmem_cache_free_bulk()
+# and kfree_bulk(); the recorder hooks them.  The hook has the sample free
+# 2000 objects with kfree_rcu(), which batches them through kfree_bulk()
+# (from kvfree_rcu_bulk()): each must be freed in the trace, at least the
+# half freed in the one-argument form through the batches.  The maple
+# tree allocates its nodes in bulk (mas_alloc_nodes) and frees them so
+# (mas_destroy): both must be in the trace, and no object may be
+# allocated again at its address without a free.
+bulk_recorded() {	# NAME
+	"$kmf" dump "$out/$1/boot.kmt" | awk -v want="$(sed -n 's/^kfree_rcu //p' "$out/$1/kfree-rcu")" '
+		function field(name,   i) {
+			for (i = 5; i <= NF; i++)
+				if (index($i, name "=") == 1)
+					return substr($i, length(name) + 2)
+			return ""
+		}
+		{ site = field("call_site"); sub(/\+.*/, "", site) }
+		$4 == "kmalloc" && site == "kmt_stress_kfree_rcu" { live[field("ptr")]++; n++; next }
+		$4 == "kfree" || $4 == "kmem_cache_free" {
+			p = field("ptr")
+			if (live[p] > 0) { live[p]--; freed++; by[site]++ }
+		}
+		$4 == "kmem_cache_alloc" && site == "mas_alloc_nodes" { maple_alloc++ }
+		$4 == "kmem_cache_free" && site == "mas_destroy" { maple_free++ }
+		END {
+			print "kfree_rcu: the sample freed " want ", the trace has " n " allocated, " freed " freed"
+			for (s in by) print "  freed by " s ": " by[s]
+			print "maple tree: " maple_alloc " nodes allocated in bulk, " maple_free " freed in bulk"
+			exit !(want > 0 && n == want && freed == want && by["kvfree_rcu_bulk"] >= want / 2 &&
+			       maple_alloc > 0 && maple_free > 0)
+		}' || return 1
+	! "$kmf" report --live "$out/$1/boot.kmt" | grep "allocated again at their address"
+}
 if [ -f "$out/$name/boot.kmt" ]; then
 	check "$name: nothing lost with the attach running" nothing_lost "$name"
 	check "$name: every pair the sample counted is in the trace, in its context and on its CPU" \
 		stress_counted "$name"
 	check "$name: per CPU, timestamps never go backwards" per_cpu_monotonic "$name"
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
+	check "$name: bulk allocations and frees: kfree_rcu()'s batches and the maple tree's" \
+		bulk_recorded "$name"
 fi
 
 # The same with 2 x 4 KiB per CPU: the attach cannot keep up, so events

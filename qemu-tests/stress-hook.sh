@@ -19,3 +19,6 @@ mkdir -p /run
 kmemflight attach --daemon --quiet
 echo "$pairs" > "$stress"
 cat "$stress"
+# objects freed by kfree_rcu(), in batches through kfree_bulk()
+echo 2000 > /sys/kernel/debug/kmemtrace-kfree-rcu
+cat /sys/kernel/debug/kmemtrace-kfree-rcu > /out/kfree-rcu

@@ -760,6 +760,39 @@ static void kmt_probe_cache_free(void *data, unsigned long call_site,
 	kmt_free(KMT_EV_CACHE_FREE, call_site, ptr, s ? READ_ONCE(s->kmt_id) : 0);
 }
 
+/* Off until the kmem probes are registered, with them. */
+DEFINE_STATIC_KEY_FALSE(kmemtrace_bulk_key);
+
+void __kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
+			    void **p, unsigned long call_site)
+{
+	size_t i;
+
+	preempt_disable_notrace();
+	for (i = 0; i < nr; i++)
+		kmt_probe_cache_alloc(NULL, call_site, p[i], s, flags,
+				      NUMA_NO_NODE);
+	preempt_enable_notrace();
+}
+
+void __kmemtrace_free_bulk(struct kmem_cache *s, size_t nr, void **p,
+			   unsigned long call_site)
+{
+	unsigned int id = s ? READ_ONCE(s->kmt_id) : 0;
+	size_t i;
+
+	preempt_disable_notrace();
+	for (i = 0; i < nr; i++) {
+		if (!p[i])
+			continue;
+		if (s)
+			kmt_free(KMT_EV_CACHE_FREE, call_site, p[i], id);
+		else
+			kmt_free(KMT_EV_KFREE, call_site, p[i], 0);
+	}
+	preempt_enable_notrace();
+}
+
 static __always_inline u64 kmt_pfn1(struct page *page)
 {
 	return page ? page_to_pfn(page) + 1 : 0;
@@ -1230,13 +1263,17 @@ static int kmt_register_kmem(void)
 	ret = ret ?: register_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
 	ret = ret ?: register_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
 	ret = ret ?: register_trace_mm_page_free(kmt_probe_page_free, NULL);
-	return ret ?: register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
-							  NULL);
+	ret = ret ?: register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
+							 NULL);
+	if (!ret)
+		static_branch_enable(&kmemtrace_bulk_key);
+	return ret;
 }
 
 /* Unregistering a probe that is not registered is harmless (-ENOENT). */
 static void kmt_unregister_kmem(void)
 {
+	static_branch_disable(&kmemtrace_bulk_key);
 	unregister_trace_mm_page_free_batched(kmt_probe_page_free_batched, NULL);
 	unregister_trace_mm_page_free(kmt_probe_page_free, NULL);
 	unregister_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);

@@ -9,6 +9,12 @@
  * context allocates from its own function, so a trace of the run holds
  * exactly that many kmalloc and kfree events from each of them, in the
  * matching context, unless the recorder reports lost events.
+ *
+ * Write N to /sys/kernel/debug/kmemtrace-kfree-rcu to kmalloc() N objects
+ * and free each with kfree_rcu() (every other one in its one-argument
+ * form), which frees them in batches through kfree_bulk(); the write
+ * returns once they are all freed.  Read it for
+ * how many were.  A trace of the run holds each object's free.
  */
 
 #define pr_fmt(fmt) "kmemtrace-stress: " fmt
@@ -174,6 +180,75 @@ static const struct file_operations stress_fops = {
 	.release	= single_release,
 };
 
+struct stress_rcu_obj {
+	struct rcu_head rcu;
+	char data[200];
+};
+
+static unsigned long stress_rcu_freed;
+
+static noinline unsigned long kmt_stress_kfree_rcu(unsigned long n)
+{
+	struct stress_rcu_obj *o;
+	unsigned long i;
+
+	/*
+	 * Both forms: the one-argument one may allocate the page of
+	 * pointers that kfree_rcu() batches in, so both go to kfree_bulk()
+	 */
+	for (i = 0; i < n; i++) {
+		o = kmalloc(sizeof(*o), GFP_KERNEL);
+		if (!o)
+			break;
+		if (i & 1)
+			kfree_rcu(o, rcu);
+		else
+			kfree_rcu_mightsleep(o);
+	}
+	return i;
+}
+
+static ssize_t rcu_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	unsigned long n;
+	int ret;
+
+	ret = kstrtoul_from_user(ubuf, count, 0, &n);
+	if (ret)
+		return ret;
+	if (!n || n > STRESS_MAX_PAIRS)
+		return -EINVAL;
+	mutex_lock(&stress_mutex);
+	n = kmt_stress_kfree_rcu(n);
+	kvfree_rcu_barrier();
+	stress_rcu_freed += n;
+	mutex_unlock(&stress_mutex);
+	return count;
+}
+
+static int rcu_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&stress_mutex);
+	seq_printf(m, "kfree_rcu %lu\n", stress_rcu_freed);
+	mutex_unlock(&stress_mutex);
+	return 0;
+}
+
+static int rcu_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, rcu_show, NULL);
+}
+
+static const struct file_operations rcu_fops = {
+	.owner		= THIS_MODULE,
+	.open		= rcu_open,
+	.read		= seq_read,
+	.write		= rcu_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 static int __init kmemtrace_stress_init(void)
 {
 	struct stress_cpu *sc;
@@ -187,6 +262,7 @@ static int __init kmemtrace_stress_init(void)
 		timer_setup(&sc->timer, kmt_stress_softirq, TIMER_PINNED);
 	}
 	debugfs_create_file("kmemtrace-stress", 0600, NULL, NULL, &stress_fops);
+	debugfs_create_file("kmemtrace-kfree-rcu", 0600, NULL, NULL, &rcu_fops);
 	return 0;
 }
 late_initcall(kmemtrace_stress_init);
