@@ -74,6 +74,8 @@ rows() {	# FILE HEADER
 
 # Frees of objects allocated earlier in the trace but not allocated at
 # the free: "ptr callsite-of-last-alloc bytes-of-last-alloc-or-?" each.
+# Not a free written twice (the same time, CPU, type and callsite as
+# the free that ended the object): kmemflight counts those as perf does.
 stale_frees() {
 	"$kmf" dump "$out/perf.kmt" 2> /dev/null | awk '
 		function field(name,   i) {
@@ -88,11 +90,16 @@ stale_frees() {
 			size[p] = $4 == "kmalloc" ? field("bytes_alloc") : "?"
 		}
 		$4 == "kfree" || $4 == "kmem_cache_free" {
-			p = field("ptr")
-			if ((p in seen) && !(p in live)) print p, site[p], size[p]
+			p = field("ptr"); f = $1 " " $2 " " $4 " " field("call_site")
+			if ((p in seen) && !(p in live) && ended[p] != f) print p, site[p], size[p]
+			if (p in live)
+				ended[p] = f
+			else if (ended[p] == f)
+				twice++
 			delete live[p]
-		}' > "$out/stale"
-	echo "$(wc -l < "$out/stale") stale frees"
+		}
+		END { print twice + 0 > "/dev/stderr" }' > "$out/stale" 2> "$out/repeated-frees"
+	echo "$(wc -l < "$out/stale") stale frees, $(cat "$out/repeated-frees") frees written twice"
 }
 
 # The first events of the large kmallocs traced twice that kmemflight
