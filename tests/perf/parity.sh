@@ -42,7 +42,7 @@ suite=perf
 . "$repo/qemu-tests/check.sh"
 rm -rf "$out"
 mkdir -p "$out"
-make -s -C "$repo" build/tests/perf-repeat || exit 1
+make -s -C "$repo" build-asan/tests/perf-repeat || exit 1
 # perf finds the tracepoints' formats in tracefs
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 
@@ -279,15 +279,27 @@ bad_input() {
 	"$kmf" import --help | grep -q "^usage: kmemflight import"
 }
 
-repeated() {	# the recording with some samples written twice, imported
+# The recording with samples written twice, imported.  perf-repeat
+# writes one of every event that has samples twice at least (its
+# "E of M events"): M must be the kinds the import holds, so that each
+# of kmalloc, kmem_cache_alloc, kfree, kmem_cache_free, mm_page_alloc
+# and mm_page_free is in the file twice on every run, and the report
+# must have found allocations and frees written twice.
+repeated() {
 	mkdir -p "$out/repeat" &&
-	"$repo/build/tests/perf-repeat" "$out/perf.data" "$out/repeat/perf.data" > "$out/repeat/repeat.log" &&
+	"$repo/build-asan/tests/perf-repeat" "$out/perf.data" "$out/repeat/perf.data" > "$out/repeat/repeat.log" &&
 	"$kmf" import "$out/repeat/perf.data" "$out/repeat/perf.kmt" > "$out/repeat/import.log" 2>&1 &&
 	"$kmf" report "$out/repeat/perf.kmt" > "$out/repeat/report.txt" 2> /dev/null || return 1
 	twice=$(sed -n 's/^\([0-9]*\) samples written twice$/\1/p' "$out/repeat/repeat.log")
-	counted=$(sed -n 's/^(\([0-9]*\) allocation events repeat the one before them.*/\1/p' "$out/repeat/report.txt")
-	echo "perf-repeat: ${twice:-?} samples written twice; report: ${counted:-0} allocations repeated"
-	[ "${twice:-0}" -gt 0 ] && [ "${counted:-0}" -gt 0 ]
+	events=$(sed -n 's/^\([0-9]*\) of \([0-9]*\) events written twice$/\1 \2/p' "$out/repeat/repeat.log")
+	kinds=$(sed -n 's/^Events: [0-9]* (\(.*\))$/\1/p' "$out/repeat/report.txt" | tr ',' '\n' |
+		awk '$1 != "other" && $NF > 0 { n++ } END { print n + 0 }')
+	allocs=$(sed -n 's/^(\([0-9]*\) allocation events repeat the one before them.*/\1/p' "$out/repeat/report.txt")
+	frees=$(sed -n 's/^(\([0-9]*\) free events repeat the last free on their CPU.*/\1/p' "$out/repeat/report.txt")
+	echo "perf-repeat: ${twice:-?} samples written twice, of ${events:-? ?} events (the import holds $kinds kinds);" \
+		"report: ${allocs:-0} allocations and ${frees:-0} frees written twice"
+	[ "${twice:-0}" -gt 0 ] && [ "$events" = "$kinds $kinds" ] && [ "$kinds" = 6 ] &&
+	[ "${allocs:-0}" -gt 0 ] && [ "${frees:-0}" -gt 0 ]
 }
 
 # The latency events through perf: a compaction of this machine's memory
