@@ -304,25 +304,36 @@ repeated() {
 
 # The latency events through perf: a compaction of this machine's memory
 # (/proc/sys/vm/compact_memory) recorded with perf record, imported; the
-# report pairs every mm_compaction_begin with its end; direct reclaim,
-# of which only the begin was recorded (and never happened), is "not
-# recorded": a group counts as recorded only with all its events.
+# report pairs every mm_compaction_begin of the workload with its end;
+# direct reclaim, of which only the begin was recorded (and never
+# happened), is "not recorded": a group counts as recorded only with all
+# its events.  perf records system-wide: a compaction of another task
+# (kcompactd) that began before the recording or ends after it is
+# unpaired, correctly, so only the workload's own are counted.
 latency_import() {
 	d=$out/latency
 	mkdir -p "$d"
+	# shellcheck disable=SC2016 # $$ and $0 are the workload's
 	if ! perf record -a -o "$d/perf.data" -e compaction:mm_compaction_begin \
 		-e compaction:mm_compaction_end -e compaction:mm_compaction_try_to_compact_pages \
 		-e vmscan:mm_vmscan_direct_reclaim_begin \
-		-- sh -c 'echo 1 > /proc/sys/vm/compact_memory' > "$d/record.log" 2>&1 ||
+		-- sh -c 'echo $$ > "$0"; echo 1 > /proc/sys/vm/compact_memory' "$d/pid" \
+		> "$d/record.log" 2>&1 ||
 		! "$kmf" import "$d/perf.data" "$d/perf.kmt" > "$d/import.log" 2>&1 ||
-		! "$kmf" report --latency "$d/perf.kmt" > "$d/latency.txt" 2> "$d/latency.err"; then
+		! "$kmf" report --latency "$d/perf.kmt" > "$d/latency.txt" 2> "$d/latency.err" ||
+		! "$kmf" report --latency --json "$d/perf.kmt" > "$d/latency.json" 2>> "$d/latency.err"; then
 		cat "$d/record.log" "$d/import.log" "$d/latency.err"
 		return 1
 	fi
-	begins=$("$kmf" dump "$d/perf.kmt" | awk '$4 == "compaction_begin" { n++ } END { print n + 0 }')
-	row=$(awk -F'|' 'index($1, " compaction (zone) ") == 1 { print $2 + 0, $6 + 0 }' "$d/latency.txt")
-	echo "compaction_begin events: $begins; compaction (zone) episodes, unpaired: $row"
-	[ "$begins" -gt 0 ] && [ "$row" = "$begins 0" ] &&
+	pid=$(cat "$d/pid")
+	begins=$("$kmf" dump "$d/perf.kmt" |
+		awk -v t="task:$pid" '$3 == t && $4 == "compaction_begin" { n++ } END { print n + 0 }')
+	# one line per episode ("latency_ns") and per unpaired event ("event")
+	paired=$(grep -c "^ *{\"kind\": \"compaction\", \"start_ns\": .*\"pid\": $pid," "$d/latency.json")
+	unpaired=$(grep -c "^ *{\"kind\": \"compaction\", \"event\": .*\"pid\": $pid," "$d/latency.json")
+	echo "the workload (pid $pid): compaction_begin events: $begins; compaction episodes: $paired; unpaired events: $unpaired"
+	[ "$begins" -gt 0 ] && [ "$paired" = "$begins" ] && [ "$unpaired" = 0 ] &&
+	grep -q "^ compaction (zone)  | *[1-9]" "$d/latency.txt" &&
 	grep -q "^ direct reclaim     | (not recorded)" "$d/latency.txt" &&
 	grep -q "^ allocation stall   | (not recorded)" "$d/latency.txt"
 }
@@ -365,6 +376,6 @@ if [ -f "$out/perf.kmt" ]; then
 		out=$base
 	fi
 fi
-check "import keeps compaction events: report --latency pairs every begin with its end" \
+check "import keeps compaction events: report --latency pairs each of the workload's begins with its end" \
 	latency_import
 check_done
