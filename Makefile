@@ -3,6 +3,8 @@
 #   make            build/kmemflight
 #   make asan       build-asan/kmemflight (ASan + UBSan)
 #   make check      unit tests and CLI tests, on the sanitizer build
+#   make parity     tests/perf/parity.sh: the import against perf kmem stat
+#                   on a recording of this machine (root, perf)
 #   make fuzz       libFuzzer targets (clang) in build-fuzz/
 #   make man        man pages from Documentation/man/*.rst into build/man/
 #   make install    kmemflight and its man pages under $(DESTDIR)$(PREFIX)
@@ -30,7 +32,7 @@ FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlin
 # the footprint parsers need the analysis they summarise
 FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/pagesite.c analyze/latency.c
 
-.PHONY: all asan check unit unit-build cli fuzz man install clean
+.PHONY: all asan check unit unit-build cli parity fuzz man install clean
 
 all: build/kmemflight
 
@@ -64,13 +66,17 @@ build/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit/kmt_
 	@mkdir -p build/tests
 	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC)
 
-build/tests/perf-repeat: tests/perf/perf-repeat.c $(LIB_SRC) $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(LIB_SRC)
-
 build-asan/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(HDRS)
 	@mkdir -p build-asan/tests
 	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC)
+
+# tests/perf/parity.sh's copier of a perf.data with samples written twice
+build-asan/tests/perf-repeat: tests/perf/perf-repeat.c $(LIB_SRC) $(HDRS)
+	@mkdir -p build-asan/tests
+	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< $(LIB_SRC)
+
+parity: build/kmemflight build-asan/tests/perf-repeat
+	tests/perf/parity.sh
 
 check: unit cli
 

@@ -332,6 +332,9 @@ static void print_summary(const struct kmt_trace *t, const struct kmt_slab *s)
 	if (s->nr_repeated)
 		printf("(%" PRIu64 " allocation events repeat the one before them for their object, same time, CPU and callsite: counted twice, as perf kmem stat counts them)\n",
 		       s->nr_repeated);
+	if (s->nr_repeated_frees)
+		printf("(%" PRIu64 " free events repeat the last free on their CPU, same time, object and callsite: counted twice, as perf kmem stat counts them, the second a ping-pong)\n",
+		       s->nr_repeated_frees);
 	pages_freed = s->by_type[KMT_EV_PAGE_FREE] +
 		      s->by_type[KMT_EV_PAGE_FREE_BATCHED];
 	printf("Events: %" PRIu64 " (kmalloc %" PRIu64 ", kmem_cache_alloc %" PRIu64

@@ -109,6 +109,7 @@ static void json_summary(FILE *f, const struct kmt_slab *s)
 	kmt_json_u64(f, &first, "frees_unknown", s->nr_unknown_frees);
 	kmt_json_u64(f, &first, "double_traced", s->nr_double_traced);
 	kmt_json_u64(f, &first, "repeated", s->nr_repeated);
+	kmt_json_u64(f, &first, "repeated_frees", s->nr_repeated_frees);
 	kmt_json_u64(f, &first, "cross_cpu", s->nr_cross_cpu);
 	kmt_json_u64(f, &first, "cross_node", s->nr_cross_node);
 	kmt_json_u64(f, &first, "node_known", s->nr_node_known);

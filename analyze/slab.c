@@ -271,9 +271,30 @@ static void lifetime(struct kmt_slab *s, uint64_t ns)
 	s->lifetime[b]++;
 }
 
+/*
+ * Per CPU: the last free of a live object, what it freed and the rows
+ * it counted in, to know that free again if the trace holds it twice.
+ */
+struct last_free {
+	uint64_t ptr, ts, call_site;
+	uint64_t bytes;		/* the object's bytes_alloc */
+	uint32_t idx, pidx;	/* its callsite row, its address row */
+	uint8_t type;
+};
+
+/* The same free as @f: the same event, written twice. */
+static bool free_repeats(const struct last_free *f, const struct kmt_event *ev)
+{
+	return f->ptr == ev->ptr && f->ts == ev->ts &&
+	       f->call_site == ev->call_site && f->type == ev->type;
+}
+
 static void on_free(struct kmt_slab *s, struct kmt_hm *live,
+		    struct last_free *frees, size_t nr_frees,
 		    const struct kmt_event *ev)
 {
+	struct last_free *f = &frees[ev->cpu < nr_frees ? ev->cpu :
+				     ev->cpu % nr_frees];
 	struct kmt_hm_slot *slot;
 	uint32_t idx, cpu;
 
@@ -281,6 +302,24 @@ static void on_free(struct kmt_slab *s, struct kmt_hm *live,
 		return;		/* kfree(NULL) */
 	s->nr_frees++;
 	slot = kmt_hm_find(live, ev->ptr);
+	if (!slot && free_repeats(f, ev)) {
+		/*
+		 * The last free on this CPU again, same time, object and
+		 * callsite: one event written twice (see on_alloc()).  perf
+		 * kmem stat counts it as it counts any free of an object
+		 * no longer allocated: the bytes of the object's last
+		 * allocation are freed again, and as it marks a freed
+		 * object's CPU as none, the free is a ping-pong of that
+		 * allocation's rows.  So does this; it is no cross-CPU
+		 * free (nr_cross_cpu).
+		 */
+		s->nr_repeated_frees++;
+		s->total_freed += f->bytes;
+		s->callers[f->idx].pingpong++;
+		if (s->by_ptr)
+			s->ptrs[f->pidx].pingpong++;
+		return;
+	}
 	if (!slot) {
 		s->nr_unknown_frees++;
 		return;
@@ -295,6 +334,13 @@ static void on_free(struct kmt_slab *s, struct kmt_hm *live,
 			s->ptrs[slot->val3 >> 32].pingpong++;
 		s->nr_cross_cpu++;
 	}
+	f->ptr = ev->ptr;
+	f->ts = ev->ts;
+	f->call_site = ev->call_site;
+	f->type = ev->type;
+	f->bytes = slot->val >> 32;
+	f->idx = idx;
+	f->pidx = (uint32_t)(slot->val3 >> 32);
 	kmt_hm_remove(live, slot);
 }
 
@@ -713,6 +759,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	 */
 	size_t nr_last = t->fmt.nr_cpu_ids ? t->fmt.nr_cpu_ids : 1;
 	uint64_t *last;
+	struct last_free *frees;
 	struct kmt_event ring[LOOKAHEAD];
 	struct kmt_merge m;
 	struct phase_state ps = { .phase = -1, .initcall = -1 };
@@ -724,8 +771,10 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	memset(s, 0, sizeof(*s));
 	s->by_ptr = by_ptr;
 	last = calloc(nr_last * 4, sizeof(*last));
-	if (!last || lookup_init(&lk, t)) {
+	frees = calloc(nr_last, sizeof(*frees));
+	if (!last || !frees || lookup_init(&lk, t)) {
 		free(last);
+		free(frees);
 		lookup_free(&lk);
 		return kmt_errf(err, ENOMEM, "out of memory");
 	}
@@ -742,6 +791,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		kmt_hm_free(&pc.frames);
 		kmt_hm_free(&pc.sites);
 		free(last);
+		free(frees);
 		lookup_free(&lk);
 		return kmt_errf(err, ENOMEM, "out of memory");
 	}
@@ -797,7 +847,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			break;
 		case KMT_EV_KFREE:
 		case KMT_EV_CACHE_FREE:
-			on_free(s, &live, ev);
+			on_free(s, &live, frees, nr_last, ev);
 			break;
 		case KMT_EV_PAGE_ALLOC:
 			ret = on_page_alloc(t, s, &pages, &pc, ev, err);
@@ -849,6 +899,7 @@ out:
 	kmt_hm_free(&pc.sites);
 	kmt_hm_free(&pc.pfns);
 	free(last);
+	free(frees);
 	lookup_free(&lk);
 	if (!ret)
 		drop_empty_rows(s);

@@ -159,6 +159,13 @@ struct kmt_slab {
 	 * counted twice, as perf kmem stat does.
 	 */
 	uint64_t nr_repeated;
+	/*
+	 * Free events the same as the last free on their CPU (time,
+	 * object, callsite), the object no longer allocated: written twice
+	 * by perf record.  Counted as perf kmem stat counts them: the
+	 * object's bytes freed again, and a ping-pong of its rows.
+	 */
+	uint64_t nr_repeated_frees;
 	/* mm_page_free_batched: a page mm_page_free already reported */
 	uint64_t pg_frees_batched;
 	/* the footprint at the end: what was never freed */

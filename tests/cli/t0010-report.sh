@@ -108,7 +108,7 @@ test_expect_success 'an event written twice (perf record) counts twice, as perf 
 	"$KMF" report --caller --alloc t.kmt > out &&
 	test_cmp "$TEST_DIR/expect/repeat.report" out &&
 	"$KMF" report --json t.kmt > out &&
-	grep -q "\"double_traced\": 1, \"repeated\": 3," out &&
+	grep -q "\"double_traced\": 1, \"repeated\": 3, \"repeated_frees\": 2," out &&
 	"$KMF" report --live t.kmt > out &&
 	grep -q "^(1 objects, 128 bytes, were allocated again at their address" out
 '

@@ -42,7 +42,7 @@ suite=perf
 . "$repo/qemu-tests/check.sh"
 rm -rf "$out"
 mkdir -p "$out"
-make -s -C "$repo" build/tests/perf-repeat || exit 1
+make -s -C "$repo" build-asan/tests/perf-repeat || exit 1
 # perf finds the tracepoints' formats in tracefs
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 
@@ -74,6 +74,8 @@ rows() {	# FILE HEADER
 
 # Frees of objects allocated earlier in the trace but not allocated at
 # the free: "ptr callsite-of-last-alloc bytes-of-last-alloc-or-?" each.
+# Not a free written twice (the same time, CPU, type and callsite as
+# the free that ended the object): kmemflight counts those as perf does.
 stale_frees() {
 	"$kmf" dump "$out/perf.kmt" 2> /dev/null | awk '
 		function field(name,   i) {
@@ -88,11 +90,16 @@ stale_frees() {
 			size[p] = $4 == "kmalloc" ? field("bytes_alloc") : "?"
 		}
 		$4 == "kfree" || $4 == "kmem_cache_free" {
-			p = field("ptr")
-			if ((p in seen) && !(p in live)) print p, site[p], size[p]
+			p = field("ptr"); f = $1 " " $2 " " $4 " " field("call_site")
+			if ((p in seen) && !(p in live) && ended[p] != f) print p, site[p], size[p]
+			if (p in live)
+				ended[p] = f
+			else if (ended[p] == f)
+				twice++
 			delete live[p]
-		}' > "$out/stale"
-	echo "$(wc -l < "$out/stale") stale frees"
+		}
+		END { print twice + 0 > "/dev/stderr" }' > "$out/stale" 2> "$out/repeated-frees"
+	echo "$(wc -l < "$out/stale") stale frees, $(cat "$out/repeated-frees") frees written twice"
 }
 
 # The first events of the large kmallocs traced twice that kmemflight
@@ -272,38 +279,61 @@ bad_input() {
 	"$kmf" import --help | grep -q "^usage: kmemflight import"
 }
 
-repeated() {	# the recording with some samples written twice, imported
+# The recording with samples written twice, imported.  perf-repeat
+# writes one of every event that has samples twice at least (its
+# "E of M events"): M must be the kinds the import holds, so that each
+# of kmalloc, kmem_cache_alloc, kfree, kmem_cache_free, mm_page_alloc
+# and mm_page_free is in the file twice on every run, and the report
+# must have found allocations and frees written twice.
+repeated() {
 	mkdir -p "$out/repeat" &&
-	"$repo/build/tests/perf-repeat" "$out/perf.data" "$out/repeat/perf.data" > "$out/repeat/repeat.log" &&
+	"$repo/build-asan/tests/perf-repeat" "$out/perf.data" "$out/repeat/perf.data" > "$out/repeat/repeat.log" &&
 	"$kmf" import "$out/repeat/perf.data" "$out/repeat/perf.kmt" > "$out/repeat/import.log" 2>&1 &&
 	"$kmf" report "$out/repeat/perf.kmt" > "$out/repeat/report.txt" 2> /dev/null || return 1
 	twice=$(sed -n 's/^\([0-9]*\) samples written twice$/\1/p' "$out/repeat/repeat.log")
-	counted=$(sed -n 's/^(\([0-9]*\) allocation events repeat the one before them.*/\1/p' "$out/repeat/report.txt")
-	echo "perf-repeat: ${twice:-?} samples written twice; report: ${counted:-0} allocations repeated"
-	[ "${twice:-0}" -gt 0 ] && [ "${counted:-0}" -gt 0 ]
+	events=$(sed -n 's/^\([0-9]*\) of \([0-9]*\) events written twice$/\1 \2/p' "$out/repeat/repeat.log")
+	kinds=$(sed -n 's/^Events: [0-9]* (\(.*\))$/\1/p' "$out/repeat/report.txt" | tr ',' '\n' |
+		awk '$1 != "other" && $NF > 0 { n++ } END { print n + 0 }')
+	allocs=$(sed -n 's/^(\([0-9]*\) allocation events repeat the one before them.*/\1/p' "$out/repeat/report.txt")
+	frees=$(sed -n 's/^(\([0-9]*\) free events repeat the last free on their CPU.*/\1/p' "$out/repeat/report.txt")
+	echo "perf-repeat: ${twice:-?} samples written twice, of ${events:-? ?} events (the import holds $kinds kinds);" \
+		"report: ${allocs:-0} allocations and ${frees:-0} frees written twice"
+	[ "${twice:-0}" -gt 0 ] && [ "$events" = "$kinds $kinds" ] && [ "$kinds" = 6 ] &&
+	[ "${allocs:-0}" -gt 0 ] && [ "${frees:-0}" -gt 0 ]
 }
 
 # The latency events through perf: a compaction of this machine's memory
 # (/proc/sys/vm/compact_memory) recorded with perf record, imported; the
-# report pairs every mm_compaction_begin with its end; direct reclaim,
-# of which only the begin was recorded (and never happened), is "not
-# recorded": a group counts as recorded only with all its events.
+# report pairs every mm_compaction_begin of the workload with its end;
+# direct reclaim, of which only the begin was recorded (and never
+# happened), is "not recorded": a group counts as recorded only with all
+# its events.  perf records system-wide: a compaction of another task
+# (kcompactd) that began before the recording or ends after it is
+# unpaired, correctly, so only the workload's own are counted.
 latency_import() {
 	d=$out/latency
 	mkdir -p "$d"
+	# shellcheck disable=SC2016 # $$ and $0 are the workload's
 	if ! perf record -a -o "$d/perf.data" -e compaction:mm_compaction_begin \
 		-e compaction:mm_compaction_end -e compaction:mm_compaction_try_to_compact_pages \
 		-e vmscan:mm_vmscan_direct_reclaim_begin \
-		-- sh -c 'echo 1 > /proc/sys/vm/compact_memory' > "$d/record.log" 2>&1 ||
+		-- sh -c 'echo $$ > "$0"; echo 1 > /proc/sys/vm/compact_memory' "$d/pid" \
+		> "$d/record.log" 2>&1 ||
 		! "$kmf" import "$d/perf.data" "$d/perf.kmt" > "$d/import.log" 2>&1 ||
-		! "$kmf" report --latency "$d/perf.kmt" > "$d/latency.txt" 2> "$d/latency.err"; then
+		! "$kmf" report --latency "$d/perf.kmt" > "$d/latency.txt" 2> "$d/latency.err" ||
+		! "$kmf" report --latency --json "$d/perf.kmt" > "$d/latency.json" 2>> "$d/latency.err"; then
 		cat "$d/record.log" "$d/import.log" "$d/latency.err"
 		return 1
 	fi
-	begins=$("$kmf" dump "$d/perf.kmt" | awk '$4 == "compaction_begin" { n++ } END { print n + 0 }')
-	row=$(awk -F'|' 'index($1, " compaction (zone) ") == 1 { print $2 + 0, $6 + 0 }' "$d/latency.txt")
-	echo "compaction_begin events: $begins; compaction (zone) episodes, unpaired: $row"
-	[ "$begins" -gt 0 ] && [ "$row" = "$begins 0" ] &&
+	pid=$(cat "$d/pid")
+	begins=$("$kmf" dump "$d/perf.kmt" |
+		awk -v t="task:$pid" '$3 == t && $4 == "compaction_begin" { n++ } END { print n + 0 }')
+	# one line per episode ("latency_ns") and per unpaired event ("event")
+	paired=$(grep -c "^ *{\"kind\": \"compaction\", \"start_ns\": .*\"pid\": $pid," "$d/latency.json")
+	unpaired=$(grep -c "^ *{\"kind\": \"compaction\", \"event\": .*\"pid\": $pid," "$d/latency.json")
+	echo "the workload (pid $pid): compaction_begin events: $begins; compaction episodes: $paired; unpaired events: $unpaired"
+	[ "$begins" -gt 0 ] && [ "$paired" = "$begins" ] && [ "$unpaired" = 0 ] &&
+	grep -q "^ compaction (zone)  | *[1-9]" "$d/latency.txt" &&
 	grep -q "^ direct reclaim     | (not recorded)" "$d/latency.txt" &&
 	grep -q "^ allocation stall   | (not recorded)" "$d/latency.txt"
 }
@@ -346,6 +376,6 @@ if [ -f "$out/perf.kmt" ]; then
 		out=$base
 	fi
 fi
-check "import keeps compaction events: report --latency pairs every begin with its end" \
+check "import keeps compaction events: report --latency pairs each of the workload's begins with its end" \
 	latency_import
 check_done

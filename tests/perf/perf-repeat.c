@@ -12,9 +12,17 @@
  * are written again after the FINISHED_ROUND, if they are late enough
  * for that to happen (later than every sample read before the previous
  * round ended: the kernel wrote them while perf copied this round).
- * Prints "N samples written twice" on standard output.
+ * Until every event (attribute) that has samples has had one written
+ * twice, a CPU's run of samples written again reaches back, up to
+ * MAX_TAIL, to the newest sample of an event not written twice yet: so
+ * that every kind of event, allocations and frees, slab and page, is
+ * in the file twice on every run, whichever samples came last.
+ *
+ * Prints "N samples written twice" and "E of M events written twice"
+ * (M: the events that have samples) on standard output.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,16 +30,26 @@
 #include "kmt.h"
 
 #define REC_FINISHED_ROUND	68
+#define REC_SAMPLE		9
 #define MAX_CPUS		4096
 #define MAX_REPEAT		3
+#define MAX_TAIL		32
 
+/* A CPU's last samples of the current round, a ring, newest at head - 1. */
 struct last {
-	uint64_t off[MAX_REPEAT];	/* newest first, in the data */
-	uint64_t time[MAX_REPEAT];
-	uint16_t size[MAX_REPEAT];
-	unsigned int n;
+	uint64_t off[MAX_TAIL];		/* in the data */
+	uint64_t time[MAX_TAIL];
+	uint32_t attr[MAX_TAIL];
+	uint16_t size[MAX_TAIL];
+	unsigned int head, n;
 	uint64_t round;			/* the round they are from */
 };
+
+/* The k-th newest sample of @l (0: the newest). */
+static unsigned int nth(const struct last *l, unsigned int k)
+{
+	return (l->head + MAX_TAIL - 1 - k) % MAX_TAIL;
+}
 
 struct buf {
 	uint8_t *p;
@@ -94,19 +112,46 @@ static int read_all(const char *path, uint8_t **out, size_t *len)
 	return 0;
 }
 
+struct repeat_stats {
+	unsigned long samples;		/* written twice */
+	uint32_t events, events_twice;	/* with samples; with one written twice */
+};
+
+/*
+ * How many of @l's newest samples to write again at the end of round
+ * @round: 1 to MAX_REPEAT by turns, more to reach an event none of whose
+ * samples was written twice yet; only samples later than @flushed.
+ */
+static unsigned int tail_len(const struct last *l, uint64_t round,
+			     uint64_t flushed, const bool *twice)
+{
+	unsigned int want = 1 + round % MAX_REPEAT, late, k;
+
+	for (late = 0; late < l->n && l->time[nth(l, late)] > flushed; late++)
+		;
+	for (k = want; k < late; k++)
+		if (!twice[l->attr[nth(l, k)]])
+			want = k + 1;
+	return want < late ? want : late;
+}
+
 /*
  * The new data section: every record, and after each FINISHED_ROUND the
  * repeats of the round it ends.
  */
 static int repeat(const struct kmt_perf *p, struct buf *data,
-		  unsigned long *repeated, struct kmt_err *err)
+		  struct repeat_stats *st, struct kmt_err *err)
 {
 	struct last *last = calloc(MAX_CPUS, sizeof(*last));
+	bool *seen = calloc(p->nr_attrs ? p->nr_attrs : 1, sizeof(*seen));
+	bool *twice = calloc(p->nr_attrs ? p->nr_attrs : 1, sizeof(*twice));
 	uint64_t off = 0, round = 0, max_now = 0, max_prev = 0, flushed = 0;
 	int ret = 0;
 
-	if (!last)
-		return -ENOMEM;
+	if (!last || !seen || !twice) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	while (!ret && off + 8 <= p->data_size) {
 		const uint8_t *r = p->data + off;
 		uint32_t type;
@@ -119,35 +164,35 @@ static int repeat(const struct kmt_perf *p, struct buf *data,
 			break;
 		}
 		ret = put(data, r, size);
-		if (!ret && type == 9) {	/* PERF_RECORD_SAMPLE */
+		if (!ret && type == REC_SAMPLE) {
 			struct kmt_perf_sample s;
 			uint64_t o = off;
 			struct last *l;
-			unsigned int i;
 
 			if (kmt_perf_next(p, &o, &s, err) != 1 ||
-			    s.kind != KMT_PERF_SAMPLE || s.cpu >= MAX_CPUS) {
+			    s.kind != KMT_PERF_SAMPLE || s.cpu >= MAX_CPUS ||
+			    s.attr >= p->nr_attrs) {
 				ret = -EBADMSG;
 				break;
 			}
 			l = &last[s.cpu];
-			if (l->round != round || !l->n)
+			if (l->round != round)
 				l->n = 0;
 			l->round = round;
-			for (i = MAX_REPEAT - 1; i > 0; i--) {
-				l->off[i] = l->off[i - 1];
-				l->time[i] = l->time[i - 1];
-				l->size[i] = l->size[i - 1];
-			}
-			l->off[0] = off;
-			l->time[0] = s.time;
-			l->size[0] = size;
-			if (l->n < MAX_REPEAT)
+			l->off[l->head] = off;
+			l->time[l->head] = s.time;
+			l->attr[l->head] = s.attr;
+			l->size[l->head] = size;
+			l->head = (l->head + 1) % MAX_TAIL;
+			if (l->n < MAX_TAIL)
 				l->n++;
+			if (!seen[s.attr])
+				st->events++;
+			seen[s.attr] = true;
 			if (s.time > max_now)
 				max_now = s.time;
 		} else if (!ret && type == REC_FINISHED_ROUND) {
-			unsigned int cpu, want = 1 + round % MAX_REPEAT, i, k;
+			unsigned int cpu, i, k;
 
 			/* perf kmem has delivered up to flushed at this end */
 			flushed = max_prev;
@@ -156,11 +201,15 @@ static int repeat(const struct kmt_perf *p, struct buf *data,
 
 				if (l->round != round || !l->n)
 					continue;
-				for (k = 0; k < want && k < l->n && l->time[k] > flushed; k++)
-					;
+				k = tail_len(l, round, flushed, twice);
 				for (i = k; i-- > 0 && !ret; ) {
-					ret = put(data, p->data + l->off[i], l->size[i]);
-					(*repeated)++;
+					unsigned int j = nth(l, i);
+
+					ret = put(data, p->data + l->off[j], l->size[j]);
+					st->samples++;
+					if (!twice[l->attr[j]])
+						st->events_twice++;
+					twice[l->attr[j]] = true;
 				}
 				l->n = 0;
 			}
@@ -169,7 +218,10 @@ static int repeat(const struct kmt_perf *p, struct buf *data,
 		}
 		off += size;
 	}
+out:
 	free(last);
+	free(seen);
+	free(twice);
 	return ret;
 }
 
@@ -178,7 +230,7 @@ int main(int argc, char **argv)
 	struct kmt_err err = { "" };
 	struct kmt_perf p;
 	struct buf data = { NULL, 0, 0 }, out = { NULL, 0, 0 };
-	unsigned long repeated = 0;
+	struct repeat_stats st = { 0 };
 	uint8_t *in = NULL;
 	size_t len = 0;
 	uint64_t doff, dsize, dend, delta, attr_size, aoff, asize, i, nfeat = 0;
@@ -200,7 +252,7 @@ int main(int argc, char **argv)
 			ret == -ENOMEM ? "out of memory" : err.msg);
 		goto out;
 	}
-	ret = repeat(&p, &data, &repeated, &err);
+	ret = repeat(&p, &data, &st, &err);
 	if (ret) {
 		fprintf(stderr, "perf-repeat: %s: %s\n", argv[1],
 			err.msg[0] ? err.msg : strerror(-ret));
@@ -242,15 +294,21 @@ int main(int argc, char **argv)
 			set64(out.p + at, get64(out.p + at) + delta);
 	}
 	f = fopen(argv[2], "wb");
-	if (!f || fwrite(out.p, 1, out.len, f) != out.len || fclose(f)) {
-		fprintf(stderr, "perf-repeat: %s: %s\n", argv[2], strerror(errno));
-		ret = -EIO;
+	if (!f) {
+		ret = -errno;
+	} else {
+		ret = fwrite(out.p, 1, out.len, f) != out.len ? -EIO : 0;
+		if (fclose(f) && !ret)
+			ret = -errno;
+	}
+	if (ret) {
+		fprintf(stderr, "perf-repeat: %s: %s\n", argv[2], strerror(-ret));
 		goto out;
 	}
-	printf("%lu samples written twice\n", repeated);
+	printf("%lu samples written twice\n", st.samples);
+	printf("%u of %u events written twice\n", st.events_twice, st.events);
 out:
-	if (!ret || ret != -ENOMEM)
-		kmt_perf_close(&p);
+	kmt_perf_close(&p);
 	free(in);
 	free(data.p);
 	free(out.p);

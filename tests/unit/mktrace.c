@@ -312,17 +312,19 @@ int main(int argc, char **argv)
 		/*
 		 * What an import of a perf.data holds where perf record
 		 * wrote a sample twice: the same event again, same time and
-		 * fields (a kmalloc, a kmem_cache_alloc, a kmem_cache_free,
-		 * the caller's trace of a large kmalloc that 6.12 traces
-		 * twice); and two kmallocs of one small object back to back
-		 * from two callsites, which are not a large kmalloc's pair.
+		 * fields (a kmalloc, a kfree on another CPU, a
+		 * kmem_cache_alloc, a kmem_cache_free on the same CPU, the
+		 * caller's trace of a large kmalloc that 6.12 traces twice);
+		 * and two kmallocs of one small object back to back from two
+		 * callsites, which are not a large kmalloc's pair.
 		 */
 		b = kb_new(2, 4096);
 		kb_set_kallsyms(b, kb_kallsyms);
 		kb_cache_def(b, 0, 100, 1, 192, 192, 8, "dentry");
 		for (i = 0; i < 2; i++)
 			kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 57, 64, 0xcc0, -1);
-		kb_kfree(b, 1, 2000, KMT_CTX_TASK, 2, T(0x3008), D(0x1000));
+		for (i = 0; i < 2; i++)
+			kb_kfree(b, 1, 2000, KMT_CTX_TASK, 2, T(0x3008), D(0x1000));
 		for (i = 0; i < 2; i++)
 			kb_cache_alloc(b, 0, 3000, KMT_CTX_TASK, 1, T(0x1040), D(0x2000), 1, 0xcc0, -1);
 		for (i = 0; i < 2; i++)

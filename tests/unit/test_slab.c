@@ -394,6 +394,71 @@ static void test_frees_and_unknown_cache(void **state)
 	close_built(&bt);
 }
 
+/*
+ * Every event kind written twice, as perf record does at times: each
+ * counts as perf kmem stat counts it.  An allocation again is another
+ * hit; a free again frees the object's bytes again and is a ping-pong
+ * of its rows (perf marks a freed object's CPU as none), but no
+ * cross-CPU free; a free of an object never allocated is unknown
+ * twice; a page allocation again is another request, and a page free
+ * again is a free of a page not allocated.
+ */
+static void test_repeated_events(void **state)
+{
+	struct built bt;
+	struct kmt_slab s;
+	struct kb *b = kb_new(2, 4096);
+	int i;
+
+	(void)state;
+	kb_cache_def(b, 0, 10, 5, 100, 128, 8, "five");
+	for (i = 0; i < 2; i++)
+		kb_kmalloc(b, 0, 100, KMT_CTX_TASK, 1, T(0x600), D(0x300), 100,
+			   128, 0, -1);
+	for (i = 0; i < 2; i++)	/* on another CPU: a real ping-pong, then one more */
+		kb_kfree(b, 1, 200, KMT_CTX_TASK, 2, T(0x700), D(0x300));
+	for (i = 0; i < 2; i++)
+		kb_cache_alloc(b, 0, 300, KMT_CTX_TASK, 1, T(0x500), D(0x100), 5,
+			       0, -1);
+	for (i = 0; i < 2; i++)	/* on the same CPU: only the second is one */
+		kb_cache_free(b, 0, 400, KMT_CTX_TASK, 1, T(0x700), D(0x100), 5);
+	for (i = 0; i < 2; i++)
+		kb_kfree(b, 0, 500, KMT_CTX_TASK, 1, T(0x700), D(0x900));
+	for (i = 0; i < 2; i++)
+		kb_page_alloc(b, 0, 600, KMT_CTX_TASK, 1, 0x1001, 1, 0xcc0, 0);
+	for (i = 0; i < 2; i++)
+		kb_page_free(b, 0, 700, KMT_CTX_TASK, 1, 0x1001, 1);
+	open_built(b, &bt);
+	analyze(&bt, &s);
+
+	assert_true(s.nr_allocs == 4);
+	assert_true(s.nr_repeated == 2);
+	assert_true(s.total_alloc == 4 * 128);
+	assert_true(s.total_req == 4 * 100);
+	assert_true(s.nr_frees == 6);
+	assert_true(s.nr_repeated_frees == 2);
+	assert_true(s.nr_unknown_frees == 2);
+	assert_true(s.total_freed == 4 * 128);
+	assert_true(s.nr_cross_cpu == 1);
+	assert_true(s.nr_untraced_frees == 0);
+	assert_true(s.live_objs == 0);
+
+	sort_by(&s, "callsite");
+	assert_int_equal(s.nr_callers, 2);
+	check_caller(&s.callers[0], T(0x500), 256, 200, 2, 1);
+	check_caller(&s.callers[1], T(0x600), 256, 200, 2, 2);
+
+	assert_true(s.pg_requests == 2);
+	assert_true(s.pg_bytes_alloc == 2 * 8192);
+	assert_true(s.pg_order_mt[1][0] == 2);
+	assert_true(s.pg_frees == 2);
+	assert_true(s.pg_bytes_freed == 2 * 8192);
+	assert_true(s.pg_free_unmatched == 1);
+	assert_true(s.pg_live_blocks == 0);
+	kmt_slab_free(&s);
+	close_built(&bt);
+}
+
 /* A corrupt record fails the analysis with the cursor's message. */
 static void test_analyze_error(void **state)
 {
@@ -586,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_frag),
 		cmocka_unit_test(test_cross_node),
 		cmocka_unit_test(test_frees_and_unknown_cache),
+		cmocka_unit_test(test_repeated_events),
 		cmocka_unit_test(test_analyze_error),
 		cmocka_unit_test(test_many_callers),
 		cmocka_unit_test(test_hashmap_100k),
