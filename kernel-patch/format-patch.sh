@@ -91,11 +91,22 @@ kmem_cache_free_bulk() and kfree_bulk(), through which kfree_rcu() and
 the maple tree free: two hooks there, behind a static key that is on
 only while the recorder records, take each object as an event.
 
+memblock reserves the boot memory (the memmap, the per-CPU areas, the
+kernel image, the hash tables) before the recorder can start: memblock
+reports every range it adds, removes, reserves, allocates and frees,
+with the first function outside memblock as the caller, and so do
+memblock_free_late() and free_reserved_area().  Until the recorder
+starts, those events wait in an init-time array sized by
+CONFIG_KMEMTRACE_MEMBLOCK_EARLY; those that do not fit are counted.
+memblock=debug now names that caller for allocations and for
+memblock_free() too, instead of memblock's own functions.
+
 Off unless booted with kmemtrace.enable=1: the tracepoints and the
 static key stay disabled and the only cost is an id assigned at cache
 creation." \
 	include/linux/kmemtrace.h mm/kmemtrace.c mm/Kconfig.debug mm/Makefile \
-	mm/mm_init.c mm/slab.h mm/slab_common.c mm/slub.c
+	mm/memblock.c mm/mm_init.c mm/page_alloc.c mm/slab.h mm/slab_common.c \
+	mm/slub.c
 
 maintainers_with "Documentation|include|mm/"
 step "Documentation: kmemtrace: document the recorder and its ABI" \

@@ -376,15 +376,20 @@ struct kmt_rsv {
 	unsigned int	len;
 };
 
+/* The time of a record: now, or the one it happened at (kmt_reserve_at()). */
+#define KMT_NOW			U64_MAX
+
 /*
- * kmt_reserve - reserve a record of @type with @plen payload bytes
+ * kmt_reserve_at - reserve a record of @type with @plen payload bytes
  *
- * Writes the header byte, the time and, if needed, the pid.  Return:
- * true with @r filled in, or false when the event was dropped (and
- * counted) because every sub-buffer is full, or is the recorder's own.
+ * Writes the header byte, the time (@at, or local_clock() for KMT_NOW)
+ * and, if needed, the pid.  Return: true with @r filled in, or false when
+ * the event was dropped (and counted) because every sub-buffer is full,
+ * or is the recorder's own.
  */
-static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
-					unsigned int plen, struct kmt_rsv *r)
+static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
+					   unsigned int plen, struct kmt_rsv *r,
+					   u64 at)
 {
 	unsigned int pos, seq, len, next_seq, consumed;
 	u8 ctx = KMT_CTX_TASK;
@@ -405,7 +410,7 @@ static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
 		ctx = interrupt_context_level();
 	}
 	for (;;) {
-		ts = local_clock();
+		ts = at == KMT_NOW ? local_clock() : at;
 		last_ts = READ_ONCE(cb->last_ts);
 		/*
 		 * local_clock() can step back on a CPU: the TSC's refined
@@ -481,6 +486,12 @@ write:
 	}
 	r->p = p;
 	return true;
+}
+
+static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
+					unsigned int plen, struct kmt_rsv *r)
+{
+	return kmt_reserve_at(cb, type, plen, r, KMT_NOW);
 }
 
 static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
@@ -588,20 +599,22 @@ struct kmt_str {
 };
 
 /*
- * kmt_record_fields - write a record field by field
+ * kmt_record_fields_at - write a record field by field
  * @type:  event type
  * @enc:   the encoding of each of the @n values (the event's layout)
  * @v:     the values: addresses for TEXT32 and DMAP32
  * @n:     number of values
  * @str:   the layout's STR fields after the values, in order, or NULL
  * @nstr:  their number
+ * @at:    the record's time, or KMT_NOW
  *
  * Any value fits: too wide ones are escaped.  For the rare events, and for
  * the hot ones when a value does not fit their fast path.
  */
-static noinline void kmt_record_fields(u8 type, const u8 *enc, const u64 *v,
-				       unsigned int n, const struct kmt_str *str,
-				       unsigned int nstr)
+static noinline void kmt_record_fields_at(u8 type, const u8 *enc,
+					  const u64 *v, unsigned int n,
+					  const struct kmt_str *str,
+					  unsigned int nstr, u64 at)
 {
 	struct kmt_cpu *cb;
 	unsigned int plen = 0, i;
@@ -614,7 +627,7 @@ static noinline void kmt_record_fields(u8 type, const u8 *enc, const u64 *v,
 		plen += kmt_uvar_len(str[i].len) + str[i].len;
 	preempt_disable_notrace();
 	cb = this_cpu_ptr(&kmt_cpu_buf);
-	if (kmt_reserve(cb, type, plen, &r)) {
+	if (kmt_reserve_at(cb, type, plen, &r, at)) {
 		p = r.p;
 		for (i = 0; i < n; i++)
 			p = kmt_put_field(p, enc[i], v[i]);
@@ -626,6 +639,13 @@ static noinline void kmt_record_fields(u8 type, const u8 *enc, const u64 *v,
 		kmt_commit(cb, &r);
 	}
 	preempt_enable_notrace();
+}
+
+static void kmt_record_fields(u8 type, const u8 *enc, const u64 *v,
+			      unsigned int n, const struct kmt_str *str,
+			      unsigned int nstr)
+{
+	kmt_record_fields_at(type, enc, v, n, str, nstr, KMT_NOW);
 }
 
 /* Each event's encodings: the layout's, in its order. */
@@ -901,6 +921,130 @@ static void kmt_emit_cache_def(struct kmem_cache *s)
 	v[4] = (__force unsigned int)s->flags;
 	kmt_record_str(KMT_EV_CACHE_DEF, kmt_enc_cache_def, v, ARRAY_SIZE(v),
 		       s->name ? s->name : "");
+}
+
+/* ---- memblock -------------------------------------------------------- */
+
+/*
+ * memblock reserves memory from the first lines of setup_arch() on, long
+ * before the recorder can start (kmemtrace.enable is not even parsed
+ * yet): its events wait in this init-time array, whatever kmemtrace.enable
+ * says, and go into the trace in order when the recorder starts at boot.
+ * Only the boot CPU runs until then, so no lock.  The array goes away
+ * with the init sections; a recorder started later through tracefs has
+ * only the memblock events from then on.
+ */
+struct kmt_mb_early {
+	u64	ts;		/* local_clock(): 0 before the clock runs */
+	u64	base;
+	u64	size;
+	s32	caller;		/* from _stext: callers are in vmlinux */
+	s16	nid;
+	u8	op;		/* enum kmt_memblock_op */
+	u8	flags;		/* enum memblock_flags */
+};
+
+static struct kmt_mb_early kmt_mb_early[CONFIG_KMEMTRACE_MEMBLOCK_EARLY] __initdata;
+static unsigned int kmt_mb_kept __initdata;
+static unsigned int kmt_mb_dropped __initdata;
+/* kmemtrace_init() ran: memblock events are recorded live, or not at all */
+static bool kmt_mb_live __read_mostly;
+
+static const u8 kmt_enc_memblock[] = {
+	KMT_ENC_U8X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_S8X, KMT_ENC_U8X,
+	KMT_ENC_TEXT32,
+};
+
+static const u8 kmt_enc_memblock_early[] = {
+	KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X,
+};
+
+static void kmt_record_memblock(u64 at, u8 op, u64 base, u64 size, int nid,
+				unsigned int flags, unsigned long caller,
+				const char *what)
+{
+	u64 v[6] = { op, base, size, (s64)nid, flags, caller };
+	struct kmt_str str = { what ?: "", what ? strnlen(what, KMT_MAX_NAME) : 0 };
+
+	kmt_record_fields_at(KMT_EV_MEMBLOCK, kmt_enc_memblock, v,
+			     ARRAY_SIZE(v), &str, 1, at);
+}
+
+static void __init kmt_mb_keep(enum kmt_memblock_op op, phys_addr_t base,
+			       phys_addr_t size, int nid, unsigned int flags,
+			       unsigned long caller)
+{
+	struct kmt_mb_early *e;
+
+	if (kmt_mb_kept >= ARRAY_SIZE(kmt_mb_early)) {
+		kmt_mb_dropped++;
+		return;
+	}
+	e = &kmt_mb_early[kmt_mb_kept++];
+	e->ts = local_clock();
+	e->base = base;
+	e->size = size;
+	e->caller = (s32)kmt_text_off(caller);
+	e->nid = nid;
+	e->op = op;
+	e->flags = flags;
+}
+
+/**
+ * kmemtrace_memblock - record a memblock event
+ * @op: what happened (enum kmt_memblock_op)
+ * @base: physical address of the range
+ * @size: its bytes
+ * @nid: the node asked for, %NUMA_NO_NODE for any
+ * @flags: enum memblock_flags of the range or allocation
+ * @caller: the first function outside memblock
+ * @what: what free_reserved_area() frees ("unused kernel image
+ *        (initmem)"), or NULL
+ *
+ * Called by memblock for every range it adds, removes, reserves,
+ * allocates and frees, and by memblock_free_late() and
+ * free_reserved_area() for reserved memory given to the buddy allocator.
+ * Before kmemtrace_init() the event is kept for the recorder; after it,
+ * it is recorded while the recorder records.
+ */
+void __ref kmemtrace_memblock(enum kmt_memblock_op op, phys_addr_t base,
+			      phys_addr_t size, int nid, unsigned int flags,
+			      unsigned long caller, const char *what)
+{
+	if (!READ_ONCE(kmt_mb_live)) {
+		kmt_mb_keep(op, base, size, nid, flags, caller);
+		return;
+	}
+	if (READ_ONCE(kmt_recording) &&
+	    (READ_ONCE(kmt_groups) & BIT(KMT_GROUP_KMEM)))
+		kmt_record_memblock(KMT_NOW, op, base, size, nid, flags, caller,
+				    what);
+}
+
+/*
+ * Write the kept memblock events into the boot CPU's empty buffer, at
+ * their own times: the first records of the trace.  Then how many there
+ * were and how many did not fit.
+ */
+static void __init kmt_mb_replay(void)
+{
+	u64 v[3] = { kmt_mb_kept, kmt_mb_dropped, ARRAY_SIZE(kmt_mb_early) };
+	const struct kmt_mb_early *e;
+	unsigned int i;
+
+	/* Nothing recorded yet: let the buffer's time start at the first. */
+	this_cpu_ptr(&kmt_cpu_buf)->last_ts = 0;
+	for (i = 0; i < kmt_mb_kept; i++) {
+		e = &kmt_mb_early[i];
+		kmt_record_memblock(e->ts, e->op, e->base, e->size, e->nid,
+				    e->flags, (unsigned long)_stext + e->caller,
+				    NULL);
+	}
+	kmt_record_fields(KMT_EV_MEMBLOCK_EARLY, kmt_enc_memblock_early, v,
+			  ARRAY_SIZE(v), NULL, 0);
+	if (kmt_mb_dropped)
+		pr_warn("%u memblock events did not fit in CONFIG_KMEMTRACE_MEMBLOCK_EARLY=%zu before the recorder started; they are counted, not recorded\n",
+			kmt_mb_dropped, ARRAY_SIZE(kmt_mb_early));
 }
 
 /* Boot phases: initcall levels and functions, and what pid 1 execs. */
@@ -1509,6 +1653,8 @@ void __init kmemtrace_init(void)
 		init_waitqueue_head(&cb->wait);
 		init_irq_work(&cb->wakeup, kmt_wakeup);
 	}
+	/* From now on memblock events are recorded live, or not at all. */
+	WRITE_ONCE(kmt_mb_live, true);
 	if (kmt_param_invalid || !kmt_boot_enable)
 		return;
 	/* Like ftrace: nothing to record that nobody could read. */
@@ -1523,6 +1669,9 @@ void __init kmemtrace_init(void)
 			kmt_nr_subbufs, kmt_subbuf_size, ret);
 		return;
 	}
+	/* Before anything else in the buffer: the earliest times. */
+	if (kmt_groups & BIT(KMT_GROUP_KMEM))
+		kmt_mb_replay();
 	ret = kmt_start();
 	if (ret) {
 		pr_warn("cannot attach to the kmem tracepoints (%d); recorder off\n",

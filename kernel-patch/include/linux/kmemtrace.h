@@ -4,6 +4,7 @@
 
 #include <linux/gfp_types.h>
 #include <linux/jump_label.h>
+#include <linux/types.h>
 #include <uapi/linux/kmemtrace.h>
 
 struct kmem_cache;
@@ -11,6 +12,9 @@ struct kmem_cache;
 #ifdef CONFIG_KMEMTRACE
 void __init kmemtrace_init(void);
 void kmemtrace_cache_create(struct kmem_cache *s);
+void kmemtrace_memblock(enum kmt_memblock_op op, phys_addr_t base,
+			phys_addr_t size, int nid, unsigned int flags,
+			unsigned long caller, const char *what);
 
 DECLARE_STATIC_KEY_FALSE(kmemtrace_bulk_key);
 void __kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
@@ -59,6 +63,10 @@ static __always_inline void kmemtrace_free_bulk(struct kmem_cache *s,
 #else
 static inline void kmemtrace_init(void) { }
 static inline void kmemtrace_cache_create(struct kmem_cache *s) { }
+static inline void kmemtrace_memblock(enum kmt_memblock_op op,
+				      phys_addr_t base, phys_addr_t size,
+				      int nid, unsigned int flags,
+				      unsigned long caller, const char *what) { }
 static inline void kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags,
 					size_t nr, void **p,
 					unsigned long call_site) { }

@@ -100,6 +100,9 @@ enum kmt_event_type {
 	KMT_EV_COMPACT_BEGIN	= 21,	/* one zone is compacted ... */
 	KMT_EV_COMPACT_END	= 22,	/* ... to here */
 	KMT_EV_GROUPS		= 23,	/* the event groups recorded from now */
+	/* Group "kmem", before and after the buddy allocator exists */
+	KMT_EV_MEMBLOCK		= 24,	/* enum kmt_memblock_op */
+	KMT_EV_MEMBLOCK_EARLY	= 25,	/* the early memblock events, counted */
 	KMT_EV_MAX		= 31,
 };
 
@@ -130,6 +133,24 @@ enum kmt_compact_status {
 	KMT_COMPACT_PARTIAL_SKIPPED	= 7,
 	KMT_COMPACT_CONTENDED		= 8,
 	KMT_COMPACT_SUCCESS		= 9,
+};
+
+/*
+ * What a KMT_EV_MEMBLOCK record did (KMT_F_MB_OP).  ADD and REMOVE
+ * change the RAM memblock knows, RESERVE and ALLOC reserve a range of it
+ * (ALLOC: one memblock chose), FREE gives a reserved range back to
+ * memblock; FREE_LATE (memblock_free_late()) and FREE_AREA
+ * (free_reserved_area(): the init sections, the initrd) give reserved
+ * memory to the buddy allocator after memblock handed over to it.
+ */
+enum kmt_memblock_op {
+	KMT_MB_ADD		= 1,
+	KMT_MB_REMOVE		= 2,
+	KMT_MB_RESERVE		= 3,
+	KMT_MB_ALLOC		= 4,
+	KMT_MB_FREE		= 5,
+	KMT_MB_FREE_LATE	= 6,
+	KMT_MB_FREE_AREA	= 7,
 };
 
 /*
@@ -193,6 +214,12 @@ enum kmt_field_id {
 	KMT_F_SYNC		= 33,	/* 1: sync compaction, 0: async */
 	KMT_F_STATUS		= 34,	/* enum kmt_compact_status */
 	KMT_F_GROUPS		= 35,	/* bits of enum kmt_group */
+	KMT_F_MB_OP		= 36,	/* enum kmt_memblock_op */
+	KMT_F_PHYS		= 37,	/* physical address */
+	KMT_F_LENGTH		= 38,	/* bytes of a physical range */
+	KMT_F_NR_KEPT		= 39,	/* early events kept, then recorded */
+	KMT_F_NR_DROPPED	= 40,	/* early events that did not fit */
+	KMT_F_CAPACITY		= 41,	/* entries of the early array */
 	KMT_F_MAX		= 63,
 };
 
@@ -407,10 +434,22 @@ static const struct kmt_layout name[] = {				\
 		KMT_FLD(SYNC, U8X, "sync"),				\
 		KMT_FLD(STATUS, U8X, "status") } },			\
 	{ KMT_EV_GROUPS, 1, {0}, "groups", {				\
-		KMT_FLD(GROUPS, U32X, "groups") } }			\
+		KMT_FLD(GROUPS, U32X, "groups") } },			\
+	{ KMT_EV_MEMBLOCK, 7, {0}, "memblock", {			\
+		KMT_FLD(MB_OP, U8X, "op"),				\
+		KMT_FLD(PHYS, U32X, "base"),				\
+		KMT_FLD(LENGTH, U32X, "size"),				\
+		KMT_FLD(NODE, S8X, "nid"),				\
+		KMT_FLD(FLAGS, U8X, "flags"),				\
+		KMT_FLD(CALL_SITE, TEXT32, "caller"),			\
+		KMT_FLD(NAME, STR, "what") } },				\
+	{ KMT_EV_MEMBLOCK_EARLY, 3, {0}, "memblock_early", {		\
+		KMT_FLD(NR_KEPT, U32X, "kept"),				\
+		KMT_FLD(NR_DROPPED, U32X, "dropped"),			\
+		KMT_FLD(CAPACITY, U32X, "capacity") } }			\
 }
 
-#define KMT_NR_LAYOUTS		23
+#define KMT_NR_LAYOUTS		25
 
 /* ---- Layer 2: sub-buffers --------------------------------------------- */
 
