@@ -21,16 +21,19 @@ LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c lib/
 TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/meta.c extract/import.c extract/kmemev.c extract/ftrace.c extract/perf.c \
             analyze/slab.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
             analyze/info.c analyze/diff.c analyze/latency.c analyze/report_latency.c \
+            analyze/memblock.c analyze/report_memblock.c \
             lib/vmlinux.c
 TOOL_LIBS := -lelf -ldw $(shell pkg-config --libs libtracefs libtraceevent)
 HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab tests/unit/test_latency
+UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab tests/unit/test_latency \
+        tests/unit/test_memblock
 FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux fuzz_perfdata
 # the footprint parsers need the analysis they summarise
-FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/pagesite.c analyze/latency.c
+FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/pagesite.c analyze/latency.c \
+            analyze/memblock.c
 
 .PHONY: all asan check unit unit-build cli parity fuzz man install clean
 
@@ -46,7 +49,7 @@ build-asan/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
 
 asan: build-asan/kmemflight
 
-UNIT_ANALYZE := analyze/slab.c analyze/pagesite.c analyze/latency.c
+UNIT_ANALYZE := analyze/slab.c analyze/pagesite.c analyze/latency.c analyze/memblock.c
 
 build-asan/tests/%: tests/unit/%.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(UNIT_ANALYZE) $(HDRS)
 	@mkdir -p build-asan/tests

@@ -242,6 +242,23 @@ static void print_latency_fields(const struct kmt_trace *t,
 		printf(" comm=%.*s", (int)ev->comm_len, ev->comm);
 }
 
+/* The fields of the memblock events. */
+static void print_memblock_fields(const struct kmt_event *ev)
+{
+	if (ev->has & KMT_HAS(KMT_F_MB_OP))
+		printf(" op=%s", kmt_memblock_op_name(ev->mb_op));
+	if (ev->has & KMT_HAS(KMT_F_PHYS))
+		printf(" base=0x%" PRIx64, ev->phys);
+	if (ev->has & KMT_HAS(KMT_F_LENGTH))
+		printf(" size=%" PRIu64, ev->length);
+	if (ev->has & KMT_HAS(KMT_F_NR_KEPT))
+		printf(" kept=%" PRIu64, ev->nr_kept);
+	if (ev->has & KMT_HAS(KMT_F_NR_DROPPED))
+		printf(" dropped=%" PRIu64, ev->nr_dropped);
+	if (ev->has & KMT_HAS(KMT_F_CAPACITY))
+		printf(" capacity=%" PRIu64, ev->capacity);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const char usage_text[] =
@@ -284,6 +301,7 @@ int cmd_dump(int argc, char **argv)
 		if (ev.ctx == KMT_CTX_TASK)
 			printf(":%u", ev.pid);
 		printf(" %s", t.layout[ev.type].name);
+		print_memblock_fields(&ev);
 		if (ev.has & KMT_HAS(KMT_F_CALL_SITE)) {
 			kmt_symtab_format(&st, ev.call_site, raw, sym, sizeof(sym));
 			printf(" %s=%s", field_name(&t, ev.type, KMT_F_CALL_SITE), sym);
@@ -323,7 +341,8 @@ int cmd_dump(int argc, char **argv)
 			printf(" align=%u", ev.align);
 		if (ev.has & KMT_HAS(KMT_F_FLAGS))
 			printf(" flags=0x%" PRIx64, ev.flags);
-		if (ev.has & KMT_HAS(KMT_F_NAME))
+		if ((ev.has & KMT_HAS(KMT_F_NAME)) &&
+		    (ev.name_len || ev.type != KMT_EV_MEMBLOCK))
 			printf(" %s=%.*s", field_name(&t, ev.type, KMT_F_NAME),
 			       (int)ev.name_len, ev.name);
 		if (ev.has & KMT_HAS(KMT_F_MARK))

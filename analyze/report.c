@@ -15,7 +15,7 @@
 #include "slab.h"
 
 #define DEFAULT_SORT "frag,hit,bytes"
-#define VALID_OPTS "--slab, --page, --live, --phase, --latency, --threshold, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help"
+#define VALID_OPTS "--slab, --page, --live, --phase, --latency, --memblock, --threshold, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help"
 
 static void usage(FILE *f)
 {
@@ -40,6 +40,11 @@ static void usage(FILE *f)
 		"                          threshold (slowest first), per-shrinker totals\n"
 		"                          and a histogram (needs kmemtrace.events=latency);\n"
 		"                          with --json, as one JSON document\n"
+		"    --memblock            boot memory: the RAM memblock was given, what\n"
+		"                          each caller reserved or allocated from it and\n"
+		"                          still holds, what went to the page allocator\n"
+		"                          later (the init sections, the initrd); at the\n"
+		"                          end, or at --at\n"
 		"    --threshold <time>    with --latency: list episodes of at least this\n"
 		"                          long, with a unit ns, us, ms or s: 134us\n"
 		"                          (default 0: all)\n"
@@ -138,7 +143,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE, OPT_LIVE,
 	       OPT_TIME, OPT_AT, OPT_PHASE, OPT_ALLOC, OPT_JSON, OPT_CSV,
-	       OPT_VMLINUX, OPT_LATENCY, OPT_THRESHOLD };
+	       OPT_VMLINUX, OPT_LATENCY, OPT_THRESHOLD, OPT_MEMBLOCK };
 	static const struct option longopts[] = {
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -146,6 +151,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "alloc", no_argument, NULL, OPT_ALLOC },
 		{ "phase", no_argument, NULL, OPT_PHASE },
 		{ "latency", no_argument, NULL, OPT_LATENCY },
+		{ "memblock", no_argument, NULL, OPT_MEMBLOCK },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "time", required_argument, NULL, OPT_TIME },
@@ -182,6 +188,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case OPT_LIVE: o->live = true; break;
 		case OPT_PHASE: o->phase = true; break;
 		case OPT_LATENCY: o->latency = true; break;
+		case OPT_MEMBLOCK: o->memblock = true; break;
 		case OPT_THRESHOLD:
 			if (parse_duration(optarg, &o->threshold))
 				return kmf_usage_error("--threshold wants a time with a unit ns, us, ms or s (e.g. 134us), not '%s'",
@@ -228,7 +235,11 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	if (o->latency && (o->slab || o->page || o->live || o->phase || o->alloc ||
 			   o->csv || sort_given))
 		return kmf_usage_error("--latency is a report of its own: not with --slab, --page, --live, --phase, --alloc, --sort or --csv");
-	if (!o->slab && !o->page && !o->live && !o->phase && !o->latency)
+	if (o->memblock && (o->slab || o->page || o->live || o->phase ||
+			    o->alloc || o->latency || o->csv || sort_given))
+		return kmf_usage_error("--memblock is a report of its own: not with --slab, --page, --live, --phase, --latency, --alloc, --sort or --csv");
+	if (!o->slab && !o->page && !o->live && !o->phase && !o->latency &&
+	    !o->memblock)
 		o->slab = true;
 	if (o->alloc && !o->page && !o->live && !o->phase)
 		o->slab = true;
@@ -672,6 +683,13 @@ int cmd_report(int argc, char **argv)
 	} else if (!st.nr && !o.raw_ip) {
 		kmf_warn("%s has no kallsyms: callsites are printed as addresses (--vmlinux names them)",
 			 o.path);
+	}
+	if (o.memblock) {
+		if (kmt_report_memblock(&t, sym, &o, o.path, &err))
+			kmf_error("%s", err.msg);
+		else
+			status = KMF_EXIT_OK;
+		goto out;
 	}
 	if (o.latency) {
 		if (kmt_report_latency(&t, sym, &o, o.path, &err))

@@ -29,6 +29,7 @@ struct report_opts {
 	bool verbose;
 	bool latency;
 	uint64_t threshold;	/* --latency: ns */
+	bool memblock;
 };
 
 /*
@@ -69,5 +70,13 @@ void kmt_cache_label(const struct kmt_trace *t, const struct kmt_live_cache *c,
 int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
 		       const struct report_opts *o, const char *path,
 		       struct kmt_err *err);
+
+/*
+ * --memblock: the boot memory memblock handed out, by caller.  0, or a
+ * negative errno with @err set (a trace without memblock records).
+ */
+int kmt_report_memblock(const struct kmt_trace *t, const struct kmt_symtab *st,
+			const struct report_opts *o, const char *path,
+			struct kmt_err *err);
 
 #endif

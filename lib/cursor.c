@@ -497,6 +497,12 @@ static inline void set_field(struct kmt_event *ev, unsigned int id, uint64_t v)
 	case KMT_F_SYNC: ev->sync = (uint32_t)v; break;
 	case KMT_F_STATUS: ev->status = (uint32_t)v; break;
 	case KMT_F_GROUPS: ev->groups = (uint32_t)v; break;
+	case KMT_F_MB_OP: ev->mb_op = (uint32_t)v; break;
+	case KMT_F_PHYS: ev->phys = v; break;
+	case KMT_F_LENGTH: ev->length = v; break;
+	case KMT_F_NR_KEPT: ev->nr_kept = v; break;
+	case KMT_F_NR_DROPPED: ev->nr_dropped = v; break;
+	case KMT_F_CAPACITY: ev->capacity = v; break;
 	default: ev->has &= ~KMT_HAS(id); break;
 	}
 }

@@ -182,6 +182,12 @@ static bool field_value(const struct kmt_event *ev, uint8_t id, uint64_t *v)
 	case KMT_F_SYNC: *v = ev->sync; break;
 	case KMT_F_STATUS: *v = ev->status; break;
 	case KMT_F_GROUPS: *v = ev->groups; break;
+	case KMT_F_MB_OP: *v = ev->mb_op; break;
+	case KMT_F_PHYS: *v = ev->phys; break;
+	case KMT_F_LENGTH: *v = ev->length; break;
+	case KMT_F_NR_KEPT: *v = ev->nr_kept; break;
+	case KMT_F_NR_DROPPED: *v = ev->nr_dropped; break;
+	case KMT_F_CAPACITY: *v = ev->capacity; break;
 	default: return false;
 	}
 	return true;

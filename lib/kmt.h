@@ -200,6 +200,12 @@ size_t kmt_gfp_format(const struct kmt_trace *t, uint64_t gfp, char *buf,
  */
 const char *kmt_compact_status_name(uint32_t status);
 
+/*
+ * "reserve", "alloc", "free_area": the name of a KMT_F_MB_OP value (enum
+ * kmt_memblock_op), "unknown" for a value past the table.
+ */
+const char *kmt_memblock_op_name(uint32_t op);
+
 /* More CPU ids than any kernel has (NR_CPUS tops out at 8192 today). */
 #define KMT_MAX_CPU_IDS		65536u
 
@@ -255,6 +261,10 @@ struct kmt_event {
 	uint64_t zone_start, zone_end, migrate_pfn, free_pfn;
 	uint32_t sync, status;
 	uint32_t groups;	/* bits of enum kmt_group */
+	/* memblock: enum kmt_memblock_op, the range; flags, node, call_site */
+	uint32_t mb_op;
+	uint64_t phys, length;
+	uint64_t nr_kept, nr_dropped, capacity;	/* KMT_EV_MEMBLOCK_EARLY */
 };
 
 /* Walks one CPU's sub-buffers record by record. */

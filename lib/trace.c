@@ -672,3 +672,19 @@ const char *kmt_compact_status_name(uint32_t status)
 
 	return status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown";
 }
+
+const char *kmt_memblock_op_name(uint32_t op)
+{
+	static const char *const names[] = {
+		[KMT_MB_ADD] = "add",
+		[KMT_MB_REMOVE] = "remove",
+		[KMT_MB_RESERVE] = "reserve",
+		[KMT_MB_ALLOC] = "alloc",
+		[KMT_MB_FREE] = "free",
+		[KMT_MB_FREE_LATE] = "free_late",
+		[KMT_MB_FREE_AREA] = "free_area",
+	};
+
+	return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] :
+	       "unknown";
+}

@@ -111,6 +111,38 @@ before_trace_init() {	# callsites that only run before trace_init()
 		"$out/$1/report.txt" | head -5 | tee /dev/stderr | grep -q .
 }
 
+# memblock from the first reservation: the kernel image reserved before
+# the clock runs (time 0), the memmap of 1 GiB (262144 struct pages of 64
+# bytes: 16 MiB exactly), the per-CPU first chunk, the hash tables; the
+# initrd and the init sections given to the page allocator; all of the
+# early events kept, none dropped.
+memblock_recorded() {	# NAME
+	"$kmf" report --memblock "$out/$1/boot.kmt" > "$out/$1/memblock.txt" &&
+	cat "$out/$1/memblock.txt" &&
+	"$kmf" report --memblock --json "$out/$1/boot.kmt" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+held, top = {}, {}
+for c in d["callers"]:
+    f = c["callsite"].split("+")[0].split(".")[0]
+    held[f] = held.get(f, 0) + c["held"]
+    top[f] = max(top.get(f, 0), c["held"])
+given = {g["what"]: g["bytes"] for g in d["given_by"]}
+ok = (top.get("sparse_init_nid") == 16777216 and
+      held.get("setup_arch", 0) > 8 << 20 and
+      held.get("pcpu_embed_first_chunk", 0) > 0 and
+      held.get("alloc_large_system_hash", 0) > 0 and
+      given.get("initrd", 0) > 0 and
+      given.get("unused kernel image (initmem)", 0) > 0 and
+      d["early_dropped"] == 0 and d["early_kept"] > 20 and
+      (1000 << 20) < d["ram"] <= 1 << 30 and
+      d["held"] == sum(c["held"] for c in d["callers"]))
+print("memblock: %d events, %d early, RAM %d, held %d; memmap %d" %
+      (d["events"], d["early_kept"], d["ram"], d["held"], top.get("sparse_init_nid", 0)))
+sys.exit(0 if ok else 1)' &&
+	"$kmf" dump "$out/$1/boot.kmt" | awk '$4 == "memblock" { print; exit !($1 == 0 && $5 == "op=reserve") }'
+}
+
 for cpus in 1 2; do
 	name=default-${cpus}cpu
 	# the 2-CPU boot also records page callers (6 return addresses)
@@ -140,6 +172,8 @@ for cpus in 1 2; do
 		sh -c "'$kmf' dump '$out/$name/boot.kmt' | grep -m1 ' kmalloc .* gfp_flags=GFP_KERNEL'"
 	check "$name: dmesg shows the recorder started at kmem_cache_init" \
 		grep -q "kmemtrace: recording from kmem_cache_init" "$out/$name/dmesg"
+	check "$name: memblock from the first reservation: image, memmap, per-CPU, hashes, initrd" \
+		memblock_recorded "$name"
 done
 
 name=default-1cpu

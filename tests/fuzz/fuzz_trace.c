@@ -14,6 +14,7 @@
 
 #include "fuzz.h"
 #include "../../analyze/latency.h"
+#include "../../analyze/memblock.h"
 
 static bool inside(const void *p, size_t n, const uint8_t *data, size_t size)
 {
@@ -52,6 +53,30 @@ static void latency(const struct kmt_trace *t, const struct kmt_symtab *st)
 	kmt_latency_free(&l);
 }
 
+/* The callers' held and freed bytes add up to the totals. */
+static void memblock(const struct kmt_trace *t)
+{
+	uint64_t held = 0, reserved = 0, freed = 0;
+	struct kmt_memblock mb;
+	struct kmt_err err;
+	size_t i;
+
+	if (kmt_memblock_analyze(t, UINT64_MAX, &mb, &err))
+		return;
+	for (i = 0; i < mb.nr_callers; i++) {
+		CHECK(mb.callers[i].held + mb.callers[i].freed ==
+		      mb.callers[i].reserved);
+		held += mb.callers[i].held;
+		reserved += mb.callers[i].reserved;
+		freed += mb.callers[i].freed;
+	}
+	CHECK(held == mb.held && reserved == mb.reserved);
+	CHECK(held + freed == reserved);
+	for (i = 1; i < mb.res_set.nr; i++)
+		CHECK(mb.res_set.r[i - 1].end <= mb.res_set.r[i].start);
+	kmt_memblock_free(&mb);
+}
+
 static void symbols(const struct kmt_trace *t, const uint64_t *sites,
 		    unsigned int nr_sites)
 {
@@ -73,6 +98,7 @@ static void symbols(const struct kmt_trace *t, const uint64_t *sites,
 		kmt_symtab_format(&st, sites[i], true, tiny, sizeof(tiny));
 	}
 	latency(t, &st);
+	memblock(t);
 	kmt_symtab_free(&st);
 }
 

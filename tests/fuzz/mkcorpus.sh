@@ -90,9 +90,11 @@ for s in basic swapped many nosyms; do
 	KMT_BUILD_ABI=1 "$mktrace" "$s" "$out/fuzz_trace/$s-abi1.kmt"
 	split_sections "$s-abi1" "$out/fuzz_trace/$s-abi1.kmt"
 done
-# the latency groups' events exist in ABI 2 only
-"$mktrace" latency "$out/fuzz_trace/latency.kmt"
-split_sections latency "$out/fuzz_trace/latency.kmt"
+# the latency groups' and memblock events exist in ABI 2 only
+for s in latency memblock; do
+	"$mktrace" "$s" "$out/fuzz_trace/$s.kmt"
+	split_sections "$s" "$out/fuzz_trace/$s.kmt"
+done
 
 # A bare file header claiming one section, so that small inputs reach the
 # header checks: basic.kmt's header (this build's magic), its counts

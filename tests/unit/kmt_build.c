@@ -774,6 +774,23 @@ void kb_groups(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t groups)
 	record(b, cpu, ts, KMT_EV_GROUPS, KMT_CTX_TASK, 0, &v, 1, NULL);
 }
 
+void kb_memblock(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t op,
+		 uint64_t base, uint64_t size, int nid, uint32_t flags,
+		 uint64_t caller, const char *what)
+{
+	uint64_t v[6] = { op, base, size, (uint64_t)(int64_t)nid, flags, caller };
+
+	record(b, cpu, ts, KMT_EV_MEMBLOCK, KMT_CTX_TASK, 0, v, 6, what);
+}
+
+void kb_memblock_early(struct kb *b, unsigned int cpu, uint64_t ts,
+		       uint64_t kept, uint64_t dropped, uint64_t capacity)
+{
+	uint64_t v[3] = { kept, dropped, capacity };
+
+	record(b, cpu, ts, KMT_EV_MEMBLOCK_EARLY, KMT_CTX_TASK, 0, v, 3, NULL);
+}
+
 void kb_reclaim_begin(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
 		      uint32_t order, uint64_t gfp, const char *comm,
 		      const uint64_t *frames, unsigned int nr)

@@ -96,6 +96,13 @@ void kb_compact(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
 		bool end, uint64_t zone_start, uint64_t zone_end,
 		uint64_t migrate_pfn, uint64_t free_pfn, bool sync,
 		uint32_t status);
+/* A memblock event (enum kmt_memblock_op), @what "" for none. */
+void kb_memblock(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t op,
+		 uint64_t base, uint64_t size, int nid, uint32_t flags,
+		 uint64_t caller, const char *what);
+/* How many memblock events the kernel kept before the recorder started. */
+void kb_memblock_early(struct kb *b, unsigned int cpu, uint64_t ts,
+		       uint64_t kept, uint64_t dropped, uint64_t capacity);
 /* kallsyms text of the scenarios: _stext, alloc_thing, helper_init, ... */
 extern const char kb_kallsyms[];
 /* The hand-computed scenario of the report golden tests. */

@@ -32,6 +32,56 @@ static void many(struct kb *b)
 }
 
 /*
+ * A boot's memblock events (tests/cli/expect/memblock.report works them
+ * out): the kernel image and low memory reserved before the clock, RAM
+ * added and 1 MiB of it removed, the memmap, a per-CPU chunk that frees
+ * its unused part, two hash tables, a reserve inside an earlier one; then
+ * live, on CPU 1, part of the kernel image and an initrd the trace never
+ * saw reserved, given to the page allocator.
+ */
+static void memblock(struct kb *b)
+{
+	kb_set_kallsyms(b, "ffffffff81000000 T _stext\n"
+			"ffffffff81010000 T setup_arch\n"
+			"ffffffff81020000 T sparse_init_nid\n"
+			"ffffffff81030000 T alloc_large_system_hash\n"
+			"ffffffff81040000 T pcpu_embed_first_chunk\n"
+			"ffffffff81050000 T kernel_init\n"
+			"ffffffff81060000 T acpi_reserve\n"
+			"ffffffff81070000 T e820__memblock_setup\n"
+			"ffffffff81080000 T do_populate_rootfs\n");
+	kb_memblock(b, 0, 0, KMT_MB_RESERVE, 0x1000000, 0x1200000, -1, 0,
+		    T(0x10039), "");
+	kb_memblock(b, 0, 0, KMT_MB_RESERVE, 0x9f000, 0x61000, -1, 0,
+		    T(0x1022e), "");
+	kb_memblock(b, 0, 1000, KMT_MB_RESERVE, 0xf5b90, 16, -1, 0,
+		    T(0x60010), "");
+	kb_memblock(b, 0, 2000, KMT_MB_ADD, 0x1000, 0x9e000, -1, 0,
+		    T(0x70064), "");
+	kb_memblock(b, 0, 2000, KMT_MB_ADD, 0x100000, 0x3ff00000, -1, 0,
+		    T(0x70064), "");
+	kb_memblock(b, 0, 2500, KMT_MB_REMOVE, 0x3ff00000, 0x100000, -1, 0,
+		    T(0x10400), "");
+	kb_memblock(b, 0, 3000, KMT_MB_ALLOC, 0x3ec00000, 0x1000000, 0, 0,
+		    T(0x200b0), "");
+	kb_memblock(b, 0, 4000, KMT_MB_ALLOC, 0x3ea00000, 0x200000, 0, 0,
+		    T(0x400e2), "");
+	kb_memblock(b, 0, 5000, KMT_MB_FREE, 0x3ea32000, 0xce000, -1, 0,
+		    T(0x401b6), "");
+	kb_memblock(b, 0, 6000, KMT_MB_ALLOC, 0x3e900000, 0x100000, -1, 0,
+		    T(0x30133), "");
+	kb_memblock(b, 0, 6500, KMT_MB_ALLOC, 0x3fc2a480, 0x80000, -1, 0,
+		    T(0x30133), "");
+	kb_memblock_early(b, 0, 7000, 11, 0, 4096);
+	kb_kmalloc(b, 0, 8000, KMT_CTX_TASK, 1, T(0x50010), D(0x1000), 32, 32,
+		   0xcc0, -1);
+	kb_memblock(b, 1, 9000, KMT_MB_FREE_AREA, 0x1a18000, 0x1e8000, -1, 0,
+		    T(0x50037), "unused kernel image (rodata/data gap)");
+	kb_memblock(b, 1, 9500, KMT_MB_FREE_AREA, 0x3fcb7000, 0x329000, -1, 0,
+		    T(0x8009a), "initrd");
+}
+
+/*
  * A benchmark trace of @n events on 2 CPUs, like a boot: 2048 callsites
  * in 512 functions, kmalloc and cache allocations, frees of the oldest
  * of ~64k live objects, one free in ten on the other CPU.  Deterministic.
@@ -398,6 +448,13 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "memblock")) {
+		b = kb_new(2, 4096);
+		memblock(b);
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "pages")) {
 		b = kb_new(2, 4096);
 		pages(b);
@@ -408,7 +465,7 @@ int main(int argc, char **argv)
 	if (argc != 3) {
 		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms FILE\n"
 			"       mktrace tracefs|debugfs|hotplug DIR\n"
-			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown FILE\n"
+			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown|memblock FILE\n"
 			"       mktrace diff-base|diff-new FILE\n"
 			"       mktrace big N FILE\n"
 			"       mktrace split|split-gap|split-dup DIR SPOOL\n");

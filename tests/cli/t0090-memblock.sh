@@ -1,0 +1,81 @@
+#!/bin/sh
+# shellcheck disable=SC2016,SC1091
+# report --memblock on "mktrace memblock" (tests/unit/mktrace.c), whose
+# numbers are worked out by hand:
+#
+#   RAM        0x9e000 + 0x3ff00000 added, 1 MiB removed: 1072291840
+#   setup_arch+0x39        18874368 reserved (the kernel image), 1998848
+#                          of it given to the page allocator: 16875520
+#   sparse_init_nid+0xb0   16777216 allocated
+#   alloc_large_system_hash+0x133  1048576 + 524288, 2 ranges
+#   pcpu_embed_first_chunk+0xe2    2097152 allocated, 843776 freed
+#   setup_arch+0x22e       397312 reserved
+#   acpi_reserve+0x10      16 bytes inside setup_arch+0x22e's: 0
+#   given      1998848 (the image's gap) + 3313664 (an initrd the trace
+#              never saw reserved) = 5312512
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'report --memblock: callers, what they hold, what went to the page allocator' '
+	"$MKTRACE" memblock m.kmt &&
+	"$KMF" report --memblock m.kmt > out 2> err &&
+	test_cmp "$TEST_DIR/expect/memblock.report" out &&
+	test ! -s err
+'
+
+test_expect_success 'report --memblock --json: the same numbers, valid JSON' '
+	"$MKTRACE" memblock m.kmt &&
+	"$KMF" report --memblock --json m.kmt > out 2> err &&
+	test_cmp "$TEST_DIR/expect/memblock.json" out &&
+	test ! -s err &&
+	python3 -c "
+import json, sys
+d = json.load(open(\"out\"))
+assert d[\"held\"] == sum(c[\"held\"] for c in d[\"callers\"]) == 36876288
+assert d[\"given\"] == sum(g[\"bytes\"] for g in d[\"given_by\"])
+"
+'
+
+test_expect_success 'report --memblock --at: the state then (before the hash tables and the frees)' '
+	"$MKTRACE" memblock m.kmt &&
+	"$KMF" report --memblock --at 5000ns m.kmt > out &&
+	head -1 out | grep -q "^Boot memory (memblock) at 0.000005000 s: RAM 1072291840 bytes in 2 ranges, 37302272 bytes reserved and still held$" &&
+	grep -q "^ pcpu_embed_first_chunk+0xe2  *|  *1253376 |  *2097152 |  *843776 |" out &&
+	! grep -q alloc_large_system_hash out
+'
+
+test_expect_success 'report --memblock -l 2: two rows, then ...' '
+	"$MKTRACE" memblock m.kmt &&
+	"$KMF" report --memblock -l 2 m.kmt > out &&
+	test "$(grep -cE " [|] (alloc|reserve)\$" out)" = 2 &&
+	grep -q "^ \.\.\.  *|  *\.\.\. |" out
+'
+
+test_expect_success 'report --memblock: a trace with the layout but no events says why' '
+	"$MKTRACE" basic b.kmt &&
+	test_must_fail "$KMF" report --memblock b.kmt > out 2> err &&
+	grep -q "b.kmt: no memblock events: the recorder was not started at boot (kmemtrace.enable=1)" err &&
+	test ! -s out
+'
+
+test_expect_success 'report --memblock: an older recorder without memblock events' '
+	"$MKTRACE" abi1 o.kmt &&
+	test_must_fail "$KMF" report --memblock o.kmt > out 2> err &&
+	grep -q "o.kmt: its recorder has no memblock events" err &&
+	test ! -s out
+'
+
+test_expect_success 'report --memblock is a report of its own' '
+	"$MKTRACE" memblock m.kmt &&
+	test_must_fail --code=2 "$KMF" report --memblock --live m.kmt 2> err &&
+	grep -q "\-\-memblock is a report of its own" err
+'
+
+test_expect_success 'dump shows memblock events with their fields' '
+	"$MKTRACE" memblock m.kmt &&
+	"$KMF" dump m.kmt > out &&
+	grep -q "^0 0 task:0 memblock op=reserve base=0x1000000 size=18874368 caller=setup_arch+0x39 node=-1 flags=0x0$" out &&
+	grep -q "^7000 0 task:0 memblock_early kept=11 dropped=0 capacity=4096$" out &&
+	grep -q "^9500 1 task:0 memblock op=free_area base=0x3fcb7000 size=3313664 caller=do_populate_rootfs+0x9a node=-1 flags=0x0 what=initrd$" out
+'
+
+test_done
