@@ -202,8 +202,9 @@ if [ -f "$out/$name/boot.kmt" ]; then
 		sh -c "'$kmf' report '$out/$name/boot.kmt' > '$out/$name/report.txt' 2>/dev/null &&
 			lost=\$('$kmf' info '$out/$name/boot.kmt' | awk '\$1 == \"total\" { print \$4 }') &&
 			grep \"^Events lost: \$lost (cpu0 \" '$out/$name/report.txt'"
-	check "$name: the earliest events are kept (recording starts with the ON mark)" \
-		sh -c "'$kmf' dump '$out/$name/boot.kmt' | head -1 | grep -q ' mark mark=1$'"
+	check "$name: the earliest events are kept (the early memblock events, then the ON mark)" \
+		sh -c "'$kmf' dump '$out/$name/boot.kmt' | head -1 | grep -q '^0 0 task:0 memblock op=reserve ' &&
+			'$kmf' dump '$out/$name/boot.kmt' | awk '\$4 !~ /^memblock/ { print; exit }' | grep -q ' mark mark=1$'"
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
 fi
 
