@@ -36,6 +36,8 @@
 #define DEFAULT_TOTAL_MPCT	2000		/* 2% */
 #define DEFAULT_CALLSITE_BYTES	(64u << 10)
 #define DEFAULT_CALLSITE_MPCT	10000		/* 10% */
+#define DEFAULT_MEMBLOCK_BYTES	(64u << 10)
+#define DEFAULT_MEMBLOCK_MPCT	10000		/* 10% */
 
 static const struct diff_cat_info {
 	const char *title;
@@ -54,6 +56,8 @@ static const struct diff_cat_info {
 		       "Order", "Blocks", true, true },
 	[KMT_FP_PHASE] = { "Boot phases: slab and page bytes retained at the end",
 		       "Phase", NULL, true, false },
+	[KMT_FP_MEMBLOCK] = { "memblock: boot memory reserved and still held at the end",
+			  "Caller", "Ranges", true, true },
 };
 
 struct diff_row {
@@ -555,7 +559,13 @@ static void print_table(const struct diff *d, enum kmt_fp_cat cat,
 		n++;
 	}
 	if (!n) {
-		printf("(none in either trace)\n");
+		if (cat == KMT_FP_MEMBLOCK &&
+		    !(d->side[0].h.has_memblock && d->side[1].h.has_memblock))
+			printf("(not compared: %s the early memblock events)\n",
+			       d->side[0].h.has_memblock || d->side[1].h.has_memblock ?
+			       "one side lacks" : "neither side has");
+		else
+			printf("(none in either trace)\n");
 		return;
 	}
 	w = table_width(ci) + kw - KMT_NAME_COL;
@@ -589,6 +599,15 @@ static void print_total(const struct diff *d)
 	       " bytes, %s (%s); slab %" PRIu64 " -> %" PRIu64 ", pages %" PRIu64
 	       " -> %" PRIu64 "\n", base, new, delta, pct, d->side[0].h.slab,
 	       d->side[1].h.slab, d->side[0].h.pages, d->side[1].h.pages);
+	if (d->side[0].h.has_memblock && d->side[1].h.has_memblock) {
+		fmt_delta(delta, sizeof(delta), d->side[0].h.memblock,
+			  d->side[1].h.memblock);
+		fmt_pct(pct, sizeof(pct), d->side[0].h.memblock,
+			d->side[1].h.memblock);
+		printf("memblock reserved and held: %" PRIu64 " -> %" PRIu64
+		       " bytes, %s (%s)\n", d->side[0].h.memblock,
+		       d->side[1].h.memblock, delta, pct);
+	}
 }
 
 /* "callsite foo_init+0x10", "cache dentry", ... or "total" */
@@ -695,6 +714,8 @@ static void json_side(FILE *f, const struct diff_side *s)
 	kmt_json_u64(f, &first, "lost", s->h.lost);
 	kmt_json_u64(f, &first, "retained_slab", s->h.slab);
 	kmt_json_u64(f, &first, "retained_pages", s->h.pages);
+	if (s->h.has_memblock)
+		kmt_json_u64(f, &first, "memblock_held", s->h.memblock);
 	fputc('}', f);
 }
 
@@ -814,11 +835,13 @@ static void print_json(FILE *f, const struct diff *d, const struct diff_opts *o,
 
 /*
  * The default budgets, for what no option or budget line covers: the
- * total, and every callsite ("callsite *").
+ * total, every callsite ("callsite *") and, when both sides know
+ * memblock (@memblock_known), every memblock caller ("memblock *").
  */
-static int add_defaults(struct kmt_fp_limit **lims, size_t *nr)
+static int add_defaults(struct kmt_fp_limit **lims, size_t *nr,
+			bool memblock_known)
 {
-	bool total = false, callsite = false;
+	bool total = false, callsite = false, memblock = false;
 	struct kmt_fp_limit *l;
 	size_t i;
 
@@ -826,8 +849,10 @@ static int add_defaults(struct kmt_fp_limit **lims, size_t *nr)
 		total |= (*lims)[i].cat == KMT_FP_TOTAL;
 		callsite |= (*lims)[i].cat == KMT_FP_CALLSITE &&
 			    !strcmp((*lims)[i].key, "*");
+		memblock |= (*lims)[i].cat == KMT_FP_MEMBLOCK &&
+			    !strcmp((*lims)[i].key, "*");
 	}
-	l = realloc(*lims, (*nr + 2) * sizeof(*l));
+	l = realloc(*lims, (*nr + 3) * sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	*lims = l;
@@ -852,7 +877,40 @@ static int add_defaults(struct kmt_fp_limit **lims, size_t *nr)
 		kmt_fp_limit_spec(l);
 		snprintf(l->src, sizeof(l->src), "default");
 	}
+	if (!memblock && memblock_known) {
+		l = &(*lims)[(*nr)++];
+		*l = (struct kmt_fp_limit){ .cat = KMT_FP_MEMBLOCK, .has_bytes = true,
+					    .has_pct = true, .bytes = DEFAULT_MEMBLOCK_BYTES,
+					    .mpct = DEFAULT_MEMBLOCK_MPCT };
+		l->key = strdup("*");
+		if (!l->key) {
+			(*nr)--;
+			return -ENOMEM;
+		}
+		kmt_fp_limit_spec(l);
+		snprintf(l->src, sizeof(l->src), "default");
+	}
 	return 0;
+}
+
+/*
+ * memblock is compared only when both sides know it: a trace without the
+ * early memblock events (an older recorder, ftrace, perf, a recorder
+ * started after boot) or a version 1 summary would make every memblock
+ * row look new or vanished.
+ */
+static void drop_memblock(struct diff *d)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < d->nr; i++) {
+		if (d->rows[i].cat == KMT_FP_MEMBLOCK) {
+			free(d->rows[i].key);
+			continue;
+		}
+		d->rows[n++] = d->rows[i];
+	}
+	d->nr = n;
 }
 
 static void free_diff(struct diff *d)
@@ -907,10 +965,6 @@ int cmd_diff(int argc, char **argv)
 		lims = l;
 		lims[nr_lims++] = o.cli;
 	}
-	if (!o.no_defaults && add_defaults(&lims, &nr_lims)) {
-		kmf_error("out of memory");
-		goto out;
-	}
 	for (side = 0; side < 2; side++) {
 		if (load_side(&d, side, o.path[side], &err)) {
 			kmf_error("%s", err.msg);
@@ -931,6 +985,20 @@ int cmd_diff(int argc, char **argv)
 		if (d.side[side].h.lost)
 			kmf_warn("%s: %" PRIu64 " events were lost while recording: totals are short",
 				 o.path[side], d.side[side].h.lost);
+	}
+	if (!d.side[0].h.has_memblock || !d.side[1].h.has_memblock) {
+		for (side = 0; side < 2; side++)
+			if (!d.side[side].h.has_memblock &&
+			    d.side[!side].h.has_memblock)
+				kmf_warn("%s has no early memblock events (a trace of an older recorder, of ftrace or perf, of a recorder started after boot, or a version 1 summary): memblock is not compared",
+					 o.path[side]);
+		drop_memblock(&d);
+	}
+	if (!o.no_defaults &&
+	    add_defaults(&lims, &nr_lims, d.side[0].h.has_memblock &&
+					  d.side[1].h.has_memblock)) {
+		kmf_error("out of memory");
+		goto out;
 	}
 	merge_rows(&d);
 	nr_fail = check_budgets(&d, lims, nr_lims, &fails);

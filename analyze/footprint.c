@@ -11,7 +11,7 @@
  * A summary file keeps these rows, a few KiB where the trace has MiBs,
  * so that a CI can commit a baseline:
  *
- *   kmemflight-summary 1
+ *   kmemflight-summary 2
  *   release 6.12.117+
  *   events 342571
  *   ...
@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "footprint.h"
+#include "memblock.h"
 #include "slab.h"
 
 const char *const kmt_fp_cat_names[KMT_FP_NR] = {
@@ -35,6 +36,7 @@ const char *const kmt_fp_cat_names[KMT_FP_NR] = {
 	[KMT_FP_PAGE] = "page",
 	[KMT_FP_ORDER] = "order",
 	[KMT_FP_PHASE] = "phase",
+	[KMT_FP_MEMBLOCK] = "memblock",
 };
 
 int kmt_fp_add(struct kmt_footprint *fp, enum kmt_fp_cat cat, const char *key,
@@ -230,6 +232,37 @@ static int collect(struct kmt_footprint *fp, const struct kmt_trace *t,
 	return ret;
 }
 
+/*
+ * memblock's callers: what each still holds, its ranges, what it
+ * reserved, its reservations.  Only a trace with the early memblock
+ * events has them all: another (older recorder, ftrace, perf, a recorder
+ * started after boot) says nothing of memblock.
+ */
+static int collect_memblock(struct kmt_footprint *fp, const struct kmt_trace *t,
+			    const struct kmt_symtab *st, struct kmt_err *err)
+{
+	struct kmt_memblock mb;
+	struct kmt_fp_vals v;
+	char key[512];
+	size_t i;
+	int ret;
+
+	ret = kmt_memblock_analyze(t, UINT64_MAX, &mb, err);
+	if (ret)
+		return ret;
+	fp->h.has_memblock = mb.have_early;
+	fp->h.memblock = mb.held;
+	for (i = 0; i < mb.nr_callers && mb.have_early && !ret; i++) {
+		const struct kmt_mb_caller *c = &mb.callers[i];
+
+		sym_key(st, c->call_site, key, sizeof(key));
+		v = (struct kmt_fp_vals){ c->held, c->nr, c->reserved, c->nr };
+		ret = kmt_fp_add(fp, KMT_FP_MEMBLOCK, key, &v);
+	}
+	kmt_memblock_free(&mb);
+	return ret ? kmt_errf(err, ENOMEM, "out of memory") : 0;
+}
+
 
 int kmt_fp_from_trace(struct kmt_footprint *fp, const char *path,
 		      struct kmt_err *err)
@@ -269,6 +302,8 @@ int kmt_fp_from_trace(struct kmt_footprint *fp, const char *path,
 	if (collect(fp, &t, &s, &st))
 		ret = kmt_errf(err, ENOMEM, "out of memory");
 	else
+		ret = collect_memblock(fp, &t, &st, err);
+	if (!ret)
 		merge_keys(fp);
 out:
 	if (ret)
@@ -305,6 +340,8 @@ int kmt_fp_write(FILE *f, const struct kmt_footprint *fp)
 		"\nunknown_cache %" PRIu64 "\nnosyms %d\nslab %" PRIu64
 		"\npages %" PRIu64 "\n", fp->h.events, fp->h.last_ts, fp->h.lost,
 		fp->h.unknown_cache, fp->h.nosyms, fp->h.slab, fp->h.pages);
+	if (fp->h.has_memblock)
+		fprintf(f, "memblock %" PRIu64 "\n", fp->h.memblock);
 	for (i = 0; i < fp->nr; i++) {
 		const struct kmt_fp_row *r = &fp->rows[i];
 
@@ -354,12 +391,16 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return true;
 }
 
-/* Header fields: each once, all of them before the end. */
+/*
+ * Header fields: each once, all of them before the end but "memblock",
+ * which only a summary of a trace with memblock events has.
+ */
 enum { H_RELEASE, H_EVENTS, H_LAST, H_LOST, H_UNKNOWN, H_NOSYMS, H_SLAB,
-       H_PAGES, H_NR };
+       H_PAGES, H_MEMBLOCK, H_NR };
+#define H_REQUIRED	((1u << H_MEMBLOCK) - 1)
 static const char *const header_names[H_NR] = {
 	"release", "events", "last_ns", "lost", "unknown_cache", "nosyms",
-	"slab", "pages",
+	"slab", "pages", "memblock",
 };
 
 static int parse_header(struct kmt_footprint *fp, unsigned int h, char *val)
@@ -385,6 +426,10 @@ static int parse_header(struct kmt_footprint *fp, unsigned int h, char *val)
 		fp->h.nosyms = v;
 		break;
 	case H_SLAB: fp->h.slab = v; break;
+	case H_MEMBLOCK:
+		fp->h.memblock = v;
+		fp->h.has_memblock = true;
+		break;
 	default: fp->h.pages = v; break;
 	}
 	return 0;
@@ -411,10 +456,10 @@ int kmt_fp_parse(struct kmt_footprint *fp, const char *buf, size_t len,
 		       kmt_errf(err, EINVAL, "line 1: not '%s%d'", KMT_SUMMARY_MAGIC,
 				KMT_SUMMARY_VERSION);
 	}
-	if (version != KMT_SUMMARY_VERSION) {
+	if (version < 1 || version > KMT_SUMMARY_VERSION) {
 		free(line);
 		return kmt_errf(err, EINVAL, "summary version %" PRIu64
-				": this kmemflight reads version %d", version,
+				": this kmemflight reads versions 1 to %d", version,
 				KMT_SUMMARY_VERSION);
 	}
 	while (pos < len && !ret) {
@@ -440,6 +485,9 @@ int kmt_fp_parse(struct kmt_footprint *fp, const char *buf, size_t len,
 			for (c = 0; c < KMT_FP_NR; c++)
 				if (n > 1 && !strcmp(w[1], kmt_fp_cat_names[c]))
 					break;
+			/* version 1 knew no memblock */
+			if (version < 2 && c == KMT_FP_MEMBLOCK)
+				c = KMT_FP_NR;
 			if (n != 7 || c == KMT_FP_NR || !unescape(w[2]) ||
 			    !parse_u64(w[3], &v.retained) || !parse_u64(w[4], &v.objs) ||
 			    !parse_u64(w[5], &v.alloc) || !parse_u64(w[6], &v.hit)) {
@@ -453,6 +501,8 @@ int kmt_fp_parse(struct kmt_footprint *fp, const char *buf, size_t len,
 		for (h = 0; h < H_NR; h++)
 			if (!strcmp(w[0], header_names[h]))
 				break;
+		if (version < 2 && h == H_MEMBLOCK)
+			h = H_NR;
 		if (h == H_NR || n != 2 || (seen & (1u << h)) ||
 		    parse_header(fp, h, w[1])) {
 			ret = kmt_errf(err, EINVAL, "line %u: %s", lineno,
@@ -466,7 +516,7 @@ int kmt_fp_parse(struct kmt_footprint *fp, const char *buf, size_t len,
 	free(line);
 	if (ret == -ENOMEM)
 		ret = kmt_errf(err, ENOMEM, "out of memory");
-	if (!ret && seen != (1u << H_NR) - 1) {
+	if (!ret && (seen & H_REQUIRED) != H_REQUIRED) {
 		for (h = 0; seen & (1u << h); h++)
 			;
 		ret = kmt_errf(err, EINVAL, "no '%s' line", header_names[h]);

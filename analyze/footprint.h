@@ -21,11 +21,15 @@ enum kmt_fp_cat {
 	KMT_FP_PAGE,
 	KMT_FP_ORDER,
 	KMT_FP_PHASE,
+	KMT_FP_MEMBLOCK,
 	KMT_FP_NR,
 	KMT_FP_TOTAL = KMT_FP_NR,	/* a budget on the total, not on a row */
 };
 
-/* "callsite", "cache", "page", "order", "phase": in budgets and files */
+/*
+ * "callsite", "cache", "page", "order", "phase", "memblock": in budgets
+ * and files
+ */
 extern const char *const kmt_fp_cat_names[KMT_FP_NR];
 
 struct kmt_fp_vals {
@@ -47,6 +51,10 @@ struct kmt_fp_head {
 	uint64_t events, last_ts, lost, unknown_cache;
 	bool nosyms;		/* callsites keyed by address */
 	uint64_t slab, pages;	/* retained at the end */
+	/* memblock's reserved and still held; known only from traces with
+	 * the early memblock events (and summaries of them) */
+	bool has_memblock;
+	uint64_t memblock;
 	char coverage[512];	/* kmt_trace_coverage() of the trace, or "" */
 };
 
@@ -56,9 +64,12 @@ struct kmt_footprint {
 	size_t nr, cap;
 };
 
-/* A summary file starts with this, then its version: "kmemflight-summary 1" */
+/*
+ * A summary file starts with this, then its version: "kmemflight-summary
+ * 2".  Version 1 had no memblock; it is still read.
+ */
 #define KMT_SUMMARY_MAGIC	"kmemflight-summary "
-#define KMT_SUMMARY_VERSION	1
+#define KMT_SUMMARY_VERSION	2
 
 int kmt_fp_add(struct kmt_footprint *fp, enum kmt_fp_cat cat, const char *key,
 	       const struct kmt_fp_vals *v);

@@ -1,10 +1,12 @@
 #!/bin/sh
 # The boot regression gate, tested on real boots: two boots of the QEMU
-# test kernel and one of the same kernel with the kmemtrace-retain sample
-# (1 MiB kept at boot by kmemtrace_retain_init(), Kconfig/retain-test.config).
-# "kmemflight diff" with its default budgets must pass the unchanged
-# kernel, against the other boot and against the committed baseline
-# summary, and fail the changed one with that function on top.
+# test kernel, one of the same kernel with the kmemtrace-retain sample
+# (1 MiB kept at boot by kmemtrace_retain_init(), Kconfig/retain-test.config)
+# and one of the unchanged kernel with log_buf_len=1M (a log buffer that
+# memblock reserves in setup_log_buf()).  "kmemflight diff" with its
+# default budgets must pass the unchanged kernel, against the other boot
+# and against the committed baseline summary, and fail the changed ones
+# with that function on top: a slab callsite, a memblock caller.
 # Prints "boot-regression: N passed, N failed".
 #
 #   qemu-tests/boot-regression.sh              the test (CI)
@@ -58,9 +60,10 @@ passes() {	# NAME: exit 0, within budget
 }
 
 boot_all() {
-	boot base1 "$kernel" && boot base2 "$kernel" && boot retain "$retain"
+	boot base1 "$kernel" && boot base2 "$kernel" && boot retain "$retain" &&
+		args="$args log_buf_len=1M" boot logbuf "$kernel"
 }
-check "boot the unchanged kernel twice, and the kernel with the retain sample" boot_all
+check "boot the unchanged kernel twice, the kernel with the retain sample, and with log_buf_len=1M" boot_all
 if [ ! -f "$out/retain/boot.kmt" ] || [ ! -f "$out/base2/boot.kmt" ]; then
 	check_done
 	exit 1
@@ -105,4 +108,16 @@ check "a summary is small enough to commit (< 64 KiB) and diffs like the trace" 
 		[ \$(wc -c < '$out/base1.summary') -lt 65536 ] &&
 		'$kmf' diff '$out/base1.summary' '$out/retain/boot.kmt' | grep -v '^base:' > '$out/from-summary.txt';
 		grep -v '^base:' '$out/retained.txt' | cmp - '$out/from-summary.txt'"
+
+gate "$out/base1/boot.kmt" "$out/logbuf/boot.kmt" logbuf
+logbuf_over() {	# exit 1, the memblock row of setup_log_buf over, on top of its table
+	sed -n '/^memblock:/,/^$/p' "$out/logbuf.txt"
+	[ "$(cat "$out/logbuf.rc")" = 1 ] &&
+		grep -q '^ memblock setup_log_buf  *|          0 |  *[0-9]* |  *+[0-9]* |         - | limit 64K and 10% (default)$' \
+			"$out/logbuf.txt" &&
+		awk '/^memblock:/ { t = 1; next } t && /^ [^ -]/ && !/^ Caller / { print; exit }' \
+			"$out/logbuf.txt" | grep -q '^ setup_log_buf  *|          0 |  *[0-9]\{7,\} |'
+}
+check "log_buf_len=1M fails the gate (exit 1): memblock's setup_log_buf on top, +1 MiB and more" \
+	logbuf_over
 check_done

@@ -111,9 +111,33 @@ test_expect_success 'bad summaries: exit 1, naming the line' '
 	printf "kmemflight-summary 1\n" > s &&
 	test_must_fail "$KMF" diff s good 2> err &&
 	grep -q "no .release. line" err &&
-	sed "1s/.*/kmemflight-summary 2/" good > s &&
+	sed "1s/.*/kmemflight-summary 3/" good > s &&
 	test_must_fail "$KMF" diff s good 2> err &&
-	grep -q "^kmemflight diff: error: s: summary version 2: this kmemflight reads version 1$" err
+	grep -q "^kmemflight diff: error: s: summary version 3: this kmemflight reads versions 1 to 2$" err &&
+	{ cat good; echo "row memblock setup_arch 1 1 1 1"; } > s &&
+	bad 11 "not a row (row CATEGORY KEY RETAINED OBJECTS ALLOCATED HITS)" &&
+	{ cat good; echo "memblock 5"; } > s &&
+	bad 11 "unknown line"
+'
+
+test_expect_success 'a version 2 summary: memblock rows and total, optional' '
+	sum b 100 0 &&
+	sed "1s/.*/kmemflight-summary 2/" b > v2 &&
+	"$KMF" diff v2 b > out 2> err &&
+	test ! -s err &&
+	grep -q "^(not compared: neither side has the early memblock events)$" out &&
+	{ cat v2; printf "memblock 4096\nrow memblock setup_arch 4096 1 8192 2\n"; } > m1 &&
+	{ cat v2; printf "memblock 1052672\nrow memblock setup_arch 4096 1 8192 2\nrow memblock setup_log_buf 1048576 1 1048576 1\n"; } > m2 &&
+	test_must_fail "$KMF" diff m1 m2 > out 2> err &&
+	test ! -s err &&
+	grep -q "^ memblock setup_log_buf  *|          0 |    1048576 |    +1048576 |         - | limit 64K and 10% (default)$" out &&
+	grep -q "^memblock reserved and held: 4096 -> 1052672 bytes, +1048576 " out &&
+	echo "memblock setup_log_buf 2M" > budget.txt &&
+	"$KMF" diff --budget budget.txt m1 m2 > out &&
+	grep -q "^Budget: within (0 rows or totals over, checked against 4 budgets)$" out &&
+	"$KMF" diff m1 v2 > out 2> err &&
+	grep -q "^kmemflight diff: warning: v2 has no early memblock events" err &&
+	grep -q "^(not compared: one side lacks the early memblock events)$" out
 '
 
 test_expect_success 'summary keys: escapes round-trip, CRLF lines read' '

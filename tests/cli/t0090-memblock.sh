@@ -78,4 +78,24 @@ test_expect_success 'dump shows memblock events with their fields' '
 	grep -q "^9500 1 task:0 memblock op=free_area base=0x3fcb7000 size=3313664 caller=do_populate_rootfs+0x9a node=-1 flags=0x0 what=initrd$" out
 '
 
+test_expect_success 'summary: memblock rows by caller function, and the total held' '
+	"$MKTRACE" memblock m.kmt &&
+	"$KMF" summary m.kmt > s &&
+	head -1 s | grep -q "^kmemflight-summary 2$" &&
+	grep -q "^memblock 36876288$" s &&
+	grep -q "^row memblock setup_arch 17272832 2 19271680 2$" s &&
+	grep -q "^row memblock sparse_init_nid 16777216 1 16777216 1$" s &&
+	grep -q "^row memblock acpi_reserve 0 1 0 1$" s &&
+	test "$(grep -c "^row memblock " s)" = 5
+'
+
+test_expect_success 'diff: a trace with memblock against one without compares no memblock, and says so' '
+	"$MKTRACE" memblock m.kmt &&
+	"$MKTRACE" basic b.kmt &&
+	"$KMF" diff --no-default-budgets b.kmt m.kmt > out 2> err &&
+	grep -q "^kmemflight diff: warning: b.kmt has no early memblock events" err &&
+	grep -q "^(not compared: one side lacks the early memblock events)$" out &&
+	! grep -q "^memblock reserved and held" out
+'
+
 test_done
