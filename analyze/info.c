@@ -158,6 +158,16 @@ int cmd_info(int argc, char **argv)
 	if (t.has_buffers)
 		printf("buffers:     %" PRIu64 " bytes on %u of %u possible CPUs (allocated as they came up)\n",
 		       t.buffer_bytes, t.nr_buffered, t.nr_possible);
+	{
+		uint64_t mem_total, free_b;
+
+		/* the kernel's totals at the save, when save kept them */
+		if (kmt_trace_meminfo(&t, "MemTotal", &mem_total) &&
+		    kmt_trace_meminfo(&t, "MemFree", &free_b))
+			printf("meminfo:     MemTotal %" PRIu64 " bytes, MemFree %" PRIu64
+			       " bytes at the save%s\n", mem_total, free_b,
+			       t.vmstat ? " (and /proc/vmstat)" : "");
+	}
 	printf("caches:      %u\n", t.nr_caches);
 	printf("nodes:       %u\n", t.nr_nodes);
 	printf("%-6s %6s %10s %12s %12s %10s\n", "cpu", "node", "subbufs",

@@ -231,6 +231,29 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
  * logs a start line and, if it ended cleanly, a stop line with its own
  * counters; add them up over every attach of this boot.
  */
+/*
+ * /proc/NAME ($KMEMFLIGHT_PROC/NAME for tests) into *buf; a file that
+ * cannot be read is left out with a warning (NULL *buf), and only
+ * -ENOMEM fails.
+ */
+static int read_proc(const char *name, char **buf, size_t *len)
+{
+	const char *dir = getenv("KMEMFLIGHT_PROC");
+	char path[4200];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/proc", name);
+	ret = kmt_read_file(path, buf, len);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		*buf = NULL;
+		kmf_warn("cannot read %s (%s): the file will not have the kernel's totals that report --footprint weighs the trace against",
+			 path, strerror(-ret));
+	}
+	return 0;
+}
+
 static void attach_summary(const char *log, char *out, size_t size)
 {
 	unsigned long long bytes = 0, reads = 0, user = 0, sys = 0, lost = 0;
@@ -279,6 +302,8 @@ int cmd_save(int argc, char **argv)
 	struct kmt_writer w;
 	struct kmt_err err = { "" };
 	char *meta = NULL, *ksyms = NULL, *topo = NULL, *caches = NULL;
+	char *meminfo = NULL, *vmstat = NULL;
+	size_t meminfo_len = 0, vmstat_len = 0;
 	char *alog = NULL, summary[512] = "";
 	size_t meta_len, ksyms_len = 0, topo_len = 0, caches_len = 0;
 	char path[4200];
@@ -361,6 +386,13 @@ int cmd_save(int argc, char **argv)
 	ret = kmt_recorder_flush(&r);
 	if (ret) {
 		kmf_error("cannot flush the recorder: %s", strerror(-ret));
+		goto out;
+	}
+	/* The kernel's own totals now, to weigh the trace against. */
+	ret = read_proc("meminfo", &meminfo, &meminfo_len);
+	ret = ret ?: read_proc("vmstat", &vmstat, &vmstat_len);
+	if (ret == -ENOMEM) {
+		kmf_error("out of memory");
 		goto out;
 	}
 	ret = kmt_recorder_stats(&r, &st, &nr, &err);
@@ -485,6 +517,12 @@ int cmd_save(int argc, char **argv)
 	ret = ret ?: kmt_writer_section(&w, KMT_SEC_TOPOLOGY, topo, topo_len, &err);
 	ret = ret ?: kmt_writer_section(&w, KMT_SEC_CACHES, caches, caches_len, &err);
 	ret = ret ?: kmt_writer_section(&w, KMT_SEC_KALLSYMS, ksyms, ksyms_len, &err);
+	if (meminfo)
+		ret = ret ?: kmt_writer_section(&w, KMT_SEC_MEMINFO, meminfo,
+						meminfo_len, &err);
+	if (vmstat)
+		ret = ret ?: kmt_writer_section(&w, KMT_SEC_VMSTAT, vmstat,
+						vmstat_len, &err);
 	for (i = 0; i < nr && !ret; i++) {
 		struct kmt_cpu_section cs = {
 			.cpu = cpus[i].st.cpu,
@@ -549,6 +587,8 @@ out:
 	free(cpus);
 	free(st);
 	free(meta);
+	free(meminfo);
+	free(vmstat);
 	free(ksyms);
 	free(topo);
 	free(caches);

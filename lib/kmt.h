@@ -145,6 +145,9 @@ struct kmt_trace {
 	size_t meta_len;
 	const char *kallsyms;
 	size_t kallsyms_len;
+	/* /proc/meminfo and /proc/vmstat at the save, or NULL */
+	const char *meminfo, *vmstat;
+	size_t meminfo_len, vmstat_len;
 
 	struct kmt_cpu_info *cpus;
 	unsigned int nr_cpus;
@@ -177,6 +180,16 @@ void kmt_trace_close(struct kmt_trace *t);
 bool kmt_trace_meta(const struct kmt_trace *t, const char *key, char *buf,
 		    size_t size);
 const struct kmt_cache *kmt_trace_cache(const struct kmt_trace *t, uint32_t id);
+/*
+ * The kernel's totals at the save, in bytes: a /proc/meminfo line
+ * ("MemFree", its kB times 1024) or a /proc/vmstat counter ("nr_slab_
+ * unreclaimable_B" as is, others times the page size).  false when the
+ * file has no such line, or no such section.
+ */
+bool kmt_trace_meminfo(const struct kmt_trace *t, const char *name,
+		       uint64_t *bytes);
+bool kmt_trace_vmstat(const struct kmt_trace *t, const char *name,
+		      uint64_t *bytes);
 /*
  * A trace that did not come from the kmemtrace recorder (ftrace, perf):
  * one sentence on what its source could not see, into @buf.  Returns

@@ -392,6 +392,14 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 			caches = data;
 			caches_len = s.size;
 			break;
+		case KMT_SEC_MEMINFO:
+			t->meminfo = (const char *)data;
+			t->meminfo_len = s.size;
+			break;
+		case KMT_SEC_VMSTAT:
+			t->vmstat = (const char *)data;
+			t->vmstat_len = s.size;
+			break;
 		case KMT_SEC_CPU: {
 			struct kmt_cpu_section cs;
 			struct kmt_cpu_info *c;
@@ -687,4 +695,69 @@ const char *kmt_memblock_op_name(uint32_t op)
 
 	return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] :
 	       "unknown";
+}
+
+/*
+ * The number after @name and then @sep at the start of a line of @text
+ * (@len bytes): "MemFree:" then blanks, or "nr_free_pages" then a
+ * blank.  Digits only, no overflow.
+ */
+static bool text_value(const char *text, size_t len, const char *name,
+		       char sep, uint64_t *v)
+{
+	size_t n = strlen(name), i = 0;
+
+	while (text && i < len) {
+		const char *l = text + i, *nl = memchr(l, '\n', len - i);
+		size_t ll = nl ? (size_t)(nl - l) : len - i, j = n + 1;
+		uint64_t x = 0;
+		bool digits = false;
+
+		i += ll + 1;
+		if (ll <= n + 1 || memcmp(l, name, n) || l[n] != sep)
+			continue;
+		while (j < ll && l[j] == ' ')
+			j++;
+		for (; j < ll && l[j] >= '0' && l[j] <= '9'; j++) {
+			if (x > (UINT64_MAX - 9) / 10)
+				return false;
+			x = x * 10 + (uint64_t)(l[j] - '0');
+			digits = true;
+		}
+		if (!digits)
+			return false;
+		*v = x;
+		return true;
+	}
+	return false;
+}
+
+bool kmt_trace_meminfo(const struct kmt_trace *t, const char *name,
+		       uint64_t *bytes)
+{
+	uint64_t kb;
+
+	if (!text_value(t->meminfo, t->meminfo_len, name, ':', &kb) ||
+	    kb > UINT64_MAX / 1024)
+		return false;
+	*bytes = kb * 1024;
+	return true;
+}
+
+bool kmt_trace_vmstat(const struct kmt_trace *t, const char *name,
+		      uint64_t *bytes)
+{
+	size_t n = strlen(name);
+	uint64_t v;
+
+	if (!text_value(t->vmstat, t->vmstat_len, name, ' ', &v))
+		return false;
+	if (n > 2 && !strcmp(name + n - 2, "_B")) {
+		*bytes = v;
+		return true;
+	}
+	if (t->fmt.page_shift > 20 || v > UINT64_MAX >> t->fmt.page_shift)
+		return false;
+	*bytes = v << t->fmt.page_shift;
+	return true;
 }

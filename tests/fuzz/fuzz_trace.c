@@ -99,6 +99,14 @@ static void symbols(const struct kmt_trace *t, const uint64_t *sites,
 	}
 	latency(t, &st);
 	memblock(t);
+	{
+		uint64_t v;
+
+		/* the kernel's totals, any text */
+		(void)kmt_trace_meminfo(t, "MemFree", &v);
+		(void)kmt_trace_vmstat(t, "nr_slab_unreclaimable_B", &v);
+		(void)kmt_trace_vmstat(t, "nr_free_pages", &v);
+	}
 	kmt_symtab_free(&st);
 }
 

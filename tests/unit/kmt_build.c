@@ -39,6 +39,7 @@ struct kb {
 	struct kb_cpu *cpu;
 	struct kb_buf caches;
 	char *kallsyms;
+	char *meminfo, *vmstat;
 	char *topology;
 	bool gfp_names;		/* write the GFP name table (longer header) */
 	int abi;		/* record format: KMT_ABI_VERSION or 1 */
@@ -117,6 +118,8 @@ void kb_free(struct kb *b)
 	free(b->cpu);
 	free(b->caches.p);
 	free(b->kallsyms);
+	free(b->meminfo);
+	free(b->vmstat);
 	free(b->topology);
 	free(b);
 }
@@ -128,6 +131,14 @@ void kb_set_kernel_events(struct kb *b, unsigned int cpu, uint64_t n)
 {
 	b->cpu[cpu].events_set = true;
 	b->cpu[cpu].kernel_events = n;
+}
+
+void kb_set_proc(struct kb *b, const char *meminfo, const char *vmstat)
+{
+	free(b->meminfo);
+	free(b->vmstat);
+	b->meminfo = meminfo ? strdup(meminfo) : NULL;
+	b->vmstat = vmstat ? strdup(vmstat) : NULL;
 }
 
 void kb_set_kallsyms(struct kb *b, const char *text)
@@ -536,6 +547,12 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 	if (b->kallsyms)
 		section(b, &out, KMT_SEC_KALLSYMS, NULL, 0, b->kallsyms,
 			strlen(b->kallsyms)), nsec++;
+	if (b->meminfo)
+		section(b, &out, KMT_SEC_MEMINFO, NULL, 0, b->meminfo,
+			strlen(b->meminfo)), nsec++;
+	if (b->vmstat)
+		section(b, &out, KMT_SEC_VMSTAT, NULL, 0, b->vmstat,
+			strlen(b->vmstat)), nsec++;
 	for (i = 0; i < b->nr_cpus; i++) {
 		struct kb_cpu *c = &b->cpu[i];
 		struct kmt_cpu_section cs = {

@@ -2381,9 +2381,57 @@ static void test_v2_errors(void **state)
 	free(p);
 }
 
+/* The kernel's totals at the save: meminfo in kB, vmstat in pages or _B. */
+static void test_proc_totals(void **state)
+{
+	struct kb *b = kb_new(1, 4096);
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint64_t v = 7;
+	uint8_t *p;
+	size_t len;
+
+	(void)state;
+	kb_kfree(b, 0, 1000, KMT_CTX_TASK, 300, T(0x10), D(0x1000));
+	kb_set_proc(b, "MemTotal:        1008892 kB\nMemFree:  936448 kB\n"
+		    "MemFreeX:     1 kB\nBad: kB\nHuge: 99999999999999999999 kB\nLast: 5",
+		    "nr_free_pages 234112\nnr_slab_unreclaimable_B 9000\nnr_x\n");
+	finish(b, &p, &len);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_true(kmt_trace_meminfo(&t, "MemTotal", &v));
+	assert_int_equal(v, 1008892ULL * 1024);
+	assert_true(kmt_trace_meminfo(&t, "MemFree", &v));
+	assert_int_equal(v, 936448ULL * 1024);
+	assert_true(kmt_trace_meminfo(&t, "Last", &v));
+	assert_int_equal(v, 5 * 1024);
+	assert_false(kmt_trace_meminfo(&t, "Mem", &v));
+	assert_false(kmt_trace_meminfo(&t, "Bad", &v));
+	assert_false(kmt_trace_meminfo(&t, "Huge", &v));
+	assert_false(kmt_trace_meminfo(&t, "Slab", &v));
+	assert_true(kmt_trace_vmstat(&t, "nr_free_pages", &v));
+	assert_int_equal(v, 234112ULL * 4096);
+	assert_true(kmt_trace_vmstat(&t, "nr_slab_unreclaimable_B", &v));
+	assert_int_equal(v, 9000);
+	assert_false(kmt_trace_vmstat(&t, "nr_x", &v));
+	assert_false(kmt_trace_vmstat(&t, "nr_free", &v));
+	kmt_trace_close(&t);
+	free(p);
+
+	/* a file without the sections: nothing */
+	b = kb_new(1, 4096);
+	kb_kfree(b, 0, 1000, KMT_CTX_TASK, 300, T(0x10), D(0x1000));
+	finish(b, &p, &len);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_false(kmt_trace_meminfo(&t, "MemTotal", &v));
+	assert_false(kmt_trace_vmstat(&t, "nr_free_pages", &v));
+	kmt_trace_close(&t);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_proc_totals),
 		cmocka_unit_test(test_open_small),
 		cmocka_unit_test(test_open_swapped),
 		cmocka_unit_test(test_cursor_swapped_same),

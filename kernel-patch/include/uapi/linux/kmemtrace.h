@@ -510,6 +510,8 @@ enum kmt_section_type {
 	KMT_SEC_TOPOLOGY = 4,	/* tracefs kmemtrace/topology text */
 	KMT_SEC_CPU	= 5,	/* struct kmt_cpu_section + sub-buffers */
 	KMT_SEC_CACHES	= 6,	/* "id object_size size align flags name\n" */
+	KMT_SEC_MEMINFO	= 7,	/* /proc/meminfo text at the save */
+	KMT_SEC_VMSTAT	= 8,	/* /proc/vmstat text at the save */
 };
 
 /**
