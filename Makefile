@@ -21,7 +21,7 @@ LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c lib/
 TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/meta.c extract/import.c extract/kmemev.c extract/ftrace.c extract/perf.c \
             analyze/slab.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
             analyze/info.c analyze/diff.c analyze/latency.c analyze/report_latency.c \
-            analyze/memblock.c analyze/report_memblock.c \
+            analyze/memblock.c analyze/report_memblock.c analyze/report_footprint.c \
             lib/vmlinux.c
 TOOL_LIBS := -lelf -ldw $(shell pkg-config --libs libtracefs libtraceevent)
 HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h

@@ -288,6 +288,26 @@ static int on_memblock(struct mb_state *st, const struct kmt_event *ev)
 	return ret;
 }
 
+/* Bytes that both sets hold: one sweep over the two sorted lists. */
+static uint64_t overlap(const struct kmt_mb_set *a, const struct kmt_mb_set *b)
+{
+	size_t i = 0, j = 0;
+	uint64_t n = 0;
+
+	while (i < a->nr && j < b->nr) {
+		uint64_t lo = a->r[i].start > b->r[j].start ? a->r[i].start : b->r[j].start;
+		uint64_t hi = a->r[i].end < b->r[j].end ? a->r[i].end : b->r[j].end;
+
+		if (lo < hi)
+			n += hi - lo;
+		if (a->r[i].end < b->r[j].end)
+			i++;
+		else
+			j++;
+	}
+	return n;
+}
+
 static int cmp_caller(const void *a, const void *b)
 {
 	const struct kmt_mb_caller *x = a, *y = b;
@@ -354,6 +374,7 @@ int kmt_memblock_analyze(const struct kmt_trace *t, uint64_t end,
 		return ret;
 	}
 	mb->ram_ranges = mb->ram_set.nr;
+	mb->held_ram = overlap(&mb->res_set, &mb->ram_set);
 	if (mb->nr_callers)
 		qsort(mb->callers, mb->nr_callers, sizeof(*mb->callers), cmp_caller);
 	if (mb->nr_givens)

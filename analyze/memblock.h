@@ -50,6 +50,7 @@ struct kmt_memblock {
 	uint64_t ram;		/* bytes of memblock.memory */
 	size_t ram_ranges;
 	uint64_t held;		/* bytes reserved and still held */
+	uint64_t held_ram;	/* of those, within the RAM memblock knew */
 	uint64_t reserved;	/* bytes ever reserved (first claims) */
 	uint64_t freed;		/* given back to memblock */
 	uint64_t given;		/* given to the page allocator */

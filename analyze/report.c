@@ -15,7 +15,7 @@
 #include "slab.h"
 
 #define DEFAULT_SORT "frag,hit,bytes"
-#define VALID_OPTS "--slab, --page, --live, --phase, --latency, --memblock, --threshold, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help"
+#define VALID_OPTS "--slab, --page, --live, --phase, --latency, --memblock, --footprint, --threshold, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help"
 
 static void usage(FILE *f)
 {
@@ -45,6 +45,11 @@ static void usage(FILE *f)
 		"                          still holds, what went to the page allocator\n"
 		"                          later (the init sections, the initrd); at the\n"
 		"                          end, or at --at\n"
+		"    --footprint           the memory at the save: RAM, what memblock holds,\n"
+		"                          free, the pages the trace saw allocated, the\n"
+		"                          recorder's buffers, against the kernel's own\n"
+		"                          totals, and how much of what the kernel holds\n"
+		"                          the trace explains\n"
 		"    --threshold <time>    with --latency: list episodes of at least this\n"
 		"                          long, with a unit ns, us, ms or s: 134us\n"
 		"                          (default 0: all)\n"
@@ -143,7 +148,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE, OPT_LIVE,
 	       OPT_TIME, OPT_AT, OPT_PHASE, OPT_ALLOC, OPT_JSON, OPT_CSV,
-	       OPT_VMLINUX, OPT_LATENCY, OPT_THRESHOLD, OPT_MEMBLOCK };
+	       OPT_VMLINUX, OPT_LATENCY, OPT_THRESHOLD, OPT_MEMBLOCK,
+	       OPT_FOOTPRINT };
 	static const struct option longopts[] = {
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -152,6 +158,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "phase", no_argument, NULL, OPT_PHASE },
 		{ "latency", no_argument, NULL, OPT_LATENCY },
 		{ "memblock", no_argument, NULL, OPT_MEMBLOCK },
+		{ "footprint", no_argument, NULL, OPT_FOOTPRINT },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "time", required_argument, NULL, OPT_TIME },
@@ -189,6 +196,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case OPT_PHASE: o->phase = true; break;
 		case OPT_LATENCY: o->latency = true; break;
 		case OPT_MEMBLOCK: o->memblock = true; break;
+		case OPT_FOOTPRINT: o->footprint = true; break;
 		case OPT_THRESHOLD:
 			if (parse_duration(optarg, &o->threshold))
 				return kmf_usage_error("--threshold wants a time with a unit ns, us, ms or s (e.g. 134us), not '%s'",
@@ -238,8 +246,14 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	if (o->memblock && (o->slab || o->page || o->live || o->phase ||
 			    o->alloc || o->latency || o->csv || sort_given))
 		return kmf_usage_error("--memblock is a report of its own: not with --slab, --page, --live, --phase, --latency, --alloc, --sort or --csv");
+	if (o->footprint && (o->slab || o->page || o->live || o->phase ||
+			     o->alloc || o->latency || o->memblock || o->csv ||
+			     sort_given))
+		return kmf_usage_error("--footprint is a report of its own: not with --slab, --page, --live, --phase, --latency, --memblock, --alloc, --sort or --csv");
+	if (o->footprint && (o->start || o->end != UINT64_MAX))
+		return kmf_usage_error("--footprint is at the save, where the kernel's totals were taken: not with --time or --at");
 	if (!o->slab && !o->page && !o->live && !o->phase && !o->latency &&
-	    !o->memblock)
+	    !o->memblock && !o->footprint)
 		o->slab = true;
 	if (o->alloc && !o->page && !o->live && !o->phase)
 		o->slab = true;
@@ -683,6 +697,13 @@ int cmd_report(int argc, char **argv)
 	} else if (!st.nr && !o.raw_ip) {
 		kmf_warn("%s has no kallsyms: callsites are printed as addresses (--vmlinux names them)",
 			 o.path);
+	}
+	if (o.footprint) {
+		if (kmt_report_footprint(&t, sym, &o, o.path, &err))
+			kmf_error("%s", err.msg);
+		else
+			status = KMF_EXIT_OK;
+		goto out;
 	}
 	if (o.memblock) {
 		if (kmt_report_memblock(&t, sym, &o, o.path, &err))

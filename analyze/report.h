@@ -30,6 +30,7 @@ struct report_opts {
 	bool latency;
 	uint64_t threshold;	/* --latency: ns */
 	bool memblock;
+	bool footprint;
 };
 
 /*
@@ -78,5 +79,13 @@ int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
 int kmt_report_memblock(const struct kmt_trace *t, const struct kmt_symtab *st,
 			const struct report_opts *o, const char *path,
 			struct kmt_err *err);
+
+/*
+ * --footprint: the memory at the save, the trace against the kernel's
+ * totals.  0, or a negative errno with @err set (a trace without them).
+ */
+int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
+			 const struct report_opts *o, const char *path,
+			 struct kmt_err *err);
 
 #endif

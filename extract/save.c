@@ -302,8 +302,8 @@ int cmd_save(int argc, char **argv)
 	struct kmt_writer w;
 	struct kmt_err err = { "" };
 	char *meta = NULL, *ksyms = NULL, *topo = NULL, *caches = NULL;
-	char *meminfo = NULL, *vmstat = NULL;
-	size_t meminfo_len = 0, vmstat_len = 0;
+	char *meminfo = NULL, *vmstat = NULL, *zoneinfo = NULL;
+	size_t meminfo_len = 0, vmstat_len = 0, zoneinfo_len = 0;
 	char *alog = NULL, summary[512] = "";
 	size_t meta_len, ksyms_len = 0, topo_len = 0, caches_len = 0;
 	char path[4200];
@@ -391,6 +391,7 @@ int cmd_save(int argc, char **argv)
 	/* The kernel's own totals now, to weigh the trace against. */
 	ret = read_proc("meminfo", &meminfo, &meminfo_len);
 	ret = ret ?: read_proc("vmstat", &vmstat, &vmstat_len);
+	ret = ret ?: read_proc("zoneinfo", &zoneinfo, &zoneinfo_len);
 	if (ret == -ENOMEM) {
 		kmf_error("out of memory");
 		goto out;
@@ -523,6 +524,9 @@ int cmd_save(int argc, char **argv)
 	if (vmstat)
 		ret = ret ?: kmt_writer_section(&w, KMT_SEC_VMSTAT, vmstat,
 						vmstat_len, &err);
+	if (zoneinfo)
+		ret = ret ?: kmt_writer_section(&w, KMT_SEC_ZONEINFO, zoneinfo,
+						zoneinfo_len, &err);
 	for (i = 0; i < nr && !ret; i++) {
 		struct kmt_cpu_section cs = {
 			.cpu = cpus[i].st.cpu,
@@ -589,6 +593,7 @@ out:
 	free(meta);
 	free(meminfo);
 	free(vmstat);
+	free(zoneinfo);
 	free(ksyms);
 	free(topo);
 	free(caches);

@@ -145,9 +145,9 @@ struct kmt_trace {
 	size_t meta_len;
 	const char *kallsyms;
 	size_t kallsyms_len;
-	/* /proc/meminfo and /proc/vmstat at the save, or NULL */
-	const char *meminfo, *vmstat;
-	size_t meminfo_len, vmstat_len;
+	/* /proc/meminfo, /proc/vmstat and /proc/zoneinfo at the save, or NULL */
+	const char *meminfo, *vmstat, *zoneinfo;
+	size_t meminfo_len, vmstat_len, zoneinfo_len;
 
 	struct kmt_cpu_info *cpus;
 	unsigned int nr_cpus;
@@ -190,6 +190,11 @@ bool kmt_trace_meminfo(const struct kmt_trace *t, const char *name,
 		       uint64_t *bytes);
 bool kmt_trace_vmstat(const struct kmt_trace *t, const char *name,
 		      uint64_t *bytes);
+/*
+ * The free pages on the per-CPU page lists at the save, in bytes: the
+ * sum of the "count:" lines of /proc/zoneinfo.  false without it.
+ */
+bool kmt_trace_pcp_free(const struct kmt_trace *t, uint64_t *bytes);
 /*
  * A trace that did not come from the kmemtrace recorder (ftrace, perf):
  * one sentence on what its source could not see, into @buf.  Returns

@@ -400,6 +400,10 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 			t->vmstat = (const char *)data;
 			t->vmstat_len = s.size;
 			break;
+		case KMT_SEC_ZONEINFO:
+			t->zoneinfo = (const char *)data;
+			t->zoneinfo_len = s.size;
+			break;
 		case KMT_SEC_CPU: {
 			struct kmt_cpu_section cs;
 			struct kmt_cpu_info *c;
@@ -759,5 +763,41 @@ bool kmt_trace_vmstat(const struct kmt_trace *t, const char *name,
 	if (t->fmt.page_shift > 20 || v > UINT64_MAX >> t->fmt.page_shift)
 		return false;
 	*bytes = v << t->fmt.page_shift;
+	return true;
+}
+
+bool kmt_trace_pcp_free(const struct kmt_trace *t, uint64_t *bytes)
+{
+	static const char key[] = "count:";
+	uint64_t pages = 0;
+	size_t i = 0;
+
+	if (!t->zoneinfo)
+		return false;
+	while (i < t->zoneinfo_len) {
+		const char *l = t->zoneinfo + i;
+		const char *nl = memchr(l, '\n', t->zoneinfo_len - i);
+		size_t ll = nl ? (size_t)(nl - l) : t->zoneinfo_len - i, j = 0;
+		uint64_t x = 0;
+
+		i += ll + 1;
+		while (j < ll && l[j] == ' ')
+			j++;
+		if (ll - j < sizeof(key) - 1 || memcmp(l + j, key, sizeof(key) - 1))
+			continue;
+		for (j += sizeof(key) - 1; j < ll && l[j] == ' '; j++)
+			;
+		for (; j < ll && l[j] >= '0' && l[j] <= '9'; j++) {
+			if (x > (UINT64_MAX - 9) / 10)
+				return false;
+			x = x * 10 + (uint64_t)(l[j] - '0');
+		}
+		if (pages > UINT64_MAX - x)
+			return false;
+		pages += x;
+	}
+	if (t->fmt.page_shift > 20 || pages > UINT64_MAX >> t->fmt.page_shift)
+		return false;
+	*bytes = pages << t->fmt.page_shift;
 	return true;
 }

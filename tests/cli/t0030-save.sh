@@ -30,13 +30,15 @@ test_expect_success 'save keeps the kernel totals: /proc/meminfo and /proc/vmsta
 	"$MKTRACE" tracefs tfs && mkks && mkdir proc &&
 	printf "MemTotal:        1008892 kB\nMemFree:          936448 kB\nSlab:              12345 kB\n" > proc/meminfo &&
 	printf "nr_free_pages 234112\nnr_slab_unreclaimable_B 9000\n" > proc/vmstat &&
+	printf "Node 0, zone    DMA32\n              count: 602\n" > proc/zoneinfo &&
 	KMEMFLIGHT_PROC=$PWD/proc save -q boot.kmt &&
 	"$KMF" info boot.kmt > out &&
 	grep -q "^meminfo:     MemTotal 1033105408 bytes, MemFree 958922752 bytes at the save (and /proc/vmstat)$" out &&
-	rm proc/vmstat proc/meminfo &&
+	rm proc/vmstat proc/meminfo proc/zoneinfo &&
 	KMEMFLIGHT_PROC=$PWD/proc save -q boot2.kmt 2> err &&
 	grep -q "^kmemflight save: warning: $PWD/proc/meminfo: \|^kmemflight save: warning: cannot read $PWD/proc/meminfo (No such file or directory): the file will not have the kernel.s totals" err &&
 	grep -q "cannot read $PWD/proc/vmstat (No such file or directory)" err &&
+	grep -q "cannot read $PWD/proc/zoneinfo (No such file or directory)" err &&
 	"$KMF" info boot2.kmt > out &&
 	! grep -q "^meminfo:" out
 '

@@ -98,4 +98,41 @@ test_expect_success 'diff: a trace with memblock against one without compares no
 	! grep -q "^memblock reserved and held" out
 '
 
+# report --footprint on "mktrace footprint": the memblock boot above with
+# the kernel's totals at the save.  RAM 1072291840; memblock holds
+# 36876288, of which 397312 (the low reservation) lie outside RAM:
+# 36478976 = RAM - MemTotal (1011536 kB).  MemFree 1000000 kB, 100 pages
+# on the per-CPU lists: allocated 1035812864 - 1024000000 - 409600 =
+# 11403264.  Pages held: 2 x 4096 + 16384 (one freed) = 24576; buffers
+# 2 x 262144.  Not explained 11403264 - 548864 = 10854400.  The kernel
+# holds 11403264 + 36478976 = 47882240, the trace explains 36478976 +
+# 548864 = 37027840: 77.331%.
+test_expect_success 'report --footprint: the balance against the kernel totals, exact' '
+	"$MKTRACE" footprint f.kmt &&
+	"$KMF" report --footprint f.kmt > out 2> err &&
+	test_cmp "$TEST_DIR/expect/footprint.report" out &&
+	test ! -s err &&
+	"$KMF" report --footprint --json f.kmt > out &&
+	python3 -c "
+import json
+d = json.load(open(\"out\"))
+assert d[\"ram\"] - d[\"mem_total\"] == d[\"reserved\"] == 36478976
+assert d[\"mem_total\"] - d[\"mem_free\"] - d[\"pcp_free\"] == d[\"allocated\"]
+assert d[\"allocated\"] == d[\"pages_held\"] + d[\"recorder_buffers\"] + d[\"unexplained\"]
+assert d[\"explained\"] == 37027840 and d[\"kernel_holds\"] == 47882240
+"
+'
+
+test_expect_success 'report --footprint: a trace without the kernel totals says why; --at and other views are usage errors' '
+	"$MKTRACE" memblock m.kmt &&
+	test_must_fail "$KMF" report --footprint m.kmt > out 2> err &&
+	grep -q "m.kmt: its save kept no kernel totals (/proc/meminfo)" err &&
+	test ! -s out &&
+	"$MKTRACE" footprint f.kmt &&
+	test_must_fail --code=2 "$KMF" report --footprint --at 1s f.kmt 2> err &&
+	grep -q "\-\-footprint is at the save" err &&
+	test_must_fail --code=2 "$KMF" report --footprint --live f.kmt 2> err &&
+	grep -q "\-\-footprint is a report of its own" err
+'
+
 test_done

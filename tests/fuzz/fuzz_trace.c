@@ -106,6 +106,7 @@ static void symbols(const struct kmt_trace *t, const uint64_t *sites,
 		(void)kmt_trace_meminfo(t, "MemFree", &v);
 		(void)kmt_trace_vmstat(t, "nr_slab_unreclaimable_B", &v);
 		(void)kmt_trace_vmstat(t, "nr_free_pages", &v);
+		(void)kmt_trace_pcp_free(t, &v);
 	}
 	kmt_symtab_free(&st);
 }

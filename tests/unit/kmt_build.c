@@ -39,7 +39,7 @@ struct kb {
 	struct kb_cpu *cpu;
 	struct kb_buf caches;
 	char *kallsyms;
-	char *meminfo, *vmstat;
+	char *meminfo, *vmstat, *zoneinfo;
 	char *topology;
 	bool gfp_names;		/* write the GFP name table (longer header) */
 	int abi;		/* record format: KMT_ABI_VERSION or 1 */
@@ -120,6 +120,7 @@ void kb_free(struct kb *b)
 	free(b->kallsyms);
 	free(b->meminfo);
 	free(b->vmstat);
+	free(b->zoneinfo);
 	free(b->topology);
 	free(b);
 }
@@ -133,12 +134,15 @@ void kb_set_kernel_events(struct kb *b, unsigned int cpu, uint64_t n)
 	b->cpu[cpu].kernel_events = n;
 }
 
-void kb_set_proc(struct kb *b, const char *meminfo, const char *vmstat)
+void kb_set_proc(struct kb *b, const char *meminfo, const char *vmstat,
+		 const char *zoneinfo)
 {
 	free(b->meminfo);
 	free(b->vmstat);
+	free(b->zoneinfo);
 	b->meminfo = meminfo ? strdup(meminfo) : NULL;
 	b->vmstat = vmstat ? strdup(vmstat) : NULL;
+	b->zoneinfo = zoneinfo ? strdup(zoneinfo) : NULL;
 }
 
 void kb_set_kallsyms(struct kb *b, const char *text)
@@ -553,6 +557,9 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 	if (b->vmstat)
 		section(b, &out, KMT_SEC_VMSTAT, NULL, 0, b->vmstat,
 			strlen(b->vmstat)), nsec++;
+	if (b->zoneinfo)
+		section(b, &out, KMT_SEC_ZONEINFO, NULL, 0, b->zoneinfo,
+			strlen(b->zoneinfo)), nsec++;
 	for (i = 0; i < b->nr_cpus; i++) {
 		struct kb_cpu *c = &b->cpu[i];
 		struct kmt_cpu_section cs = {

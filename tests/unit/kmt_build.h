@@ -33,8 +33,9 @@ void kb_set_gfp_names(struct kb *b, bool on);
 /* Override the kernel's event counter for a CPU (default: events added). */
 void kb_set_kernel_events(struct kb *b, unsigned int cpu, uint64_t n);
 void kb_set_kallsyms(struct kb *b, const char *text);
-/* The kernel's totals at the save: /proc/meminfo and /proc/vmstat text. */
-void kb_set_proc(struct kb *b, const char *meminfo, const char *vmstat);
+/* The kernel's totals at the save: /proc/meminfo, vmstat, zoneinfo text. */
+void kb_set_proc(struct kb *b, const char *meminfo, const char *vmstat,
+		 const char *zoneinfo);
 void kb_set_topology(struct kb *b, const char *text);
 
 /* ctx is enum kmt_ctx; pid is written for KMT_CTX_TASK only. */

@@ -82,6 +82,29 @@ static void memblock(struct kb *b)
 }
 
 /*
+ * The memblock boot with the kernel's totals at the save, for report
+ * --footprint (tests/cli/t0090-memblock.sh works it out): 36478976
+ * bytes of memblock's in RAM (the low reservation is not RAM), so
+ * MemTotal is RAM less that; 100 pages on the per-CPU lists; 24576
+ * bytes of pages still held; 2 x 256 KiB of buffers.
+ */
+static void footprint(struct kb *b)
+{
+	kb_set_topology(b, "cpu 0 node 0 buffer 262144\ncpu 1 node 0 buffer 262144\n"
+			"node 0 start_pfn 0 end_pfn 262144\n");
+	kb_set_proc(b, "MemTotal:        1011536 kB\nMemFree:         1000000 kB\n"
+		    "Slab:                 64 kB\nKernelStack:          32 kB\n",
+		    "nr_free_pages 250000\n",
+		    "Node 0, zone    DMA32\n  pagesets\n    cpu: 0\n              count: 60\n"
+		    "    cpu: 1\n              count: 40\n");
+	kb_page_alloc(b, 0, 10000, KMT_CTX_TASK, 1, 0x1001, 0, 0xcc0, 0);
+	kb_page_alloc(b, 0, 10100, KMT_CTX_TASK, 1, 0x1002, 0, 0xcc0, 0);
+	kb_page_alloc(b, 1, 10200, KMT_CTX_TASK, 2, 0x1005, 2, 0xcc0, 0);
+	kb_page_alloc(b, 1, 10300, KMT_CTX_TASK, 2, 0x1011, 0, 0xcc0, 0);
+	kb_page_free(b, 1, 10400, KMT_CTX_TASK, 2, 0x1011, 0);
+}
+
+/*
  * A benchmark trace of @n events on 2 CPUs, like a boot: 2048 callsites
  * in 512 functions, kmalloc and cache allocations, frees of the oldest
  * of ~64k live objects, one free in ten on the other CPU.  Deterministic.
@@ -448,9 +471,12 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
-	if (argc == 3 && !strcmp(argv[1], "memblock")) {
+	if (argc == 3 && (!strcmp(argv[1], "memblock") ||
+			  !strcmp(argv[1], "footprint"))) {
 		b = kb_new(2, 4096);
 		memblock(b);
+		if (!strcmp(argv[1], "footprint"))
+			footprint(b);
 		ret = kb_write(b, argv[2]);
 		kb_free(b);
 		return ret ? 1 : 0;

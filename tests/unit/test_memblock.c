@@ -92,7 +92,11 @@ static void test_free_spans_ranges(void **state)
 	kb_memblock(b, 0, 20, KMT_MB_RESERVE, 200, 100, -1, 0, B, "");
 	kb_memblock(b, 0, 30, KMT_MB_RESERVE, 100, 100, -1, 0, C, "");
 	kb_memblock(b, 0, 40, KMT_MB_FREE, 50, 200, -1, 0, C, "");
+	/* RAM [20, 60) and [240, 1000): 30 of A's and 50 of B's in it */
+	kb_memblock(b, 0, 50, KMT_MB_ADD, 20, 40, -1, 0, C, "");
+	kb_memblock(b, 0, 60, KMT_MB_ADD, 240, 760, -1, 0, C, "");
 	analyze(b, &bt, UINT64_MAX);
+	assert_int_equal(bt.mb.held_ram, 30 + 50);
 	assert_int_equal(row(&bt.mb, A)->held, 50);
 	assert_int_equal(row(&bt.mb, A)->freed, 50);
 	assert_int_equal(row(&bt.mb, B)->held, 50);
@@ -145,6 +149,7 @@ static void test_ram(void **state)
 	analyze(b, &bt, UINT64_MAX);
 	assert_int_equal(bt.mb.ram, 6144 + 4096 - 1024);
 	assert_int_equal(bt.mb.ram_ranges, 3);
+	assert_int_equal(bt.mb.held_ram, 0);
 	assert_int_equal(bt.mb.nr_callers, 0);
 	done(&bt);
 }

@@ -2395,7 +2395,9 @@ static void test_proc_totals(void **state)
 	kb_kfree(b, 0, 1000, KMT_CTX_TASK, 300, T(0x10), D(0x1000));
 	kb_set_proc(b, "MemTotal:        1008892 kB\nMemFree:  936448 kB\n"
 		    "MemFreeX:     1 kB\nBad: kB\nHuge: 99999999999999999999 kB\nLast: 5",
-		    "nr_free_pages 234112\nnr_slab_unreclaimable_B 9000\nnr_x\n");
+		    "nr_free_pages 234112\nnr_slab_unreclaimable_B 9000\nnr_x\n",
+		    "Node 0, zone    DMA32\n  pagesets\n    cpu: 0\n              count: 602\n"
+		    "    cpu: 1\n              count: 2120\n              count:\n");
 	finish(b, &p, &len);
 	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
 	assert_true(kmt_trace_meminfo(&t, "MemTotal", &v));
@@ -2414,6 +2416,8 @@ static void test_proc_totals(void **state)
 	assert_int_equal(v, 9000);
 	assert_false(kmt_trace_vmstat(&t, "nr_x", &v));
 	assert_false(kmt_trace_vmstat(&t, "nr_free", &v));
+	assert_true(kmt_trace_pcp_free(&t, &v));
+	assert_int_equal(v, (602 + 2120) * 4096);
 	kmt_trace_close(&t);
 	free(p);
 
@@ -2424,6 +2428,7 @@ static void test_proc_totals(void **state)
 	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
 	assert_false(kmt_trace_meminfo(&t, "MemTotal", &v));
 	assert_false(kmt_trace_vmstat(&t, "nr_free_pages", &v));
+	assert_false(kmt_trace_pcp_free(&t, &v));
 	kmt_trace_close(&t);
 	free(p);
 }

@@ -512,6 +512,7 @@ enum kmt_section_type {
 	KMT_SEC_CACHES	= 6,	/* "id object_size size align flags name\n" */
 	KMT_SEC_MEMINFO	= 7,	/* /proc/meminfo text at the save */
 	KMT_SEC_VMSTAT	= 8,	/* /proc/vmstat text at the save */
+	KMT_SEC_ZONEINFO = 9,	/* /proc/zoneinfo text at the save */
 };
 
 /**

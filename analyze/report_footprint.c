@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemflight report --footprint: the memory at the save, the trace
+ * against the kernel's own totals (the /proc/meminfo, /proc/vmstat and
+ * /proc/zoneinfo that save kept), and how much of what the kernel
+ * holds the trace explains.
+ *
+ *   RAM (memblock's)  = reserved by memblock and still held (RAM - MemTotal)
+ *                     + MemTotal
+ *   MemTotal          = MemFree + free on the per-CPU lists + allocated
+ *   allocated         = pages the trace saw allocated and still held
+ *                     + the recorder's buffers (allocated before it
+ *                       records, or while it does not record itself)
+ *                     + what nothing in the trace explains
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "memblock.h"
+#include "report.h"
+#include "slab.h"
+
+#define LINE_W	58
+
+/* Everything the balance is made of, in bytes. */
+struct balance {
+	bool have_ram, have_pcp;
+	uint64_t ram, reserved, memblock_held, memblock_callers;
+	uint64_t mem_total, mem_free, pcp, allocated;
+	uint64_t pages, buffers, slab_objs;
+	int64_t unexplained;	/* allocated - pages - buffers */
+	uint64_t holds, explained;
+	/* the kernel's own breakdown */
+	uint64_t k_slab, k_stack, k_ptables, k_vmalloc, k_percpu, k_anon,
+		 k_file, k_shmem;
+	bool have_k[8];
+};
+
+static void line(const char *indent, const char *what, uint64_t v,
+		 const char *note)
+{
+	int w = LINE_W - (int)strlen(indent);
+
+	printf(" %s%-*s | %12" PRIu64 " |%s%s\n", indent, w, what, v,
+	       note[0] ? "  " : "", note);
+}
+
+static void json_balance(const struct balance *b, const char *path)
+{
+	static const char *const kn[8] = {
+		"Slab", "KernelStack", "PageTables", "VmallocUsed", "Percpu",
+		"AnonPages", "Cached", "Shmem",
+	};
+	const uint64_t kv[8] = {
+		b->k_slab, b->k_stack, b->k_ptables, b->k_vmalloc, b->k_percpu,
+		b->k_anon, b->k_file, b->k_shmem,
+	};
+	bool first = true, kfirst = true;
+	unsigned int i;
+
+	printf("{");
+	kmt_json_key(stdout, &first, "file");
+	kmt_json_str(stdout, path, strlen(path));
+	if (b->have_ram) {
+		kmt_json_u64(stdout, &first, "ram", b->ram);
+		kmt_json_u64(stdout, &first, "reserved", b->reserved);
+		kmt_json_u64(stdout, &first, "memblock_held", b->memblock_held);
+	}
+	kmt_json_u64(stdout, &first, "mem_total", b->mem_total);
+	kmt_json_u64(stdout, &first, "mem_free", b->mem_free);
+	if (b->have_pcp)
+		kmt_json_u64(stdout, &first, "pcp_free", b->pcp);
+	kmt_json_u64(stdout, &first, "allocated", b->allocated);
+	kmt_json_u64(stdout, &first, "pages_held", b->pages);
+	kmt_json_u64(stdout, &first, "recorder_buffers", b->buffers);
+	kmt_json_key(stdout, &first, "unexplained");
+	printf("%" PRId64, b->unexplained);
+	kmt_json_u64(stdout, &first, "kernel_holds", b->holds);
+	kmt_json_u64(stdout, &first, "explained", b->explained);
+	kmt_json_key(stdout, &first, "explained_pct");
+	printf("%.3f", b->holds ? 100.0 * (double)b->explained / (double)b->holds : 0.0);
+	kmt_json_u64(stdout, &first, "slab_objects_held", b->slab_objs);
+	kmt_json_key(stdout, &first, "kernel_counts");
+	printf("{");
+	for (i = 0; i < 8; i++)
+		if (b->have_k[i])
+			kmt_json_u64(stdout, &kfirst, kn[i], kv[i]);
+	printf("}}\n");
+}
+
+static void print_balance(const struct balance *b, uint64_t at)
+{
+	char note[160];
+
+	printf("Memory at the save (%" PRIu64 ".%09" PRIu64
+	       " s, the end of the trace): the trace against the kernel's totals\n",
+	       at / 1000000000u, at % 1000000000u);
+	kmt_rule(LINE_W + 18 + 40);
+	if (b->have_ram) {
+		line("", "RAM (the ranges memblock was given)", b->ram, "trace");
+		snprintf(note, sizeof(note),
+			 "memblock callers hold %" PRIu64 " of it: report --memblock",
+			 b->memblock_held);
+		line("  ", "reserved at boot, still held (RAM - MemTotal)",
+		     b->reserved, note);
+	}
+	line("  ", "managed by the page allocator (MemTotal)", b->mem_total,
+	     "meminfo");
+	line("    ", "free (MemFree)", b->mem_free, "meminfo");
+	if (b->have_pcp)
+		line("    ", "free on the per-CPU page lists", b->pcp, "zoneinfo");
+	line("    ", "allocated", b->allocated, "the rest");
+	line("      ", "pages the trace saw allocated, still held", b->pages,
+	     "report --live, --page");
+	line("      ", "the recorder's buffers", b->buffers, "topology");
+	snprintf(note, sizeof(note), "%" PRId64, b->unexplained);
+	printf(" %-*s | %12s |  %s\n", LINE_W, "      not explained", note,
+	       b->unexplained < 0 ? "the trace holds more: frees it did not see" :
+	       "allocated without a page event the trace has");
+	kmt_rule(LINE_W + 18 + 40);
+	printf("The kernel holds %" PRIu64 " bytes (%s, less what is free); the trace explains %"
+	       PRIu64 " of them: %.3f%%\n", b->holds,
+	       b->have_ram ? "RAM" : "MemTotal", b->explained,
+	       b->holds ? 100.0 * (double)b->explained / (double)b->holds : 0.0);
+	printf("The kernel's own counts of what is allocated:");
+	if (b->have_k[0])
+		printf(" Slab %" PRIu64 ",", b->k_slab);
+	if (b->have_k[1])
+		printf(" KernelStack %" PRIu64 ",", b->k_stack);
+	if (b->have_k[2])
+		printf(" PageTables %" PRIu64 ",", b->k_ptables);
+	if (b->have_k[3])
+		printf(" VmallocUsed %" PRIu64 ",", b->k_vmalloc);
+	if (b->have_k[4])
+		printf(" Percpu %" PRIu64 ",", b->k_percpu);
+	if (b->have_k[5])
+		printf(" AnonPages %" PRIu64 ",", b->k_anon);
+	if (b->have_k[6])
+		printf(" Cached %" PRIu64 ",", b->k_file);
+	if (b->have_k[7])
+		printf(" Shmem %" PRIu64 ",", b->k_shmem);
+	printf(" (meminfo)\n");
+	printf("Slab objects the trace saw allocated and still held: %" PRIu64
+	       " bytes, in the slab pages above (report --live)\n", b->slab_objs);
+}
+
+int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
+			 const struct report_opts *o, const char *path,
+			 struct kmt_err *err)
+{
+	static const char *const kn[8] = {
+		"Slab", "KernelStack", "PageTables", "VmallocUsed", "Percpu",
+		"AnonPages", "Cached", "Shmem",
+	};
+	uint64_t *kv[8];
+	struct balance b;
+	struct kmt_memblock mb;
+	struct kmt_slab s;
+	uint64_t last;
+	unsigned int i;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	kv[0] = &b.k_slab;
+	kv[1] = &b.k_stack;
+	kv[2] = &b.k_ptables;
+	kv[3] = &b.k_vmalloc;
+	kv[4] = &b.k_percpu;
+	kv[5] = &b.k_anon;
+	kv[6] = &b.k_file;
+	kv[7] = &b.k_shmem;
+	if (!kmt_trace_meminfo(t, "MemTotal", &b.mem_total) ||
+	    !kmt_trace_meminfo(t, "MemFree", &b.mem_free))
+		return kmt_errf(err, ENOTSUP,
+				"%s: its save kept no kernel totals (/proc/meminfo): saved by an older kmemflight, or made from ftrace or perf; --memblock and --live still work",
+				path);
+	for (i = 0; i < 8; i++)
+		b.have_k[i] = kmt_trace_meminfo(t, kn[i], kv[i]);
+	b.have_pcp = kmt_trace_pcp_free(t, &b.pcp);
+	ret = kmt_memblock_analyze(t, UINT64_MAX, &mb, err);
+	if (ret)
+		return ret;
+	b.have_ram = mb.have_early && mb.ram >= b.mem_total;
+	b.ram = mb.ram;
+	b.memblock_held = mb.held_ram;
+	b.memblock_callers = mb.nr_callers;
+	kmt_memblock_free(&mb);
+	if (b.have_ram)
+		b.reserved = b.ram - b.mem_total;
+	ret = kmt_slab_analyze_range(t, 0, UINT64_MAX, false, st, &s, err);
+	if (ret)
+		return ret;
+	b.pages = s.pg_live_bytes;
+	b.slab_objs = s.live_bytes;
+	last = s.last_ts;
+	kmt_slab_free(&s);
+	b.buffers = t->has_buffers ? t->buffer_bytes :
+		    (uint64_t)t->fmt.nr_subbufs * t->fmt.subbuf_size * t->nr_cpus;
+	if (b.mem_free + b.pcp <= b.mem_total)
+		b.allocated = b.mem_total - b.mem_free - b.pcp;
+	b.unexplained = (int64_t)b.allocated - (int64_t)(b.pages + b.buffers);
+	/* what the kernel holds: all of it that is not free */
+	b.holds = b.allocated + b.reserved;
+	/* the trace explains no more of a part than the kernel has in it */
+	b.explained = (b.memblock_held < b.reserved ? b.memblock_held : b.reserved) +
+		      (b.pages + b.buffers < b.allocated ? b.pages + b.buffers :
+		       b.allocated);
+	if (o->json)
+		json_balance(&b, path);
+	else
+		print_balance(&b, last);
+	if (!b.have_ram && !o->json)
+		printf("(no memblock events in this trace: the memory memblock reserved is left out)\n");
+	if (!b.have_pcp && !o->json)
+		printf("(no /proc/zoneinfo in this trace: the free pages on the per-CPU lists count as allocated)\n");
+	return 0;
+}
