@@ -35,7 +35,7 @@ static const char *const internal_prefix[] = {
 	"__get_free_pages", "get_free_pages", "get_zeroed_page", "__folio_alloc",
 	"__kmalloc",	/* a large kmalloc: its caller is the caller */
 	"__alloc_frozen_pages", "alloc_frozen_pages",	/* 6.15 and later */
-	"kmt_probe_", "kmt_record_",	/* the recorder's own frames */
+	"kmt_probe_", "kmt_record_", "__kmemtrace_",	/* the recorder's own frames */
 };
 
 void kmt_page_internal_names(const char *const **exact, size_t *nr_exact,

@@ -89,7 +89,9 @@ small cache id; the name and sizes reach the trace once per cache.
 No kmem tracepoint fires for kmem_cache_alloc_bulk(),
 kmem_cache_free_bulk() and kfree_bulk(), through which kfree_rcu() and
 the maple tree free: two hooks there, behind a static key that is on
-only while the recorder records, take each object as an event.
+only while the recorder records, take each object as an event.  So
+does a third in alloc_pages_bulk() for the pages of vmalloc() and of
+the kernel stacks, which no mm_page_alloc reports.
 
 memblock reserves the boot memory (the memmap, the per-CPU areas, the
 kernel image, the hash tables) before the recorder can start: memblock

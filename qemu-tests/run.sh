@@ -143,6 +143,24 @@ sys.exit(0 if ok else 1)' &&
 	"$kmf" dump "$out/$1/boot.kmt" | awk '$4 == "memblock" { print; exit !($1 == 0 && $5 == "op=reserve") }'
 }
 
+# The balance at the save (report --footprint): the parts add up to the
+# kernel's own totals, and the trace explains at least 99 % of what the
+# kernel holds (the rest: the slabs kmem_cache_init() makes before the
+# recorder starts, the recorder's own files).
+footprint_balance() {	# NAME
+	"$kmf" report --footprint "$out/$1/boot.kmt" &&
+	"$kmf" report --footprint --json "$out/$1/boot.kmt" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ok = (d["ram"] - d["mem_total"] == d["reserved"] and
+      d["mem_total"] - d["mem_free"] - d["pcp_free"] == d["allocated"] and
+      d["allocated"] == d["pages_held"] + d["recorder_buffers"] + d["unexplained"] and
+      0 <= d["unexplained"] < 1 << 20 and
+      d["reserved"] - 8192 <= d["memblock_held"] <= d["reserved"] and
+      d["explained_pct"] >= 99.0)
+sys.exit(0 if ok else 1)'
+}
+
 for cpus in 1 2; do
 	name=default-${cpus}cpu
 	# the 2-CPU boot also records page callers (6 return addresses)
@@ -174,6 +192,8 @@ for cpus in 1 2; do
 		grep -q "kmemtrace: recording from kmem_cache_init" "$out/$name/dmesg"
 	check "$name: memblock from the first reservation: image, memmap, per-CPU, hashes, initrd" \
 		memblock_recorded "$name"
+	check "$name: the footprint adds up to the kernel's totals and explains >= 99 %" \
+		footprint_balance "$name"
 done
 
 name=default-1cpu

@@ -866,6 +866,14 @@ static void kmt_probe_page_alloc(void *data, struct page *page,
 	kmt_commit(cb, &r);
 }
 
+void __kmemtrace_alloc_pages_bulk(struct page *page, gfp_t gfp,
+				  int migratetype)
+{
+	preempt_disable_notrace();
+	kmt_probe_page_alloc(NULL, page, 0, gfp, migratetype);
+	preempt_enable_notrace();
+}
+
 static __always_inline void kmt_page_free(u8 type, struct page *page,
 					  unsigned int order)
 {

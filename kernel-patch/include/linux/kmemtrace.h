@@ -8,6 +8,7 @@
 #include <uapi/linux/kmemtrace.h>
 
 struct kmem_cache;
+struct page;
 
 #ifdef CONFIG_KMEMTRACE
 void __init kmemtrace_init(void);
@@ -21,6 +22,8 @@ void __kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
 			    void **p, unsigned long call_site);
 void __kmemtrace_free_bulk(struct kmem_cache *s, size_t nr, void **p,
 			   unsigned long call_site);
+void __kmemtrace_alloc_pages_bulk(struct page *page, gfp_t gfp,
+				  int migratetype);
 
 /**
  * kmemtrace_alloc_bulk - record the objects of a bulk allocation
@@ -60,6 +63,24 @@ static __always_inline void kmemtrace_free_bulk(struct kmem_cache *s,
 	if (static_branch_unlikely(&kmemtrace_bulk_key))
 		__kmemtrace_free_bulk(s, nr, p, call_site);
 }
+
+/**
+ * kmemtrace_alloc_pages_bulk - record a page of a bulk page allocation
+ * @page: the order-0 page alloc_pages_bulk() took from a per-CPU list
+ * @gfp: the allocation's GFP flags
+ * @migratetype: the list's migrate type
+ *
+ * alloc_pages_bulk(), through which vmalloc() and the kernel stacks get
+ * their pages, fires no mm_page_alloc for the pages of its fast path:
+ * the recorder, while it records, takes each as an mm_page_alloc event.
+ */
+static __always_inline void kmemtrace_alloc_pages_bulk(struct page *page,
+						       gfp_t gfp,
+						       int migratetype)
+{
+	if (static_branch_unlikely(&kmemtrace_bulk_key))
+		__kmemtrace_alloc_pages_bulk(page, gfp, migratetype);
+}
 #else
 static inline void kmemtrace_init(void) { }
 static inline void kmemtrace_cache_create(struct kmem_cache *s) { }
@@ -72,6 +93,8 @@ static inline void kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags,
 					unsigned long call_site) { }
 static inline void kmemtrace_free_bulk(struct kmem_cache *s, size_t nr,
 				       void **p, unsigned long call_site) { }
+static inline void kmemtrace_alloc_pages_bulk(struct page *page, gfp_t gfp,
+					      int migratetype) { }
 #endif
 
 #endif /* _LINUX_KMEMTRACE_H */
