@@ -298,7 +298,8 @@ int kmt_fp_from_trace(struct kmt_footprint *fp, const char *path,
 	fp->h.lost = s.lost;
 	fp->h.unknown_cache = s.nr_unknown_cache;
 	fp->h.slab = s.live_bytes;
-	fp->h.pages = s.pg_live_bytes;
+	/* the recorder's buffers are its own, whatever the kernel does */
+	fp->h.pages = s.pg_live_bytes - s.rec_buffer_bytes;
 	if (collect(fp, &t, &s, &st))
 		ret = kmt_errf(err, ENOMEM, "out of memory");
 	else

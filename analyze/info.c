@@ -267,6 +267,8 @@ static void print_memblock_fields(const struct kmt_event *ev)
 		printf(" dropped=%" PRIu64, ev->nr_dropped);
 	if (ev->has & KMT_HAS(KMT_F_CAPACITY))
 		printf(" capacity=%" PRIu64, ev->capacity);
+	if (ev->has & KMT_HAS(KMT_F_CPU))
+		printf(" cpu=%u", ev->buf_cpu);
 }
 
 int cmd_dump(int argc, char **argv)

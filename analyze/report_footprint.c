@@ -30,6 +30,8 @@ struct balance {
 	uint64_t ram, reserved, memblock_held, memblock_callers;
 	uint64_t mem_total, mem_free, pcp, allocated;
 	uint64_t pages, buffers, slab_objs;
+	/* the recorder's own objects and other pages (in the pages) */
+	uint64_t rec_objs, rec_pages;
 	int64_t unexplained;	/* allocated - pages - buffers */
 	uint64_t holds, explained;
 	/* the kernel's own breakdown */
@@ -82,6 +84,8 @@ static void json_balance(const struct balance *b, const char *path)
 	kmt_json_key(stdout, &first, "explained_pct");
 	printf("%.3f", b->holds ? 100.0 * (double)b->explained / (double)b->holds : 0.0);
 	kmt_json_u64(stdout, &first, "slab_objects_held", b->slab_objs);
+	kmt_json_u64(stdout, &first, "recorder_objects", b->rec_objs);
+	kmt_json_u64(stdout, &first, "recorder_pages", b->rec_pages);
 	kmt_json_key(stdout, &first, "kernel_counts");
 	printf("{");
 	for (i = 0; i < 8; i++)
@@ -144,6 +148,10 @@ static void print_balance(const struct balance *b, uint64_t at)
 	printf(" (meminfo)\n");
 	printf("Slab objects the trace saw allocated and still held: %" PRIu64
 	       " bytes, in the slab pages above (report --live)\n", b->slab_objs);
+	printf("The recorder's own: its buffers, and %" PRIu64 " bytes of objects and %"
+	       PRIu64 " of pages it allocated (its files, its probes): %" PRIu64
+	       " bytes to subtract for the kernel without it\n", b->rec_objs,
+	       b->rec_pages, b->buffers + b->rec_objs + b->rec_pages);
 }
 
 int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
@@ -192,8 +200,11 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 	ret = kmt_slab_analyze_range(t, 0, UINT64_MAX, false, st, &s, err);
 	if (ret)
 		return ret;
-	b.pages = s.pg_live_bytes;
+	/* the buffer pages the trace saw are counted with the buffers */
+	b.pages = s.pg_live_bytes - s.rec_buffer_bytes;
 	b.slab_objs = s.live_bytes;
+	b.rec_objs = s.rec_slab_bytes;
+	b.rec_pages = s.rec_page_bytes;
 	last = s.last_ts;
 	kmt_slab_free(&s);
 	b.buffers = t->has_buffers ? t->buffer_bytes :

@@ -213,6 +213,18 @@ static void json_live(FILE *f, const struct kmt_trace *t, const struct kmt_slab 
 	fprintf(f, "%s]", shown ? "\n  " : "");
 	kmt_json_u64(f, &first, "pages_retained_blocks", s->pg_live_blocks);
 	kmt_json_u64(f, &first, "pages_retained_bytes", s->pg_live_bytes);
+	if (t->has_buffers) {
+		bool f3 = true;
+
+		kmt_json_key(f, &first, "recorder");
+		fputc('{', f);
+		kmt_json_u64(f, &f3, "object_bytes", s->rec_slab_bytes);
+		kmt_json_u64(f, &f3, "objects", s->rec_slab_objs);
+		kmt_json_u64(f, &f3, "page_bytes", s->rec_page_bytes);
+		kmt_json_u64(f, &f3, "buffer_bytes", t->buffer_bytes);
+		kmt_json_u64(f, &f3, "buffer_bytes_in_trace", s->rec_buffer_bytes);
+		fputc('}', f);
+	}
 	kmt_json_key(f, &first, "pages_retained_by_caller");
 	fputc('[', f);
 	shown = s->pg_with_stack ? rows_shown(s->nr_live_psites, o) : 0;

@@ -628,10 +628,70 @@ static int cmp_live_cache(const void *pa, const void *pb)
 	return a->size < b->size ? -1 : a->size > b->size;
 }
 
+/* A function of the recorder's: kmt_*, kmemtrace_*, __kmemtrace_*. */
+static bool recorder_site(const struct kmt_symtab *st, uint64_t addr)
+{
+	static const char *const prefix[] = { "kmt_", "kmemtrace_", "__kmemtrace_" };
+	const struct kmt_sym *s = addr && st ? kmt_symtab_find(st, addr) : NULL;
+	size_t i, l;
+
+	if (!s || addr - s->addr >= (1u << 20))
+		return false;
+	for (i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++) {
+		l = strlen(prefix[i]);
+		if (s->name_len >= l && !memcmp(s->name, prefix[i], l))
+			return true;
+	}
+	return false;
+}
+
+/* The segment @seg ran one of the recorder's initcalls. */
+static bool recorder_seg(const struct kmt_slab *s, const bool *rec_ic,
+			 uint64_t seg)
+{
+	return seg < s->nr_segs && s->segs[seg].initcall >= 0 &&
+	       rec_ic[s->segs[seg].initcall];
+}
+
+static int footprint_tables(struct kmt_slab *s, const struct kmt_hm *live,
+			    const struct kmt_hm *pages,
+			    const struct kmt_hm *bufpfns,
+			    const struct kmt_symtab *st, const bool *rec_site,
+			    const bool *rec_ic, uint32_t page_shift,
+			    struct kmt_err *err);
+
 /* What is left in the live tables at the end: the retained footprint. */
 static int footprint(struct kmt_slab *s, const struct kmt_hm *live,
-		     const struct kmt_hm *pages, uint32_t page_shift,
+		     const struct kmt_hm *pages, const struct kmt_hm *bufpfns,
+		     const struct kmt_symtab *st, uint32_t page_shift,
 		     struct kmt_err *err)
+{
+	bool *rec_site = calloc(s->nr_callers + 1, sizeof(*rec_site));
+	bool *rec_ic = calloc(s->nr_initcalls + 1, sizeof(*rec_ic));
+	int ret;
+
+	if (!rec_site || !rec_ic) {
+		free(rec_site);
+		free(rec_ic);
+		return kmt_errf(err, ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < s->nr_callers; i++)
+		rec_site[i] = recorder_site(st, s->callers[i].call_site);
+	for (size_t i = 0; i < s->nr_initcalls; i++)
+		rec_ic[i] = recorder_site(st, s->initcalls[i].fn);
+	ret = footprint_tables(s, live, pages, bufpfns, st, rec_site, rec_ic,
+			       page_shift, err);
+	free(rec_site);
+	free(rec_ic);
+	return ret;
+}
+
+static int footprint_tables(struct kmt_slab *s, const struct kmt_hm *live,
+			    const struct kmt_hm *pages,
+			    const struct kmt_hm *bufpfns,
+			    const struct kmt_symtab *st, const bool *rec_site,
+			    const bool *rec_ic, uint32_t page_shift,
+			    struct kmt_err *err)
 {
 	struct kmt_hm by_cache;
 	struct kmt_hm_slot *c;
@@ -650,6 +710,10 @@ static int footprint(struct kmt_slab *s, const struct kmt_hm *live,
 			continue;
 		s->callers[idx].live_bytes += bytes;
 		s->callers[idx].live_objs++;
+		if (rec_site[idx] || recorder_seg(s, rec_ic, (uint32_t)o->val3)) {
+			s->rec_slab_bytes += bytes;
+			s->rec_slab_objs++;
+		}
 		retained_in(s, (uint32_t)o->val3, bytes, false);
 		s->live_bytes += bytes;
 		s->live_objs++;
@@ -685,9 +749,15 @@ static int footprint(struct kmt_slab *s, const struct kmt_hm *live,
 		return kmt_errf(err, ENOMEM, "out of memory");
 	for (i = 0; i <= pages->mask; i++) {
 		uint64_t order = pages->s[i].val;
+		uint64_t pb = (1ULL << page_shift) << (order < 63 ? order : 63);
 
 		if (!pages->s[i].key)
 			continue;
+		if (kmt_hm_find(bufpfns, pages->s[i].key))
+			s->rec_buffer_bytes += pb;
+		else if (recorder_site(st, pages->s[i].val2) ||
+			 recorder_seg(s, rec_ic, pages->s[i].val3))
+			s->rec_page_bytes += pb;
 		c = kmt_hm_get(&by_cache, pages->s[i].val2 ? pages->s[i].val2 : 1,
 			       &created);
 		if (!c) {
@@ -748,7 +818,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			   uint64_t end, bool by_ptr, const struct kmt_symtab *sym,
 			   struct kmt_slab *s, struct kmt_err *err)
 {
-	struct kmt_hm callers, live, pages, ptrs = { 0 };
+	struct kmt_hm callers, live, pages, ptrs = { 0 }, bufpfns = { 0 };
 	struct page_ctx pc = { .sym = sym };
 
 	memset(&pc.pfns, 0, sizeof(pc.pfns));
@@ -783,7 +853,8 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	if (kmt_hm_init(&callers, 1024) || kmt_hm_init(&live, 1 << 16) ||
 	    kmt_hm_init(&pages, 1 << 12) || (by_ptr && kmt_hm_init(&ptrs, 1 << 16)) ||
 	    kmt_hm_init(&pc.frames, 1024) || kmt_hm_init(&pc.sites, 256) ||
-	    (by_ptr && kmt_hm_init(&pc.pfns, 1024))) {
+	    (by_ptr && kmt_hm_init(&pc.pfns, 1024)) || kmt_hm_init(&bufpfns, 256)) {
+		kmt_hm_free(&bufpfns);
 		kmt_hm_free(&callers);
 		kmt_hm_free(&live);
 		kmt_hm_free(&pages);
@@ -856,6 +927,17 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		case KMT_EV_PAGE_FREE_BATCHED:
 			on_page_free(t, s, &pages, ev);
 			break;
+		case KMT_EV_BUFFER: {
+			/* the recorder's: each page of the sub-buffer */
+			uint64_t n = ev->order < 20 ? 1ULL << ev->order : 0, k;
+			int created;
+
+			for (k = 0; k < n && ev->pfn1 && !ret; k++)
+				if (ev->pfn1 + k &&
+				    !kmt_hm_get(&bufpfns, ev->pfn1 + k, &created))
+					ret = kmt_errf(err, ENOMEM, "out of memory");
+			break;
+		}
 		default:
 			break;
 		}
@@ -889,8 +971,10 @@ next:
 	}
 	kmt_merge_free(&m);
 	if (!ret)
-		ret = footprint(s, &live, &pages, t->fmt.page_shift, err);
+		ret = footprint(s, &live, &pages, &bufpfns, sym,
+				t->fmt.page_shift, err);
 out:
+	kmt_hm_free(&bufpfns);
 	kmt_hm_free(&callers);
 	kmt_hm_free(&live);
 	kmt_hm_free(&pages);

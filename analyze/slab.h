@@ -173,6 +173,12 @@ struct kmt_slab {
 	struct kmt_live_cache *live_caches;	/* most bytes first */
 	size_t nr_live_caches;
 	uint64_t pg_live_blocks, pg_live_bytes;
+	/*
+	 * The recorder's own, among what is still held: the pages of its
+	 * buffers that the trace saw allocated (KMT_EV_BUFFER), the objects
+	 * and other pages its functions or its initcalls allocated.
+	 */
+	uint64_t rec_buffer_bytes, rec_slab_bytes, rec_slab_objs, rec_page_bytes;
 	struct kmt_live_psite *live_psites;	/* most bytes first */
 	size_t nr_live_psites;
 	uint64_t pg_live_order[KMT_PG_ORDERS];

@@ -503,6 +503,7 @@ static inline void set_field(struct kmt_event *ev, unsigned int id, uint64_t v)
 	case KMT_F_NR_KEPT: ev->nr_kept = v; break;
 	case KMT_F_NR_DROPPED: ev->nr_dropped = v; break;
 	case KMT_F_CAPACITY: ev->capacity = v; break;
+	case KMT_F_CPU: ev->buf_cpu = (uint32_t)v; break;
 	default: ev->has &= ~KMT_HAS(id); break;
 	}
 }

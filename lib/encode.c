@@ -188,6 +188,7 @@ static bool field_value(const struct kmt_event *ev, uint8_t id, uint64_t *v)
 	case KMT_F_NR_KEPT: *v = ev->nr_kept; break;
 	case KMT_F_NR_DROPPED: *v = ev->nr_dropped; break;
 	case KMT_F_CAPACITY: *v = ev->capacity; break;
+	case KMT_F_CPU: *v = ev->buf_cpu; break;
 	default: return false;
 	}
 	return true;

@@ -283,6 +283,7 @@ struct kmt_event {
 	uint32_t mb_op;
 	uint64_t phys, length;
 	uint64_t nr_kept, nr_dropped, capacity;	/* KMT_EV_MEMBLOCK_EARLY */
+	uint32_t buf_cpu;	/* KMT_EV_BUFFER: whose buffer */
 };
 
 /* Walks one CPU's sub-buffers record by record. */

@@ -129,15 +129,6 @@ static bool kmt_recording;
 static unsigned long kmt_groups = BIT(KMT_GROUP_KMEM) | BIT(KMT_GROUP_BOOT);
 static unsigned int kmt_next_cache_id = 1;
 static u64 kmt_boot_ts;
-/*
- * Tasks whose allocations are the recorder's own and are not traced:
- * one attaching probes or creating files (under kmt_mutex or at boot),
- * one allocating a CPU's buffer (under the CPU hotplug lock).
- */
-static struct {
-	struct task_struct *setup;
-	struct task_struct *hotplug;
-} kmt_quiet __read_mostly;
 static DEFINE_MUTEX(kmt_mutex);
 
 KMT_DEFINE_LAYOUTS(kmt_layouts);
@@ -384,8 +375,7 @@ struct kmt_rsv {
  *
  * Writes the header byte, the time (@at, or local_clock() for KMT_NOW)
  * and, if needed, the pid.  Return: true with @r filled in, or false when
- * the event was dropped (and counted) because every sub-buffer is full,
- * or is the recorder's own.
+ * the event was dropped (and counted) because every sub-buffer is full.
  */
 static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 					   unsigned int plen, struct kmt_rsv *r,
@@ -401,14 +391,10 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 	u8 *p;
 
 	/* Mostly task context: test that first, with one mask. */
-	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)))) {
-		if (unlikely(READ_ONCE(kmt_quiet.setup) == current ||
-			     READ_ONCE(kmt_quiet.hotplug) == current))
-			return false;
+	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET))))
 		pid = task_pid_nr(current);
-	} else {
+	else
 		ctx = interrupt_context_level();
-	}
 	for (;;) {
 		ts = at == KMT_NOW ? local_clock() : at;
 		last_ts = READ_ONCE(cb->last_ts);
@@ -1340,6 +1326,26 @@ out_free:
 	return -ENOMEM;
 }
 
+static const u8 kmt_enc_buffer[] = { KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U8X };
+
+/*
+ * Say which pages are @cb's buffer: a record per sub-buffer, so that
+ * readers tell the recorder's pages from the others.
+ */
+static void kmt_emit_buffer(struct kmt_cpu *cb)
+{
+	unsigned int order = get_order(kmt_subbuf_size), i;
+	void **subbuf = kmt_cpu_buffer(cb);
+
+	for (i = 0; subbuf && i < kmt_nr_subbufs; i++) {
+		u64 v[3] = { cb->cpu, page_to_pfn(virt_to_page(subbuf[i])) + 1,
+			     order };
+
+		kmt_record_fields(KMT_EV_BUFFER, kmt_enc_buffer, v,
+				  ARRAY_SIZE(v), NULL, 0);
+	}
+}
+
 /*
  * CPU hotplug, prepare stage: runs on the CPU bringing @cpu up, before
  * @cpu runs anything, so its first event finds its buffer.  At boot the
@@ -1357,13 +1363,17 @@ static int kmt_cpu_prepare(unsigned int cpu)
 
 	if (cb->subbuf)
 		return 0;
-	/* Not recorded: the recorder's memory is in its stats instead. */
-	WRITE_ONCE(kmt_quiet.hotplug, current);
+	/* Recorded like any allocation; then the pages say they are ours. */
 	ret = kmt_alloc_cpu(cb, cpu, gfp);
-	WRITE_ONCE(kmt_quiet.hotplug, NULL);
-	if (ret)
+	if (ret) {
 		pr_warn("cpu%u: cannot allocate %u x %u bytes: its events are counted as lost\n",
 			cpu, kmt_nr_subbufs, kmt_subbuf_size);
+		return 0;
+	}
+	/* Pairs with the smp_mb() in kmt_start(): one of us writes them. */
+	smp_mb();
+	if (READ_ONCE(kmt_recording))
+		kmt_emit_buffer(cb);
 	return 0;
 }
 
@@ -1548,12 +1558,9 @@ static int kmt_register_groups(unsigned long mask)
 {
 	int g, ret = 0;
 
-	/* The tracepoint core allocates probe arrays: do not record them. */
-	WRITE_ONCE(kmt_quiet.setup, current);
 	for (g = 0; g < KMT_NR_GROUPS && !ret; g++)
 		if (mask & BIT(g))
 			ret = kmt_group_ops[g].reg();
-	WRITE_ONCE(kmt_quiet.setup, NULL);
 	if (ret)
 		kmt_unregister_groups(mask);
 	return ret;
@@ -1628,12 +1635,17 @@ early_param("kmemtrace.events", kmt_parse_events);
 static int kmt_start(void)
 {
 	unsigned long groups = READ_ONCE(kmt_groups);
-	int ret;
+	int cpu, ret;
 
 	WRITE_ONCE(kmt_recording, true);
 	kmt_emit_mark(KMT_MARK_RECORDING_ON);
 	kmt_emit_groups(groups);
 	kmt_define_all_caches();
+	/* Pairs with the smp_mb() in kmt_cpu_prepare(). */
+	smp_mb();
+	for_each_possible_cpu(cpu)
+		if (kmt_cpu_buffer(per_cpu_ptr(&kmt_cpu_buf, cpu)))
+			kmt_emit_buffer(per_cpu_ptr(&kmt_cpu_buf, cpu));
 	ret = kmt_register_groups(groups);
 	if (ret) {
 		kmt_emit_mark(KMT_MARK_RECORDING_OFF);
@@ -1648,7 +1660,7 @@ static int kmt_start(void)
  * Called from mm_core_init() right after kmem_cache_init(), when the slab
  * and page allocators work but before most of the kernel has allocated
  * anything.  The boot CPU's buffer is allocated before the probes attach,
- * the other CPUs' as they come up; the recorder does not trace itself.
+ * the other CPUs' as they come up.
  */
 void __init kmemtrace_init(void)
 {
@@ -2132,7 +2144,6 @@ static int __init kmt_tracefs_init(void)
 		pr_warn("kernel lockdown closes tracefs: no kmemtrace files\n");
 		return 0;
 	}
-	WRITE_ONCE(kmt_quiet.setup, current);
 	ret = kmt_build_header();
 	if (ret)
 		goto out;
@@ -2168,7 +2179,6 @@ static int __init kmt_tracefs_init(void)
 	}
 	ret = 0;
 out:
-	WRITE_ONCE(kmt_quiet.setup, NULL);
 	return ret;
 }
 late_initcall(kmt_tracefs_init);

@@ -103,10 +103,13 @@ test_expect_success 'diff: a trace with memblock against one without compares no
 # 36876288, of which 397312 (the low reservation) lie outside RAM:
 # 36478976 = RAM - MemTotal (1011536 kB).  MemFree 1000000 kB, 100 pages
 # on the per-CPU lists: allocated 1035812864 - 1024000000 - 409600 =
-# 11403264.  Pages held: 2 x 4096 + 16384 (one freed) = 24576; buffers
-# 2 x 262144.  Not explained 11403264 - 548864 = 10854400.  The kernel
-# holds 11403264 + 36478976 = 47882240, the trace explains 36478976 +
-# 548864 = 37027840: 77.331%.
+# 11403264.  Pages held: 2 x 4096 + 16384 (one freed) = 24576, and the
+# recorder's: a 16 KiB sub-buffer (counted with the buffers) and a page
+# of its initcall: 28672; buffers 2 x 262144.  Not explained 11403264 -
+# 552960 = 10850304.  The kernel holds 11403264 + 36478976 = 47882240,
+# the trace explains 36478976 + 552960 = 37031936: 77.340%.  The
+# recorder's own: objects 64 (kmt_build_header) + 192 (in its initcall),
+# a page: 524288 + 256 + 4096 = 528640 to subtract.
 test_expect_success 'report --footprint: the balance against the kernel totals, exact' '
 	"$MKTRACE" footprint f.kmt &&
 	"$KMF" report --footprint f.kmt > out 2> err &&
@@ -119,8 +122,20 @@ d = json.load(open(\"out\"))
 assert d[\"ram\"] - d[\"mem_total\"] == d[\"reserved\"] == 36478976
 assert d[\"mem_total\"] - d[\"mem_free\"] - d[\"pcp_free\"] == d[\"allocated\"]
 assert d[\"allocated\"] == d[\"pages_held\"] + d[\"recorder_buffers\"] + d[\"unexplained\"]
-assert d[\"explained\"] == 37027840 and d[\"kernel_holds\"] == 47882240
+assert d[\"explained\"] == 37031936 and d[\"kernel_holds\"] == 47882240
+assert d[\"recorder_objects\"] == 256 and d[\"recorder_pages\"] == 4096
 "
+'
+
+test_expect_success 'report --live: the recorder'"'"'s own objects, pages and buffers, in one line' '
+	"$MKTRACE" footprint f.kmt &&
+	"$KMF" report --live f.kmt > out &&
+	grep -q "^The recorder'"'"'s own: 256 bytes in 2 objects and 4096 bytes of pages, allocated by its functions and its initcalls (in the tables), and 524288 bytes of buffers on 2 CPUs (its topology)$" out &&
+	"$KMF" report --live --json f.kmt > out &&
+	grep -q "\"recorder\": {\"object_bytes\": 256, \"objects\": 2, \"page_bytes\": 4096, \"buffer_bytes\": 524288, \"buffer_bytes_in_trace\": 16384}" out &&
+	"$MKTRACE" basic b.kmt &&
+	! "$KMF" report --live b.kmt | grep -q "recorder" &&
+	"$KMF" dump f.kmt | grep -q "^11100 0 task:0 buffer cpu=1 pfn=0x2000 order=2$"
 '
 
 test_expect_success 'report --footprint: a trace without the kernel totals says why; --at and other views are usage errors' '

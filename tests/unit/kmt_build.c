@@ -807,6 +807,14 @@ void kb_memblock(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t op,
 	record(b, cpu, ts, KMT_EV_MEMBLOCK, KMT_CTX_TASK, 0, v, 6, what);
 }
 
+void kb_buffer(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t buf_cpu,
+	       uint64_t pfn1, uint32_t order)
+{
+	uint64_t v[3] = { buf_cpu, pfn1, order };
+
+	record(b, cpu, ts, KMT_EV_BUFFER, KMT_CTX_TASK, 0, v, 3, NULL);
+}
+
 void kb_memblock_early(struct kb *b, unsigned int cpu, uint64_t ts,
 		       uint64_t kept, uint64_t dropped, uint64_t capacity)
 {

@@ -103,6 +103,9 @@ void kb_compact(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
 void kb_memblock(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t op,
 		 uint64_t base, uint64_t size, int nid, uint32_t flags,
 		 uint64_t caller, const char *what);
+/* A sub-buffer of @buf_cpu's recorder buffer: its pages are the recorder's. */
+void kb_buffer(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t buf_cpu,
+	       uint64_t pfn1, uint32_t order);
 /* How many memblock events the kernel kept before the recorder started. */
 void kb_memblock_early(struct kb *b, unsigned int cpu, uint64_t ts,
 		       uint64_t kept, uint64_t dropped, uint64_t capacity);

@@ -86,10 +86,25 @@ static void memblock(struct kb *b)
  * --footprint (tests/cli/t0090-memblock.sh works it out): 36478976
  * bytes of memblock's in RAM (the low reservation is not RAM), so
  * MemTotal is RAM less that; 100 pages on the per-CPU lists; 24576
- * bytes of pages still held; 2 x 256 KiB of buffers.
+ * bytes of pages still held, and the recorder's: a 16 KiB sub-buffer
+ * of CPU 1 allocated in the trace, a 64-byte object of one of its
+ * functions, a 192-byte object and a page of its initcall; 2 x 256 KiB
+ * of buffers.
  */
 static void footprint(struct kb *b)
 {
+	kb_set_kallsyms(b, "ffffffff81000000 T _stext\n"
+			"ffffffff81010000 T setup_arch\n"
+			"ffffffff81020000 T sparse_init_nid\n"
+			"ffffffff81030000 T alloc_large_system_hash\n"
+			"ffffffff81040000 T pcpu_embed_first_chunk\n"
+			"ffffffff81050000 T kernel_init\n"
+			"ffffffff81060000 T acpi_reserve\n"
+			"ffffffff81070000 T e820__memblock_setup\n"
+			"ffffffff81080000 T do_populate_rootfs\n"
+			"ffffffff810a0000 t kmt_build_header\n"
+			"ffffffff810b0000 t kmt_tracefs_init\n"
+			"ffffffff810c0000 T d_alloc\n");
 	kb_set_topology(b, "cpu 0 node 0 buffer 262144\ncpu 1 node 0 buffer 262144\n"
 			"node 0 start_pfn 0 end_pfn 262144\n");
 	kb_set_proc(b, "MemTotal:        1011536 kB\nMemFree:         1000000 kB\n"
@@ -102,6 +117,15 @@ static void footprint(struct kb *b)
 	kb_page_alloc(b, 1, 10200, KMT_CTX_TASK, 2, 0x1005, 2, 0xcc0, 0);
 	kb_page_alloc(b, 1, 10300, KMT_CTX_TASK, 2, 0x1011, 0, 0xcc0, 0);
 	kb_page_free(b, 1, 10400, KMT_CTX_TASK, 2, 0x1011, 0);
+	kb_page_alloc(b, 0, 11000, KMT_CTX_TASK, 1, 0x2001, 2, 0xcc0, 0);
+	kb_buffer(b, 0, 11100, 1, 0x2001, 2);
+	kb_kmalloc(b, 0, 11200, KMT_CTX_TASK, 1, T(0xa0010), D(0x3000), 64, 64,
+		   0xcc0, -1);
+	kb_initcall_start(b, 0, 11300, T(0xb0000));
+	kb_kmalloc(b, 0, 11400, KMT_CTX_TASK, 1, T(0xc0010), D(0x4000), 192, 192,
+		   0xcc0, -1);
+	kb_page_alloc(b, 0, 11500, KMT_CTX_TASK, 1, 0x3001, 0, 0xcc0, 0);
+	kb_initcall_finish(b, 0, 11600, T(0xb0000), 0);
 }
 
 /*

@@ -103,6 +103,7 @@ enum kmt_event_type {
 	/* Group "kmem", before and after the buddy allocator exists */
 	KMT_EV_MEMBLOCK		= 24,	/* enum kmt_memblock_op */
 	KMT_EV_MEMBLOCK_EARLY	= 25,	/* the early memblock events, counted */
+	KMT_EV_BUFFER		= 26,	/* a sub-buffer's pages: the recorder's */
 	KMT_EV_MAX		= 31,
 };
 
@@ -220,6 +221,7 @@ enum kmt_field_id {
 	KMT_F_NR_KEPT		= 39,	/* early events kept, then recorded */
 	KMT_F_NR_DROPPED	= 40,	/* early events that did not fit */
 	KMT_F_CAPACITY		= 41,	/* entries of the early array */
+	KMT_F_CPU		= 42,	/* a CPU number */
 	KMT_F_MAX		= 63,
 };
 
@@ -446,10 +448,14 @@ static const struct kmt_layout name[] = {				\
 	{ KMT_EV_MEMBLOCK_EARLY, 3, {0}, "memblock_early", {		\
 		KMT_FLD(NR_KEPT, U32X, "kept"),				\
 		KMT_FLD(NR_DROPPED, U32X, "dropped"),			\
-		KMT_FLD(CAPACITY, U32X, "capacity") } }			\
+		KMT_FLD(CAPACITY, U32X, "capacity") } },		\
+	{ KMT_EV_BUFFER, 3, {0}, "buffer", {				\
+		KMT_FLD(CPU, U32X, "cpu"),				\
+		KMT_FLD(PFN1, U32X, "pfn1"),				\
+		KMT_FLD(ORDER, U8X, "order") } }			\
 }
 
-#define KMT_NR_LAYOUTS		25
+#define KMT_NR_LAYOUTS		26
 
 /* ---- Layer 2: sub-buffers --------------------------------------------- */
 
