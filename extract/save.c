@@ -4,6 +4,7 @@
  * self-describing file with everything needed to read it elsewhere.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -254,6 +255,28 @@ static int read_proc(const char *name, char **buf, size_t *len)
 	return 0;
 }
 
+/*
+ * The kernel's page counters lag by what each CPU has not folded in yet
+ * (up to its vmstat threshold, tens of pages per zone): writing
+ * /proc/sys/vm/stat_refresh folds them, so that MemFree is exact.  Only
+ * root may; without it the totals are a little less exact, nothing worse.
+ */
+static void refresh_vmstat(void)
+{
+	const char *dir = getenv("KMEMFLIGHT_PROC");
+	int fd;
+
+	if (dir && *dir)
+		return;		/* a test's /proc: nothing to refresh */
+	fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "1\n", 2) < 0) {
+		/* the counters stay as they are */
+	}
+	close(fd);
+}
+
 static void attach_summary(const char *log, char *out, size_t size)
 {
 	unsigned long long bytes = 0, reads = 0, user = 0, sys = 0, lost = 0;
@@ -373,6 +396,17 @@ int cmd_save(int argc, char **argv)
 		}
 		spooled = true;
 	}
+	/* The kernel's own totals while it still records: the trace
+	 * ends where they were taken, give or take the few events of
+	 * stopping it. */
+	refresh_vmstat();
+	ret = read_proc("meminfo", &meminfo, &meminfo_len);
+	ret = ret ?: read_proc("vmstat", &vmstat, &vmstat_len);
+	ret = ret ?: read_proc("zoneinfo", &zoneinfo, &zoneinfo_len);
+	if (ret == -ENOMEM) {
+		kmf_error("out of memory");
+		goto out;
+	}
 	if (!o.keep && on) {
 		snprintf(path, sizeof(path), "%s/enable", r.dir);
 		ret = kmt_recorder_set(&r, false);
@@ -386,14 +420,6 @@ int cmd_save(int argc, char **argv)
 	ret = kmt_recorder_flush(&r);
 	if (ret) {
 		kmf_error("cannot flush the recorder: %s", strerror(-ret));
-		goto out;
-	}
-	/* The kernel's own totals now, to weigh the trace against. */
-	ret = read_proc("meminfo", &meminfo, &meminfo_len);
-	ret = ret ?: read_proc("vmstat", &vmstat, &vmstat_len);
-	ret = ret ?: read_proc("zoneinfo", &zoneinfo, &zoneinfo_len);
-	if (ret == -ENOMEM) {
-		kmf_error("out of memory");
 		goto out;
 	}
 	ret = kmt_recorder_stats(&r, &st, &nr, &err);
