@@ -255,8 +255,17 @@ static void print_latency_fields(const struct kmt_trace *t,
 /* The fields of the memblock events. */
 static void print_memblock_fields(const struct kmt_event *ev)
 {
-	if (ev->has & KMT_HAS(KMT_F_MB_OP))
+	if ((ev->has & KMT_HAS(KMT_F_MB_OP)) && ev->type == KMT_EV_VMALLOC)
+		printf(" op=%s", ev->mb_op == KMT_VM_ALLOC ? "alloc" :
+		       ev->mb_op == KMT_VM_FREE ? "free" : "?");
+	else if (ev->has & KMT_HAS(KMT_F_MB_OP))
 		printf(" op=%s", kmt_memblock_op_name(ev->mb_op));
+	if (ev->has & KMT_HAS(KMT_F_VADDR))
+		printf(" addr=0x%" PRIx64, ev->vaddr);
+	if (ev->has & KMT_HAS(KMT_F_NR_PAGES))
+		printf(" pages=%" PRIu64, ev->nr_pages);
+	if (ev->has & KMT_HAS(KMT_F_KIND))
+		printf(" kind=%s", ev->kind == KMT_TEXT_WRAPPER ? "wrapper" : "?");
 	if (ev->has & KMT_HAS(KMT_F_PHYS))
 		printf(" base=0x%" PRIx64, ev->phys);
 	if (ev->has & KMT_HAS(KMT_F_LENGTH))
@@ -267,6 +276,10 @@ static void print_memblock_fields(const struct kmt_event *ev)
 		printf(" dropped=%" PRIu64, ev->nr_dropped);
 	if (ev->has & KMT_HAS(KMT_F_CAPACITY))
 		printf(" capacity=%" PRIu64, ev->capacity);
+	if (ev->has & KMT_HAS(KMT_F_PG_KEPT))
+		printf(" pages_kept=%" PRIu64, ev->pg_kept);
+	if (ev->has & KMT_HAS(KMT_F_PG_DROPPED))
+		printf(" pages_dropped=%" PRIu64, ev->pg_dropped);
 	if (ev->has & KMT_HAS(KMT_F_CPU))
 		printf(" cpu=%u", ev->buf_cpu);
 }
@@ -317,6 +330,10 @@ int cmd_dump(int argc, char **argv)
 		if (ev.has & KMT_HAS(KMT_F_CALL_SITE)) {
 			kmt_symtab_format(&st, ev.call_site, raw, sym, sizeof(sym));
 			printf(" %s=%s", field_name(&t, ev.type, KMT_F_CALL_SITE), sym);
+		}
+		if (ev.has & KMT_HAS_VIA) {
+			kmt_symtab_format(&st, ev.via, raw, sym, sizeof(sym));
+			printf(" via=%s", sym);
 		}
 		if (ev.has & KMT_HAS(KMT_F_PTR))
 			printf(" ptr=0x%" PRIx64, ev.ptr);

@@ -174,7 +174,7 @@ static void alloc_of(struct ctx *c, const struct kmt_event *ev,
 		memcpy(a->comm, ev->comm, n);
 	if (ev->has & KMT_HAS(KMT_F_STACK))
 		a->site = kmt_page_site(c->t, c->st, &c->sites, ev->stack,
-					ev->stack_len);
+					ev->stack_len, NULL, 0);
 }
 
 /* The slow path of @p's allocation starts here, unless it has already. */

@@ -357,6 +357,9 @@ int kmt_memblock_analyze(const struct kmt_trace *t, uint64_t end,
 			mb->nr_kept = ev.nr_kept;
 			mb->nr_dropped = ev.nr_dropped;
 			mb->capacity = ev.capacity;
+			mb->have_early_pages = ev.has & KMT_HAS(KMT_F_PG_KEPT);
+			mb->pg_kept = ev.pg_kept;
+			mb->pg_dropped = ev.pg_dropped;
 			continue;
 		}
 		if (ev.type != KMT_EV_MEMBLOCK)

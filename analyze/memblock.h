@@ -57,6 +57,9 @@ struct kmt_memblock {
 	/* the KMT_EV_MEMBLOCK_EARLY record, when the trace has one */
 	bool have_early;
 	uint64_t nr_kept, nr_dropped, capacity;
+	/* its page events (the boot caches' slabs), when it counts them */
+	bool have_early_pages;
+	uint64_t pg_kept, pg_dropped;
 	uint64_t first_ts, last_ts;
 	struct kmt_mb_caller *callers;	/* sorted by held, reserved */
 	size_t nr_callers;

@@ -74,8 +74,19 @@ static bool name_internal(const char *name, size_t len)
  * frame is (a stack too short) or there is none.  @cache remembers each
  * address's answer (1 internal, 2 not).
  */
+static bool in_wrapper(uint64_t addr, const struct kmt_wrapper_row *w, size_t nw)
+{
+	size_t i;
+
+	for (i = 0; i < nw; i++)
+		if (addr - w[i].start < w[i].size)
+			return true;
+	return false;
+}
+
 uint64_t kmt_page_site(const struct kmt_trace *t, const struct kmt_symtab *st,
-		       struct kmt_hm *cache, const uint8_t *stack, size_t len)
+		       struct kmt_hm *cache, const uint8_t *stack, size_t len,
+		       const struct kmt_wrapper_row *w, size_t nw)
 {
 	const uint8_t *p = stack, *end = stack + len;
 	struct kmt_hm_slot *slot;
@@ -96,7 +107,8 @@ uint64_t kmt_page_site(const struct kmt_trace *t, const struct kmt_symtab *st,
 			const struct kmt_sym *s = st ?
 				kmt_symtab_find(st, addr - (uint64_t)st->slide) : NULL;
 
-			slot->val = s && name_internal(s->name, s->name_len) ? 1 : 2;
+			slot->val = (s && name_internal(s->name, s->name_len)) ||
+				    in_wrapper(addr, w, nw) ? 1 : 2;
 		}
 		if (slot->val == 2)
 			return addr;

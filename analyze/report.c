@@ -68,7 +68,10 @@ static void usage(FILE *f)
 		"                          (default: " DEFAULT_SORT ")\n"
 		"    -l, --line <n>        print only the first n rows\n"
 		"    -v, --verbose         with --page: list the frames taken as the page\n"
-		"                          allocator's when naming page callers\n"
+		"                          allocator's when naming page callers; with\n"
+		"                          --slab or --live: the wrappers (kvmalloc,\n"
+		"                          kstrdup_const ...) the recorder looked past to\n"
+		"                          name callers, and the allocations through each\n"
 		"    --raw-ip              print callsites as addresses, not sym+0xoff\n"
 		"    --vmlinux <file>      name callsites from this kernel image (its build-id\n"
 		"                          must match the trace's), with file:line where it\n"
@@ -495,6 +498,26 @@ static void print_page_summary(const struct kmt_slab *s)
 	}
 }
 
+/*
+ * The allocations put past a wrapper to their caller; with -v, the
+ * wrappers the recorder took from kallsyms and how many went through each.
+ */
+static void print_wrappers(const struct kmt_slab *s, const struct report_opts *o)
+{
+	size_t i;
+
+	if (!s->nr_via && !(o->verbose && s->nr_wrappers))
+		return;
+	printf("%" PRIu64 " allocations made through a wrapper are put to the first"
+	       " caller outside it%s\n", s->nr_via,
+	       o->verbose ? ":" : " (-v lists the wrappers)");
+	if (!o->verbose)
+		return;
+	for (i = 0; i < s->nr_wrappers; i++)
+		printf("  %-32.*s %10" PRIu64 "\n", (int)s->wrappers[i].name_len,
+		       s->wrappers[i].name, s->wrappers[i].hits);
+}
+
 static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 		       const struct kmt_symtab *st, const struct report_opts *o)
 {
@@ -594,6 +617,28 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 			       p->blocks);
 		}
 	}
+	if (s->vm_allocs) {
+		printf("\nvmalloc areas still held: %" PRIu64 ", with %" PRIu64
+		       " bytes of the pages above, by the caller vmalloc() was given\n",
+		       s->vm_live_areas, s->vm_live_bytes);
+		printf(" %-34s | %12s | %8s\n", "vmalloc caller", "Retained", "Areas");
+		printf("%.62s\n", dashes);
+		for (i = 0; i < s->nr_live_vsites; i++) {
+			const struct kmt_live_vsite *v = &s->live_vsites[i];
+
+			if (o->lines >= 0 && i == (size_t)o->lines) {
+				printf(" %-34s | %12s | %8s\n", "...", "...", "...");
+				break;
+			}
+			if (v->caller)
+				kmt_symtab_format(st, v->caller, o->raw_ip, name, sizeof(name));
+			else
+				snprintf(name, sizeof(name), "(unknown)");
+			printf(" %-34s | %12" PRIu64 " | %8" PRIu64 "\n", name,
+			       v->bytes, v->areas);
+		}
+	}
+	print_wrappers(s, o);
 	for (b = 0; b < KMT_LIFE_BUCKETS; b++)
 		freed += s->lifetime[b];
 	printf("Lifetime of the %" PRIu64 " objects freed:", freed);
@@ -776,6 +821,7 @@ int cmd_report(int argc, char **argv)
 			print_rows(s.ptrs, s.nr_ptrs, true, sym, &o);
 		}
 		print_summary(&t, &s);
+		print_wrappers(&s, &o);
 	}
 	if (o.page) {
 		if (o.slab)

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "memblock.h"
@@ -29,7 +30,7 @@ struct balance {
 	bool have_ram, have_pcp;
 	uint64_t ram, reserved, memblock_held, memblock_callers;
 	uint64_t mem_total, mem_free, pcp, allocated;
-	uint64_t pages, buffers, slab_objs;
+	uint64_t pages, buffers, slab_objs, vmalloc;
 	/* the recorder's own objects and other pages (in the pages) */
 	uint64_t rec_objs, rec_pages;
 	int64_t unexplained;	/* allocated - pages - buffers */
@@ -76,6 +77,7 @@ static void json_balance(const struct balance *b, const char *path)
 		kmt_json_u64(stdout, &first, "pcp_free", b->pcp);
 	kmt_json_u64(stdout, &first, "allocated", b->allocated);
 	kmt_json_u64(stdout, &first, "pages_held", b->pages);
+	kmt_json_u64(stdout, &first, "vmalloc_held", b->vmalloc);
 	kmt_json_u64(stdout, &first, "recorder_buffers", b->buffers);
 	kmt_json_key(stdout, &first, "unexplained");
 	printf("%" PRId64, b->unexplained);
@@ -118,6 +120,12 @@ static void print_balance(const struct balance *b, uint64_t at)
 	line("    ", "allocated", b->allocated, "the rest");
 	line("      ", "pages the trace saw allocated, still held", b->pages,
 	     "report --live, --page");
+	if (b->have_k[3])
+		snprintf(note, sizeof(note), "VmallocUsed %" PRIu64 " (meminfo)",
+			 b->k_vmalloc);
+	else
+		snprintf(note, sizeof(note), "report --live");
+	line("        ", "of them, mapped by vmalloc()", b->vmalloc, note);
 	line("      ", "the recorder's buffers", b->buffers, "topology");
 	snprintf(note, sizeof(note), "%" PRId64, b->unexplained);
 	printf(" %-*s | %12s |  %s\n", LINE_W, "      not explained", note,
@@ -152,6 +160,50 @@ static void print_balance(const struct balance *b, uint64_t at)
 	       PRIu64 " of pages it allocated (its files, its probes): %" PRIu64
 	       " bytes to subtract for the kernel without it\n", b->rec_objs,
 	       b->rec_pages, b->buffers + b->rec_objs + b->rec_pages);
+}
+
+#define TOP	3
+
+static void holder(const char *part, unsigned int i, const struct kmt_symtab *st,
+		   uint64_t site, uint64_t bytes, const struct report_opts *o)
+{
+	char name[256];
+
+	if (site)
+		kmt_symtab_format(st, site, o->raw_ip, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "(unknown)");
+	printf(" %-10s %-47s | %12" PRIu64 " |\n", i ? "" : part, name, bytes);
+}
+
+/* The callers that hold most of each part, TOP of each. */
+static void print_holders(const struct kmt_memblock *mb, const struct kmt_slab *s,
+			  const struct kmt_caller *live, const struct kmt_symtab *st,
+			  const struct report_opts *o)
+{
+	size_t i, n;
+
+	printf("\nWho holds it: the %d callers holding most of each part\n", TOP);
+	kmt_rule(LINE_W + 18);
+	for (i = n = 0; i < mb->nr_callers && n < TOP; i++)
+		if (mb->callers[i].held)
+			holder("memblock", (unsigned int)n++, st,
+			       mb->callers[i].call_site, mb->callers[i].held, o);
+	for (i = n = 0; live && i < s->nr_callers && n < TOP; i++)
+		if (live[i].live_bytes)
+			holder("slab", (unsigned int)n++, st, live[i].call_site,
+			       live[i].live_bytes, o);
+	/* the recorder's sub-buffers are a line of their own above */
+	for (i = n = 0; s->pg_with_stack && i < s->nr_live_psites && n < TOP; i++)
+		if (s->live_psites[i].bytes > s->live_psites[i].buffer_bytes)
+			holder("pages", (unsigned int)n++, st, s->live_psites[i].site,
+			       s->live_psites[i].bytes - s->live_psites[i].buffer_bytes, o);
+	if (!s->pg_with_stack)
+		printf(" %-10s %-47s |\n", "pages", "(no callers: boot with kmemtrace.page_stack=N)");
+	for (i = n = 0; i < s->nr_live_vsites && n < TOP; i++)
+		holder("vmalloc", (unsigned int)n++, st, s->live_vsites[i].caller,
+		       s->live_vsites[i].bytes, o);
+	kmt_rule(LINE_W + 18);
 }
 
 int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
@@ -194,19 +246,20 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 	b.ram = mb.ram;
 	b.memblock_held = mb.held_ram;
 	b.memblock_callers = mb.nr_callers;
-	kmt_memblock_free(&mb);
 	if (b.have_ram)
 		b.reserved = b.ram - b.mem_total;
 	ret = kmt_slab_analyze_range(t, 0, UINT64_MAX, false, st, &s, err);
-	if (ret)
+	if (ret) {
+		kmt_memblock_free(&mb);
 		return ret;
+	}
 	/* the buffer pages the trace saw are counted with the buffers */
 	b.pages = s.pg_live_bytes - s.rec_buffer_bytes;
 	b.slab_objs = s.live_bytes;
+	b.vmalloc = s.vm_live_bytes;
 	b.rec_objs = s.rec_slab_bytes;
 	b.rec_pages = s.rec_page_bytes;
 	last = s.last_ts;
-	kmt_slab_free(&s);
 	b.buffers = t->has_buffers ? t->buffer_bytes :
 		    (uint64_t)t->fmt.nr_subbufs * t->fmt.subbuf_size * t->nr_cpus;
 	if (b.mem_free + b.pcp <= b.mem_total)
@@ -218,10 +271,17 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 	b.explained = (b.memblock_held < b.reserved ? b.memblock_held : b.reserved) +
 		      (b.pages + b.buffers < b.allocated ? b.pages + b.buffers :
 		       b.allocated);
-	if (o->json)
+	if (o->json) {
 		json_balance(&b, path);
-	else
+	} else {
+		struct kmt_caller *live = kmt_slab_live_sorted(&s);
+
 		print_balance(&b, last);
+		print_holders(&mb, &s, live, st, o);
+		free(live);
+	}
+	kmt_slab_free(&s);
+	kmt_memblock_free(&mb);
 	if (!b.have_ram && !o->json)
 		printf("(no memblock events in this trace: the memory memblock reserved is left out)\n");
 	if (!b.have_pcp && !o->json)

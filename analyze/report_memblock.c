@@ -40,6 +40,10 @@ static void json_memblock(FILE *f, const struct kmt_memblock *mb,
 		kmt_json_u64(f, &first, "early_dropped", mb->nr_dropped);
 		kmt_json_u64(f, &first, "early_capacity", mb->capacity);
 	}
+	if (mb->have_early_pages) {
+		kmt_json_u64(f, &first, "early_pages_kept", mb->pg_kept);
+		kmt_json_u64(f, &first, "early_pages_dropped", mb->pg_dropped);
+	}
 	fprintf(f, ",\n  \"callers\": [");
 	for (i = 0; i < mb->nr_callers; i++) {
 		const struct kmt_mb_caller *c = &mb->callers[i];
@@ -170,6 +174,13 @@ int kmt_report_memblock(const struct kmt_trace *t, const struct kmt_symtab *st,
 		       PRIu64 "; %" PRIu64 " did not fit and are missing)",
 		       mb.nr_kept, mb.capacity, mb.nr_dropped);
 	printf("\n");
+	if (mb.have_early_pages)
+		printf("Page events from before the probes attached (mem_init(), kmem_cache_init()): %" PRIu64
+		       " kept (in --live and --footprint), %" PRIu64 " missing\n",
+		       mb.pg_kept, mb.pg_dropped);
+	if (mb.pg_dropped)
+		kmf_warn("%" PRIu64 " page events of kmem_cache_init() did not fit in the kernel's array: the page totals are short",
+			 mb.pg_dropped);
 	if (mb.nr_dropped)
 		kmf_warn("%" PRIu64 " memblock events of the early boot did not fit in the kernel's array (CONFIG_KMEMTRACE_MEMBLOCK_EARLY=%"
 			 PRIu64 "): the memblock totals are short", mb.nr_dropped,

@@ -245,6 +245,45 @@ static void json_live(FILE *f, const struct kmt_trace *t, const struct kmt_slab 
 		fputc('}', f);
 	}
 	fprintf(f, "%s]", shown ? "\n  " : "");
+	if (s->vm_allocs) {
+		kmt_json_u64(f, &first, "vmalloc_retained_areas", s->vm_live_areas);
+		kmt_json_u64(f, &first, "vmalloc_retained_bytes", s->vm_live_bytes);
+		kmt_json_key(f, &first, "vmalloc_retained_by_caller");
+		fputc('[', f);
+		shown = rows_shown(s->nr_live_vsites, o);
+		for (i = 0; i < shown; i++) {
+			const struct kmt_live_vsite *v = &s->live_vsites[i];
+
+			f2 = true;
+			fprintf(f, "%s\n    {", i ? "," : "");
+			kmt_json_key(f, &f2, "caller");
+			if (v->caller) {
+				kmt_symtab_format(st, v->caller, o->raw_ip, name,
+						  sizeof(name));
+				kmt_json_str(f, name, strlen(name));
+			} else {
+				fputs("null", f);
+			}
+			kmt_json_u64(f, &f2, "retained_bytes", v->bytes);
+			kmt_json_u64(f, &f2, "areas", v->areas);
+			fputc('}', f);
+		}
+		fprintf(f, "%s]", shown ? "\n  " : "");
+	}
+	if (s->nr_wrappers || s->nr_via) {
+		kmt_json_u64(f, &first, "allocations_via_wrappers", s->nr_via);
+		kmt_json_key(f, &first, "wrappers");
+		fputc('[', f);
+		for (i = 0; i < s->nr_wrappers; i++) {
+			f2 = true;
+			fprintf(f, "%s{", i ? ", " : "");
+			kmt_json_key(f, &f2, "name");
+			kmt_json_str(f, s->wrappers[i].name, s->wrappers[i].name_len);
+			kmt_json_u64(f, &f2, "allocations", s->wrappers[i].hits);
+			fputc('}', f);
+		}
+		fputc(']', f);
+	}
 	kmt_json_key(f, &first, "pages_retained_by_order");
 	fputc('[', f);
 	for (b = 0; b < KMT_PG_ORDERS; b++)

@@ -405,7 +405,7 @@ static int page_caller(const struct kmt_trace *t, struct kmt_slab *s,
 	if ((ev->has & KMT_HAS(KMT_F_STACK)) && ev->stack_len) {
 		s->pg_with_stack++;
 		site = kmt_page_site(t, pc->sym, &pc->frames, ev->stack,
-				     ev->stack_len);
+				     ev->stack_len, s->wrappers, s->nr_wrappers);
 	}
 	*site_out = site;
 	ret = page_row(&s->pcallers, &s->nr_pcallers, &pc->sites, site, ev, bytes);
@@ -471,6 +471,129 @@ static void on_page_free(const struct kmt_trace *t, struct kmt_slab *s,
 		return;
 	}
 	kmt_hm_remove(pages, slot);
+}
+
+/* ---- vmalloc and wrappers -------------------------------------------- */
+
+static int grow(void *arrp, size_t n, size_t elem);
+
+static int on_vmalloc(struct kmt_slab *s, struct kmt_hm *areas,
+		      const struct kmt_event *ev, struct kmt_err *err)
+{
+	struct kmt_hm_slot *slot;
+	int created;
+
+	if (!(ev->has & KMT_HAS(KMT_F_VADDR)) || !ev->vaddr)
+		return 0;
+	if (ev->mb_op == KMT_VM_ALLOC) {
+		s->vm_allocs++;
+		slot = kmt_hm_get(areas, ev->vaddr, &created);
+		if (!slot)
+			return kmt_errf(err, ENOMEM, "out of memory");
+		slot->val = ev->nr_pages;
+		slot->val2 = ev->call_site;
+	} else if (ev->mb_op == KMT_VM_FREE) {
+		s->vm_frees++;
+		slot = kmt_hm_find(areas, ev->vaddr);
+		if (slot)
+			kmt_hm_remove(areas, slot);
+	}
+	return 0;
+}
+
+/* A wrapper the recorder names; the same again at a restart. */
+static int on_text_range(struct kmt_slab *s, const struct kmt_event *ev,
+			 struct kmt_err *err)
+{
+	struct kmt_wrapper_row *w;
+	size_t i;
+
+	if (ev->kind != KMT_TEXT_WRAPPER || !(ev->has & KMT_HAS(KMT_F_FUNC)) ||
+	    !(ev->has & KMT_HAS(KMT_F_LENGTH)))
+		return 0;
+	for (i = 0; i < s->nr_wrappers; i++)
+		if (s->wrappers[i].start == ev->func)
+			return 0;
+	if (grow(&s->wrappers, s->nr_wrappers, sizeof(*s->wrappers)))
+		return kmt_errf(err, ENOMEM, "out of memory");
+	w = &s->wrappers[s->nr_wrappers++];
+	memset(w, 0, sizeof(*w));
+	w->start = ev->func;
+	w->size = ev->length;
+	if (ev->has & KMT_HAS(KMT_F_NAME)) {
+		w->name = ev->name;
+		w->name_len = ev->name_len;
+	}
+	return 0;
+}
+
+static void on_via(struct kmt_slab *s, uint64_t via)
+{
+	size_t i;
+
+	s->nr_via++;
+	for (i = 0; i < s->nr_wrappers; i++)
+		if (via - s->wrappers[i].start < s->wrappers[i].size) {
+			s->wrappers[i].hits++;
+			return;
+		}
+}
+
+static int cmp_live_vsite(const void *pa, const void *pb)
+{
+	const struct kmt_live_vsite *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	return a->caller < b->caller ? -1 : a->caller > b->caller;
+}
+
+/* The vmalloc areas still held, by caller. */
+static int vmalloc_tables(struct kmt_slab *s, const struct kmt_hm *areas,
+			  uint32_t page_shift, struct kmt_err *err)
+{
+	struct kmt_hm by_caller;
+	struct kmt_hm_slot *c;
+	size_t i, n = 0;
+	int created;
+
+	if (kmt_hm_init(&by_caller, 64))
+		return kmt_errf(err, ENOMEM, "out of memory");
+	for (i = 0; i <= areas->mask; i++) {
+		const struct kmt_hm_slot *a = &areas->s[i];
+		uint64_t bytes = a->val << page_shift;
+
+		if (!a->key)
+			continue;
+		s->vm_live_areas++;
+		s->vm_live_bytes += bytes;
+		c = kmt_hm_get(&by_caller, a->val2 ? a->val2 : 1, &created);
+		if (!c) {
+			kmt_hm_free(&by_caller);
+			return kmt_errf(err, ENOMEM, "out of memory");
+		}
+		c->val++;
+		c->val2 += bytes;
+	}
+	s->live_vsites = calloc(by_caller.nr ? by_caller.nr : 1,
+				sizeof(*s->live_vsites));
+	if (!s->live_vsites) {
+		kmt_hm_free(&by_caller);
+		return kmt_errf(err, ENOMEM, "out of memory");
+	}
+	for (i = 0; i <= by_caller.mask; i++) {
+		c = &by_caller.s[i];
+		if (!c->key)
+			continue;
+		s->live_vsites[n].caller = c->key == 1 ? 0 : c->key;
+		s->live_vsites[n].areas = c->val;
+		s->live_vsites[n].bytes = c->val2;
+		n++;
+	}
+	s->nr_live_vsites = n;
+	qsort(s->live_vsites, n, sizeof(*s->live_vsites), cmp_live_vsite);
+	kmt_hm_free(&by_caller);
+	return 0;
 }
 
 /* ---- boot phases ----------------------------------------------------- */
@@ -751,9 +874,12 @@ static int footprint_tables(struct kmt_slab *s, const struct kmt_hm *live,
 		uint64_t order = pages->s[i].val;
 		uint64_t pb = (1ULL << page_shift) << (order < 63 ? order : 63);
 
+		bool buffer;
+
 		if (!pages->s[i].key)
 			continue;
-		if (kmt_hm_find(bufpfns, pages->s[i].key))
+		buffer = kmt_hm_find(bufpfns, pages->s[i].key);
+		if (buffer)
 			s->rec_buffer_bytes += pb;
 		else if (recorder_site(st, pages->s[i].val2) ||
 			 recorder_seg(s, rec_ic, pages->s[i].val3))
@@ -764,6 +890,8 @@ static int footprint_tables(struct kmt_slab *s, const struct kmt_hm *live,
 			kmt_hm_free(&by_cache);
 			return kmt_errf(err, ENOMEM, "out of memory");
 		}
+		if (buffer)
+			c->val3 += pb;
 		c->val++;
 		c->val2 += (1ULL << page_shift) << (order < 63 ? order : 63);
 		s->pg_live_blocks++;
@@ -785,6 +913,7 @@ static int footprint_tables(struct kmt_slab *s, const struct kmt_hm *live,
 		s->live_psites[n].site = c->key == 1 ? 0 : c->key;
 		s->live_psites[n].blocks = c->val;
 		s->live_psites[n].bytes = c->val2;
+		s->live_psites[n].buffer_bytes = c->val3;
 		n++;
 	}
 	s->nr_live_psites = n;
@@ -819,6 +948,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			   struct kmt_slab *s, struct kmt_err *err)
 {
 	struct kmt_hm callers, live, pages, ptrs = { 0 }, bufpfns = { 0 };
+	struct kmt_hm vmareas = { 0 };
 	struct page_ctx pc = { .sym = sym };
 
 	memset(&pc.pfns, 0, sizeof(pc.pfns));
@@ -853,7 +983,9 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	if (kmt_hm_init(&callers, 1024) || kmt_hm_init(&live, 1 << 16) ||
 	    kmt_hm_init(&pages, 1 << 12) || (by_ptr && kmt_hm_init(&ptrs, 1 << 16)) ||
 	    kmt_hm_init(&pc.frames, 1024) || kmt_hm_init(&pc.sites, 256) ||
-	    (by_ptr && kmt_hm_init(&pc.pfns, 1024)) || kmt_hm_init(&bufpfns, 256)) {
+	    (by_ptr && kmt_hm_init(&pc.pfns, 1024)) || kmt_hm_init(&bufpfns, 256) ||
+	    kmt_hm_init(&vmareas, 256)) {
+		kmt_hm_free(&vmareas);
 		kmt_hm_free(&bufpfns);
 		kmt_hm_free(&callers);
 		kmt_hm_free(&live);
@@ -906,8 +1038,16 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		switch (ev->type) {
 		case KMT_EV_KMALLOC:
 		case KMT_EV_CACHE_ALLOC:
+			if (ev->has & KMT_HAS_VIA)
+				on_via(s, ev->via);
 			ret = on_alloc(t, &lk, s, &callers, &live, &ptrs, last,
 				       nr_last, ev, err);
+			break;
+		case KMT_EV_VMALLOC:
+			ret = on_vmalloc(s, &vmareas, ev, err);
+			break;
+		case KMT_EV_TEXT_RANGE:
+			ret = on_text_range(s, ev, err);
 			break;
 		case KMT_EV_INITCALL_LEVEL:
 		case KMT_EV_INITCALL_START:
@@ -973,7 +1113,10 @@ next:
 	if (!ret)
 		ret = footprint(s, &live, &pages, &bufpfns, sym,
 				t->fmt.page_shift, err);
+	if (!ret)
+		ret = vmalloc_tables(s, &vmareas, t->fmt.page_shift, err);
 out:
+	kmt_hm_free(&vmareas);
 	kmt_hm_free(&bufpfns);
 	kmt_hm_free(&callers);
 	kmt_hm_free(&live);
@@ -994,6 +1137,12 @@ out:
 
 void kmt_slab_free(struct kmt_slab *s)
 {
+	free(s->live_vsites);
+	s->live_vsites = NULL;
+	s->nr_live_vsites = 0;
+	free(s->wrappers);
+	s->wrappers = NULL;
+	s->nr_wrappers = 0;
 	free(s->live_psites);
 	s->live_psites = NULL;
 	s->nr_live_psites = 0;

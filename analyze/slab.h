@@ -86,9 +86,15 @@ int kmt_page_parse_sort(const char *spec, enum kmt_page_key *keys,
 void kmt_page_sort(struct kmt_slab *s, const enum kmt_page_key *keys,
 		   unsigned int nr);
 
-/* The first return address outside the page allocator (pagesite.c). */
+/*
+ * The first return address outside the page allocator (pagesite.c), and
+ * outside the @nw wrappers @w the recorder named (a large kvmalloc()'s
+ * pages are its caller's).
+ */
+struct kmt_wrapper_row;
 uint64_t kmt_page_site(const struct kmt_trace *t, const struct kmt_symtab *st,
-		       struct kmt_hm *cache, const uint8_t *stack, size_t len);
+		       struct kmt_hm *cache, const uint8_t *stack, size_t len,
+		       const struct kmt_wrapper_row *w, size_t nw);
 /* The names treated as the page allocator's, for -v. */
 void kmt_page_internal_names(const char *const **exact, size_t *nr_exact,
 			     const char *const **prefix, size_t *nr_prefix);
@@ -97,6 +103,25 @@ void kmt_page_internal_names(const char *const **exact, size_t *nr_exact,
 struct kmt_live_psite {
 	uint64_t site;
 	uint64_t blocks, bytes;
+	uint64_t buffer_bytes;	/* of them, the recorder's sub-buffers */
+};
+
+/*
+ * A function the recorder took as a wrapper (KMT_EV_TEXT_RANGE): the
+ * allocations whose call site was inside it are put to the first frame
+ * outside every wrapper.
+ */
+struct kmt_wrapper_row {
+	uint64_t start, size;
+	const char *name;	/* in the trace, not NUL-terminated */
+	uint32_t name_len;
+	uint64_t hits;		/* allocations made through it */
+};
+
+/* vmalloc areas still held, by the caller vmalloc() was given. */
+struct kmt_live_vsite {
+	uint64_t caller;
+	uint64_t areas, bytes;
 };
 
 /* Lifetimes of freed objects: < 1 us, < 10 us, ... < 10 s, >= 10 s. */
@@ -182,6 +207,14 @@ struct kmt_slab {
 	struct kmt_live_psite *live_psites;	/* most bytes first */
 	size_t nr_live_psites;
 	uint64_t pg_live_order[KMT_PG_ORDERS];
+	/* vmalloc areas (KMT_EV_VMALLOC), their pages among the pages */
+	uint64_t vm_allocs, vm_frees, vm_live_areas, vm_live_bytes;
+	struct kmt_live_vsite *live_vsites;	/* most bytes first */
+	size_t nr_live_vsites;
+	/* wrappers, and the allocations put past them */
+	struct kmt_wrapper_row *wrappers;
+	size_t nr_wrappers;
+	uint64_t nr_via;
 	uint64_t lifetime[KMT_LIFE_BUCKETS];
 	uint64_t first_ts, last_ts;	/* of the events taken */
 	uint64_t trace_first_ts, trace_last_ts;	/* of all events */

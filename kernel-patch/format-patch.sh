@@ -103,12 +103,24 @@ CONFIG_KMEMTRACE_MEMBLOCK_EARLY; those that do not fit are counted.
 memblock=debug now names that caller for allocations and for
 memblock_free() too, instead of memblock's own functions.
 
+vmalloc() reports each area it maps and vfree() each it releases, with
+the caller vmalloc() was given, so the pages of an area are put to the
+function that asked for them (alloc_large_system_hash(), a kvmalloc()
+user) instead of to vmalloc's internals.
+
+An allocation made through an out-of-line wrapper (kvmalloc(),
+kstrdup_const(), kasprintf(), mempool_alloc_slab() ...) has the wrapper
+as its call site.  The recorder looks the wrappers up in kallsyms when
+it starts, keeps a bit per 4 KiB of kernel text to spot their call
+sites, and records those allocations with the return addresses out to
+the first frame outside every wrapper.
+
 Off unless booted with kmemtrace.enable=1: the tracepoints and the
 static key stay disabled and the only cost is an id assigned at cache
 creation." \
 	include/linux/kmemtrace.h mm/kmemtrace.c mm/Kconfig.debug mm/Makefile \
 	mm/memblock.c mm/mm_init.c mm/page_alloc.c mm/slab.h mm/slab_common.c \
-	mm/slub.c
+	mm/slub.c mm/vmalloc.c
 
 maintainers_with "Documentation|include|mm/"
 step "Documentation: kmemtrace: document the recorder and its ABI" \

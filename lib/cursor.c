@@ -448,6 +448,33 @@ record_start(struct kmt_cursor *c, uint8_t hdr, struct kmt_event *ev)
 	return c->layout[ev->type].present ? &c->layout[ev->type] : NULL;
 }
 
+/*
+ * An allocation made through a wrapper: the event of its base type, put
+ * to the last return address of its stack (the first frame outside the
+ * wrappers), with the wrapper's call site in ev->via.
+ */
+static void via(const struct kmt_cursor *c, struct kmt_event *ev)
+{
+	const uint8_t *p = ev->stack, *end = ev->stack + ev->stack_len;
+	uint64_t v, last = 0;
+	unsigned int n;
+	bool any = false;
+
+	ev->type = ev->type == KMT_EV_KMALLOC_VIA ? KMT_EV_KMALLOC : KMT_EV_CACHE_ALLOC;
+	if (!(ev->has & KMT_HAS(KMT_F_STACK)) || !(ev->has & KMT_HAS(KMT_F_CALL_SITE)))
+		return;
+	while (p < end && (n = kmt_get_uvar(p, end, &v)) != 0) {
+		p += n;
+		last = v;
+		any = true;
+	}
+	if (!any)
+		return;
+	ev->via = ev->call_site;
+	ev->call_site = c->fmt->text_base + (uint64_t)kmt_unzigzag(last);
+	ev->has |= KMT_HAS_VIA;
+}
+
 /* A record decoded up to @q: finish @ev and move past it. */
 static inline int record_end(struct kmt_cursor *c, const uint8_t *q,
 			     struct kmt_event *ev)
@@ -455,6 +482,8 @@ static inline int record_end(struct kmt_cursor *c, const uint8_t *q,
 	/* bytes_alloc is carried as the slack over bytes_req */
 	if (ev->has & KMT_HAS(KMT_F_BYTES_SLACK))
 		ev->bytes_alloc += ev->bytes_req;
+	if (ev->type == KMT_EV_KMALLOC_VIA || ev->type == KMT_EV_CACHE_ALLOC_VIA)
+		via(c, ev);
 	c->rp = q;
 	return 1;
 }
@@ -504,6 +533,11 @@ static inline void set_field(struct kmt_event *ev, unsigned int id, uint64_t v)
 	case KMT_F_NR_DROPPED: ev->nr_dropped = v; break;
 	case KMT_F_CAPACITY: ev->capacity = v; break;
 	case KMT_F_CPU: ev->buf_cpu = (uint32_t)v; break;
+	case KMT_F_VADDR: ev->vaddr = v; break;
+	case KMT_F_NR_PAGES: ev->nr_pages = v; break;
+	case KMT_F_KIND: ev->kind = (uint32_t)v; break;
+	case KMT_F_PG_KEPT: ev->pg_kept = v; break;
+	case KMT_F_PG_DROPPED: ev->pg_dropped = v; break;
 	default: ev->has &= ~KMT_HAS(id); break;
 	}
 }

@@ -189,6 +189,11 @@ static bool field_value(const struct kmt_event *ev, uint8_t id, uint64_t *v)
 	case KMT_F_NR_DROPPED: *v = ev->nr_dropped; break;
 	case KMT_F_CAPACITY: *v = ev->capacity; break;
 	case KMT_F_CPU: *v = ev->buf_cpu; break;
+	case KMT_F_VADDR: *v = ev->vaddr; break;
+	case KMT_F_NR_PAGES: *v = ev->nr_pages; break;
+	case KMT_F_KIND: *v = ev->kind; break;
+	case KMT_F_PG_KEPT: *v = ev->pg_kept; break;
+	case KMT_F_PG_DROPPED: *v = ev->pg_dropped; break;
 	default: return false;
 	}
 	return true;

@@ -240,6 +240,13 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 
 /* Bits of kmt_event.has */
 #define KMT_HAS(f)	(1ull << (f))
+/*
+ * Bit 0 (no field has id 0): an allocation recorded through a wrapper
+ * (KMT_EV_KMALLOC_VIA, KMT_EV_CACHE_ALLOC_VIA).  The cursor gives it the
+ * base type, call_site the first frame outside the wrappers and via the
+ * wrapper's call site.
+ */
+#define KMT_HAS_VIA	1ull
 
 struct kmt_event {
 	uint64_t ts;
@@ -283,7 +290,12 @@ struct kmt_event {
 	uint32_t mb_op;
 	uint64_t phys, length;
 	uint64_t nr_kept, nr_dropped, capacity;	/* KMT_EV_MEMBLOCK_EARLY */
+	uint64_t pg_kept, pg_dropped;		/* ... its page events */
 	uint32_t buf_cpu;	/* KMT_EV_BUFFER: whose buffer */
+	uint64_t via;		/* KMT_HAS_VIA: the wrapper's call site */
+	uint64_t vaddr;		/* KMT_EV_VMALLOC: the area (op in mb_op) */
+	uint64_t nr_pages;
+	uint32_t kind;		/* KMT_EV_TEXT_RANGE: enum kmt_text_kind */
 };
 
 /* Walks one CPU's sub-buffers record by record. */

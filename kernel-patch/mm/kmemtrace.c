@@ -34,6 +34,7 @@
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/irq_work.h>
+#include <linux/kallsyms.h>
 #include <linux/kmemtrace.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -662,6 +663,173 @@ static const u8 kmt_enc_initcall[] = { KMT_ENC_TEXT32, KMT_ENC_S32 };
 
 static const u8 kmt_enc_u32[] = { KMT_ENC_U32X };
 
+/* ---- callers behind wrappers ------------------------------------------ */
+
+/*
+ * Out-of-line functions that allocate for their caller without passing
+ * the caller's address to the allocator, so the kmem tracepoints name
+ * them as the call site.  An allocation whose call site is inside one is
+ * recorded with the return addresses after it, out to the first frame
+ * outside them all.  A name the kernel does not have (inlined, renamed,
+ * configured out) is skipped.
+ */
+static const char *const kmt_wrapper_names[] = {
+	"__kvmalloc_node_noprof", "kvrealloc_noprof", "kvmemdup",
+	"kmemdup_array", "kstrdup_const", "kvasprintf", "kvasprintf_const",
+	"kasprintf", "kobject_set_name_vargs", "kobject_set_name",
+	"dev_set_name", "memdup_user", "vmemdup_user", "memdup_user_nul",
+	"strndup_user", "mempool_alloc_slab", "mempool_kmalloc",
+	"mempool_init_node", "mempool_init_noprof",
+	"mempool_create_node_noprof", "kobject_add", "kobject_init_and_add",
+	"devm_kstrdup",
+	"devm_kstrdup_const", "devm_kvasprintf", "devm_kasprintf",
+	"devm_kmemdup", "kmalloc_reserve",
+};
+
+#define KMT_MAX_WRAPPERS	32
+/* Frames kept after the call site, and frames looked at to find it. */
+#define KMT_VIA_DEPTH		6
+#define KMT_VIA_SAVE		24
+/* The hot path's filter: one bit per 4 KiB of kernel text. */
+#define KMT_WRAP_SHIFT		12
+
+struct kmt_wrapper {
+	unsigned long	start;
+	unsigned long	size;
+	const char	*name;
+};
+
+static struct kmt_wrapper kmt_wrappers[KMT_MAX_WRAPPERS] __read_mostly;
+static unsigned int kmt_nr_wrappers __read_mostly;
+static unsigned long kmt_no_wrap_map;
+static unsigned long *kmt_wrap_map __read_mostly = &kmt_no_wrap_map;
+static unsigned long kmt_wrap_mask __read_mostly;
+
+/*
+ * Whether text offset @cs may be inside a wrapper: a bit per 4 KiB of
+ * text, the offset masked into the map's power-of-two size, so an
+ * address outside the kernel text may be a false positive, never a miss.
+ */
+static __always_inline bool kmt_maybe_wrapped(s64 cs)
+{
+	unsigned long i = ((unsigned long)cs >> KMT_WRAP_SHIFT) &
+			  READ_ONCE(kmt_wrap_mask);
+
+	return (READ_ONCE(kmt_wrap_map)[i / BITS_PER_LONG] >>
+		(i % BITS_PER_LONG)) & 1;
+}
+
+static bool kmt_in_wrapper(unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < READ_ONCE(kmt_nr_wrappers); i++)
+		if (addr - kmt_wrappers[i].start < kmt_wrappers[i].size)
+			return true;
+	return false;
+}
+
+/* Under kmt_mutex, or at boot: look the wrappers up once. */
+static void kmt_find_wrappers(void)
+{
+	unsigned long addr, size, off, bits, first, last, *map;
+	unsigned int i, n = 0;
+
+	if (kmt_wrap_map != &kmt_no_wrap_map)
+		return;
+	for (i = 0; i < ARRAY_SIZE(kmt_wrapper_names); i++) {
+		addr = kallsyms_lookup_name(kmt_wrapper_names[i]);
+		if (!addr || addr < (unsigned long)_stext ||
+		    addr >= (unsigned long)_etext ||
+		    !kallsyms_lookup_size_offset(addr, &size, &off) || off ||
+		    n == KMT_MAX_WRAPPERS)
+			continue;
+		kmt_wrappers[n].start = addr;
+		kmt_wrappers[n].size = size;
+		kmt_wrappers[n].name = kmt_wrapper_names[i];
+		n++;
+	}
+	if (!n)
+		return;
+	bits = roundup_pow_of_two(DIV_ROUND_UP((unsigned long)(_etext - _stext),
+					       1UL << KMT_WRAP_SHIFT));
+	map = bitmap_zalloc(max(bits, BITS_PER_LONG), GFP_KERNEL);
+	if (!map)
+		return;
+	for (i = 0; i < n; i++) {
+		first = kmt_text_off(kmt_wrappers[i].start) >> KMT_WRAP_SHIFT;
+		last = kmt_text_off(kmt_wrappers[i].start +
+				    kmt_wrappers[i].size - 1) >> KMT_WRAP_SHIFT;
+		bitmap_set(map, first, last - first + 1);
+	}
+	WRITE_ONCE(kmt_nr_wrappers, n);
+	WRITE_ONCE(kmt_wrap_mask, bits - 1);
+	/* Pairs with the READ_ONCE() in kmt_maybe_wrapped(). */
+	smp_store_release(&kmt_wrap_map, map);
+}
+
+/*
+ * The return addresses after @call_site, out to the first outside every
+ * wrapper, as TEXT varints into @out; none when @call_site is not on the
+ * stack (a tail call, an unwinder that cannot see it).
+ */
+static noinline size_t kmt_via_stack(unsigned long call_site, u8 *out)
+{
+	unsigned long entries[KMT_VIA_SAVE];
+	unsigned int nr, i, k = 0;
+	u8 *p = out;
+
+	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 1);
+	for (i = 0; i < nr && entries[i] != call_site; i++)
+		;
+	while (++i < nr && k++ < KMT_VIA_DEPTH) {
+		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(entries[i])));
+		if (!kmt_in_wrapper(entries[i]))
+			break;
+	}
+	return p - out;
+}
+
+/*
+ * An allocation the fast path does not write: a value too wide for its
+ * slot, or a call site inside a wrapper (KMT_EV_KMALLOC_VIA,
+ * KMT_EV_CACHE_ALLOC_VIA).  @v[0] is the call site.
+ */
+static noinline void kmt_record_alloc(u8 type, const u8 *enc, const u64 *v,
+				      unsigned int n)
+{
+	u8 stack[KMT_VIA_DEPTH * 10];
+	struct kmt_str str = { stack, 0 };
+
+	if (kmt_in_wrapper(v[0]))
+		str.len = kmt_via_stack(v[0], stack);
+	if (!str.len) {
+		kmt_record_fields(type, enc, v, n, NULL, 0);
+		return;
+	}
+	type = type == KMT_EV_KMALLOC ? KMT_EV_KMALLOC_VIA : KMT_EV_CACHE_ALLOC_VIA;
+	kmt_record_fields(type, enc, v, n, &str, 1);
+}
+
+static const u8 kmt_enc_text_range[] = {
+	KMT_ENC_U8X, KMT_ENC_TEXT32, KMT_ENC_U32X,
+};
+
+static void kmt_emit_wrappers(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < READ_ONCE(kmt_nr_wrappers); i++) {
+		u64 v[3] = { KMT_TEXT_WRAPPER, kmt_wrappers[i].start,
+			     kmt_wrappers[i].size };
+		struct kmt_str name = { kmt_wrappers[i].name,
+					strlen(kmt_wrappers[i].name) };
+
+		kmt_record_fields(KMT_EV_TEXT_RANGE, kmt_enc_text_range, v, 3,
+				  &name, 1);
+	}
+}
+
 /* ---- probes ----------------------------------------------------------- */
 
 /*
@@ -682,11 +850,12 @@ static void kmt_probe_kmalloc(void *data, unsigned long call_site,
 
 	if (unlikely(!(kmt_text_fits(cs) & kmt_dmap_fits(off) &
 		       kmt_below(bytes_req, 0xffff) & kmt_below(slack, 0xffff) &
-		       kmt_below(gfp, 0xffffff) & kmt_s8_fits(node)))) {
+		       kmt_below(gfp, 0xffffff) & kmt_s8_fits(node) &
+		       !kmt_maybe_wrapped(cs)))) {
 		u64 v[6] = { call_site, (unsigned long)ptr, bytes_req, slack,
 			     gfp, (s64)node };
 
-		kmt_record_fields(KMT_EV_KMALLOC, kmt_enc_kmalloc, v, 6, NULL, 0);
+		kmt_record_alloc(KMT_EV_KMALLOC, kmt_enc_kmalloc, v, 6);
 		return;
 	}
 	if (!kmt_reserve(cb, KMT_EV_KMALLOC, 16, &r))
@@ -712,11 +881,10 @@ static void kmt_probe_cache_alloc(void *data, unsigned long call_site,
 
 	if (unlikely(!(kmt_text_fits(cs) & kmt_dmap_fits(off) &
 		       kmt_below(id, 0xffff) & kmt_below(gfp, 0xffffff) &
-		       kmt_s8_fits(node)))) {
+		       kmt_s8_fits(node) & !kmt_maybe_wrapped(cs)))) {
 		u64 v[5] = { call_site, (unsigned long)ptr, id, gfp, (s64)node };
 
-		kmt_record_fields(KMT_EV_CACHE_ALLOC, kmt_enc_cache_alloc, v, 5,
-				  NULL, 0);
+		kmt_record_alloc(KMT_EV_CACHE_ALLOC, kmt_enc_cache_alloc, v, 5);
 		return;
 	}
 	if (!kmt_reserve(cb, KMT_EV_CACHE_ALLOC, 14, &r))
@@ -767,7 +935,7 @@ static void kmt_probe_cache_free(void *data, unsigned long call_site,
 }
 
 /* Off until the kmem probes are registered, with them. */
-DEFINE_STATIC_KEY_FALSE(kmemtrace_bulk_key);
+DEFINE_STATIC_KEY_FALSE(kmemtrace_hook_key);
 
 void __kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
 			    void **p, unsigned long call_site)
@@ -797,6 +965,18 @@ void __kmemtrace_free_bulk(struct kmem_cache *s, size_t nr, void **p,
 			kmt_free(KMT_EV_KFREE, call_site, p[i], 0);
 	}
 	preempt_enable_notrace();
+}
+
+static const u8 kmt_enc_vmalloc[] = {
+	KMT_ENC_U8X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_TEXT32,
+};
+
+void __kmemtrace_vmalloc(enum kmt_vmalloc_op op, const void *addr,
+			 unsigned int nr_pages, unsigned long caller)
+{
+	u64 v[4] = { op, (unsigned long)addr, nr_pages, caller };
+
+	kmt_record_fields(KMT_EV_VMALLOC, kmt_enc_vmalloc, v, 4, NULL, 0);
 }
 
 static __always_inline u64 kmt_pfn1(struct page *page)
@@ -950,7 +1130,7 @@ static const u8 kmt_enc_memblock[] = {
 };
 
 static const u8 kmt_enc_memblock_early[] = {
-	KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X,
+	KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X,
 };
 
 static void kmt_record_memblock(u64 at, u8 op, u64 base, u64 size, int nid,
@@ -1015,30 +1195,168 @@ void __ref kmemtrace_memblock(enum kmt_memblock_op op, phys_addr_t base,
 				    what);
 }
 
+/* ---- pages before the probes ------------------------------------------ */
+
 /*
- * Write the kept memblock events into the boot CPU's empty buffer, at
- * their own times: the first records of the trace.  Then how many there
- * were and how many did not fit.
+ * The page allocator works from mem_init() on, the tracepoint probes only
+ * from kmemtrace_init() (registering one allocates): in between, mem_init()
+ * allocates the page tables of the vmalloc area (x86-64 preallocates
+ * them, 256 KiB) and kmem_cache_init() the slabs of the boot caches.  The
+ * page allocator hands those pages here while kmemtrace_early_key is on;
+ * they wait, with their callers, like the memblock events, until each
+ * page probe is registered.  A free is kept only for a page kept
+ * allocated: mem_init() frees all the free memory into the buddy
+ * allocator.  Only the boot CPU runs, interrupts off: no lock.
  */
-static void __init kmt_mb_replay(void)
+#define KMT_PG_EARLY		512
+#define KMT_PG_EARLY_STACK	6
+
+struct kmt_pg_early {
+	u64	ts;
+	u64	pfn1;
+	u32	gfp;
+	u8	order;
+	s8	migratetype;
+	u8	free;
+	u8	nr;		/* return addresses in @frames */
+	s32	frames[KMT_PG_EARLY_STACK];
+};
+
+DEFINE_STATIC_KEY_FALSE(kmemtrace_early_key);
+static struct kmt_pg_early kmt_pg_early[KMT_PG_EARLY] __initdata;
+static unsigned int kmt_pg_kept __initdata;
+static unsigned int kmt_pg_dropped __initdata;
+static unsigned int kmt_pg_replayed __initdata;
+/* A buffer's sub-buffers are being allocated: KMT_EV_BUFFER names them. */
+static bool kmt_pg_pause;
+/* Set as the page probes are registered: from then on they record. */
+static bool kmt_pg_alloc_live __read_mostly;
+static bool kmt_pg_free_live __read_mostly;
+
+/**
+ * kmemtrace_early_pages - keep the pages allocated until the probes attach
+ *
+ * Called by mm_core_init() before mem_init() hands the free memory to the
+ * buddy allocator.  kmemtrace_init() ends it.
+ */
+void __init kmemtrace_early_pages(void)
 {
-	u64 v[3] = { kmt_mb_kept, kmt_mb_dropped, ARRAY_SIZE(kmt_mb_early) };
-	const struct kmt_mb_early *e;
+	static_branch_enable(&kmemtrace_early_key);
+}
+
+static bool __init kmt_pg_was_kept(u64 pfn1)
+{
+	unsigned int i = kmt_pg_kept;
+
+	while (i--)
+		if (kmt_pg_early[i].pfn1 == pfn1)
+			return !kmt_pg_early[i].free;
+	return false;
+}
+
+void __ref __kmemtrace_early_page(struct page *page, unsigned int order,
+				  gfp_t gfp, int migratetype, bool free)
+{
+	unsigned long entries[KMT_PG_EARLY_STACK];
+	struct kmt_pg_early *e;
+	unsigned int i, nr = 0;
+	u64 pfn1;
+
+	if (!page || kmt_pg_pause ||
+	    (free ? READ_ONCE(kmt_pg_free_live) : READ_ONCE(kmt_pg_alloc_live)))
+		return;
+	pfn1 = page_to_pfn(page) + 1;
+	if (free && !kmt_pg_was_kept(pfn1))
+		return;
+	if (kmt_pg_kept >= ARRAY_SIZE(kmt_pg_early)) {
+		kmt_pg_dropped++;
+		return;
+	}
+	if (!free && kmt_page_stack)
+		nr = stack_trace_save(entries, min(kmt_page_stack,
+						   KMT_PG_EARLY_STACK), 1);
+	e = &kmt_pg_early[kmt_pg_kept++];
+	e->ts = local_clock();
+	e->pfn1 = pfn1;
+	e->gfp = (__force u32)gfp;
+	e->order = order;
+	e->migratetype = migratetype;
+	e->free = free;
+	e->nr = nr;
+	for (i = 0; i < nr; i++)
+		e->frames[i] = (s32)kmt_text_off(entries[i]);
+}
+
+static void __init kmt_pg_record(const struct kmt_pg_early *e)
+{
+	u8 stack[KMT_PG_EARLY_STACK * 10], *p = stack;
+	u64 v[4] = { e->pfn1, e->order, e->gfp, (s64)e->migratetype };
+	struct kmt_str str;
 	unsigned int i;
+
+	if (e->free) {
+		kmt_record_fields_at(KMT_EV_PAGE_FREE, kmt_enc_page, v, 2,
+				     NULL, 0, e->ts);
+		return;
+	}
+	for (i = 0; i < e->nr; i++)
+		p = kmt_put_uvar(p, kmt_zigzag(e->frames[i]));
+	str.p = stack;
+	str.len = p - stack;
+	kmt_record_fields_at(KMT_EV_PAGE_ALLOC, kmt_enc_page, v, 4, &str, 1,
+			     e->ts);
+}
+
+/*
+ * Write the kept memblock events and pages into the boot CPU's empty
+ * buffer, in the order they happened, at their own times: the first
+ * records of the trace.
+ */
+static void __init kmt_early_replay(void)
+{
+	const struct kmt_mb_early *e;
+	unsigned int i = 0, j = 0;
 
 	/* Nothing recorded yet: let the buffer's time start at the first. */
 	this_cpu_ptr(&kmt_cpu_buf)->last_ts = 0;
-	for (i = 0; i < kmt_mb_kept; i++) {
-		e = &kmt_mb_early[i];
+	while (i < kmt_mb_kept || j < kmt_pg_kept) {
+		if (j < kmt_pg_kept && (i == kmt_mb_kept ||
+					kmt_pg_early[j].ts < kmt_mb_early[i].ts)) {
+			kmt_pg_record(&kmt_pg_early[j++]);
+			continue;
+		}
+		e = &kmt_mb_early[i++];
 		kmt_record_memblock(e->ts, e->op, e->base, e->size, e->nid,
 				    e->flags, (unsigned long)_stext + e->caller,
 				    NULL);
 	}
+	kmt_pg_replayed = j;
+}
+
+/*
+ * The pages kept while the probes were being registered (a new slab for
+ * a probe array), after the records of the start; then how many early
+ * events there were and how many did not fit.  @record: the recorder
+ * started and records the kmem group.
+ */
+static void __init kmt_early_finish(bool record)
+{
+	u64 v[5] = { kmt_mb_kept, kmt_mb_dropped, ARRAY_SIZE(kmt_mb_early),
+		     kmt_pg_kept, kmt_pg_dropped };
+
+	static_branch_disable(&kmemtrace_early_key);
+	if (!record)
+		return;
+	while (kmt_pg_replayed < kmt_pg_kept)
+		kmt_pg_record(&kmt_pg_early[kmt_pg_replayed++]);
 	kmt_record_fields(KMT_EV_MEMBLOCK_EARLY, kmt_enc_memblock_early, v,
 			  ARRAY_SIZE(v), NULL, 0);
 	if (kmt_mb_dropped)
 		pr_warn("%u memblock events did not fit in CONFIG_KMEMTRACE_MEMBLOCK_EARLY=%zu before the recorder started; they are counted, not recorded\n",
 			kmt_mb_dropped, ARRAY_SIZE(kmt_mb_early));
+	if (kmt_pg_dropped)
+		pr_warn("%u page events from before the probes did not fit in %zu entries; they are counted, not recorded\n",
+			kmt_pg_dropped, ARRAY_SIZE(kmt_pg_early));
 }
 
 /* Boot phases: initcall levels and functions, and what pid 1 execs. */
@@ -1305,12 +1623,16 @@ static int kmt_alloc_cpu(struct kmt_cpu *cb, int cpu, gfp_t gfp)
 	slot = kcalloc_node(kmt_nr_subbufs, sizeof(*slot), gfp, node);
 	if (!subbuf || !slot)
 		goto out_free;
+	kmt_pg_pause = true;
 	for (i = 0; i < kmt_nr_subbufs; i++) {
 		page = alloc_pages_node(node, gfp, order);
 		if (!page)
-			goto out_free;
+			break;
 		subbuf[i] = page_address(page);
 	}
+	kmt_pg_pause = false;
+	if (i < kmt_nr_subbufs)
+		goto out_free;
 	cb->slot = slot;
 	kmt_reset_cpu(cb, cpu, true);
 	/* The state before the buffer; pairs with kmt_cpu_buffer(). */
@@ -1419,23 +1741,26 @@ static int kmt_register_kmem(void)
 {
 	int ret;
 
-	ret = register_trace_kmalloc(kmt_probe_kmalloc, NULL);
+	/* The page probes first: at boot the early pages wait for them. */
+	ret = register_trace_mm_page_free(kmt_probe_page_free, NULL);
+	WRITE_ONCE(kmt_pg_free_live, !ret);
+	ret = ret ?: register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
+							 NULL);
+	ret = ret ?: register_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
+	WRITE_ONCE(kmt_pg_alloc_live, !ret);
+	ret = ret ?: register_trace_kmalloc(kmt_probe_kmalloc, NULL);
 	ret = ret ?: register_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
 	ret = ret ?: register_trace_kfree(kmt_probe_kfree, NULL);
 	ret = ret ?: register_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
-	ret = ret ?: register_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
-	ret = ret ?: register_trace_mm_page_free(kmt_probe_page_free, NULL);
-	ret = ret ?: register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
-							 NULL);
 	if (!ret)
-		static_branch_enable(&kmemtrace_bulk_key);
+		static_branch_enable(&kmemtrace_hook_key);
 	return ret;
 }
 
 /* Unregistering a probe that is not registered is harmless (-ENOENT). */
 static void kmt_unregister_kmem(void)
 {
-	static_branch_disable(&kmemtrace_bulk_key);
+	static_branch_disable(&kmemtrace_hook_key);
 	unregister_trace_mm_page_free_batched(kmt_probe_page_free_batched, NULL);
 	unregister_trace_mm_page_free(kmt_probe_page_free, NULL);
 	unregister_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
@@ -1641,6 +1966,8 @@ static int kmt_start(void)
 	kmt_emit_mark(KMT_MARK_RECORDING_ON);
 	kmt_emit_groups(groups);
 	kmt_define_all_caches();
+	kmt_find_wrappers();
+	kmt_emit_wrappers();
 	/* Pairs with the smp_mb() in kmt_cpu_prepare(). */
 	smp_mb();
 	for_each_possible_cpu(cpu)
@@ -1675,11 +2002,14 @@ void __init kmemtrace_init(void)
 	}
 	/* From now on memblock events are recorded live, or not at all. */
 	WRITE_ONCE(kmt_mb_live, true);
-	if (kmt_param_invalid || !kmt_boot_enable)
+	if (kmt_param_invalid || !kmt_boot_enable) {
+		kmt_early_finish(false);
 		return;
+	}
 	/* Like ftrace: nothing to record that nobody could read. */
 	if (security_locked_down(LOCKDOWN_TRACEFS)) {
 		pr_warn("kernel lockdown closes tracefs: recorder off\n");
+		kmt_early_finish(false);
 		return;
 	}
 	kmt_boot_ts = local_clock();
@@ -1687,12 +2017,14 @@ void __init kmemtrace_init(void)
 	if (ret) {
 		pr_warn("cannot allocate %u x %u bytes for the boot CPU (%d); recorder off\n",
 			kmt_nr_subbufs, kmt_subbuf_size, ret);
+		kmt_early_finish(false);
 		return;
 	}
 	/* Before anything else in the buffer: the earliest times. */
 	if (kmt_groups & BIT(KMT_GROUP_KMEM))
-		kmt_mb_replay();
+		kmt_early_replay();
 	ret = kmt_start();
+	kmt_early_finish(!ret && (kmt_groups & BIT(KMT_GROUP_KMEM)));
 	if (ret) {
 		pr_warn("cannot attach to the kmem tracepoints (%d); recorder off\n",
 			ret);

@@ -74,7 +74,8 @@ test_expect_success 'dump shows memblock events with their fields' '
 	"$MKTRACE" memblock m.kmt &&
 	"$KMF" dump m.kmt > out &&
 	grep -q "^0 0 task:0 memblock op=reserve base=0x1000000 size=18874368 caller=setup_arch+0x39 node=-1 flags=0x0$" out &&
-	grep -q "^7000 0 task:0 memblock_early kept=11 dropped=0 capacity=4096$" out &&
+	grep -q "^7000 0 task:0 memblock_early kept=11 dropped=0 capacity=4096 pages_kept=1 pages_dropped=0$" out &&
+	grep -q "^6800 0 task:0 mm_page_alloc pfn=0x1100 order=0 gfp_flags=0xcc0 migratetype=0$" out &&
 	grep -q "^9500 1 task:0 memblock op=free_area base=0x3fcb7000 size=3313664 caller=do_populate_rootfs+0x9a node=-1 flags=0x0 what=initrd$" out
 '
 
@@ -103,13 +104,18 @@ test_expect_success 'diff: a trace with memblock against one without compares no
 # 36876288, of which 397312 (the low reservation) lie outside RAM:
 # 36478976 = RAM - MemTotal (1011536 kB).  MemFree 1000000 kB, 100 pages
 # on the per-CPU lists: allocated 1035812864 - 1024000000 - 409600 =
-# 11403264.  Pages held: 2 x 4096 + 16384 (one freed) = 24576, and the
-# recorder's: a 16 KiB sub-buffer (counted with the buffers) and a page
-# of its initcall: 28672; buffers 2 x 262144.  Not explained 11403264 -
-# 552960 = 10850304.  The kernel holds 11403264 + 36478976 = 47882240,
-# the trace explains 36478976 + 552960 = 37031936: 77.340%.  The
-# recorder's own: objects 64 (kmt_build_header) + 192 (in its initcall),
-# a page: 524288 + 256 + 4096 = 528640 to subtract.
+# 11403264.  Pages held: the page kmem_cache_init() took before the
+# recorder started (4096), 2 x 4096 + 16384 (one freed) = 24576, the 4
+# pages of a vmalloc area of alloc_large_system_hash (16384; the other
+# area and its page were freed), and the recorder's: a 16 KiB
+# sub-buffer (counted with the buffers) and a page of its initcall:
+# 49152; buffers 2 x 262144.  Not explained 11403264 - 573440 =
+# 10829824.  The kernel holds 11403264 + 36478976 = 47882240, the trace
+# explains 36478976 + 573440 = 37052416: 77.382%.  The recorder's own:
+# objects 64 (kmt_build_header) + 192 (in its initcall), a page: 524288
+# + 256 + 4096 = 528640 to subtract.  Who holds it: memblock's three
+# biggest, the slab objects (the kvmalloc() of d_alloc+0x20 put to
+# d_alloc, not to __kvmalloc_node_noprof), the vmalloc area.
 test_expect_success 'report --footprint: the balance against the kernel totals, exact' '
 	"$MKTRACE" footprint f.kmt &&
 	"$KMF" report --footprint f.kmt > out 2> err &&
@@ -122,7 +128,8 @@ d = json.load(open(\"out\"))
 assert d[\"ram\"] - d[\"mem_total\"] == d[\"reserved\"] == 36478976
 assert d[\"mem_total\"] - d[\"mem_free\"] - d[\"pcp_free\"] == d[\"allocated\"]
 assert d[\"allocated\"] == d[\"pages_held\"] + d[\"recorder_buffers\"] + d[\"unexplained\"]
-assert d[\"explained\"] == 37031936 and d[\"kernel_holds\"] == 47882240
+assert d[\"explained\"] == 37052416 and d[\"kernel_holds\"] == 47882240
+assert d[\"pages_held\"] == 49152 and d[\"vmalloc_held\"] == 16384
 assert d[\"recorder_objects\"] == 256 and d[\"recorder_pages\"] == 4096
 "
 '
@@ -136,6 +143,50 @@ test_expect_success 'report --live: the recorder'"'"'s own objects, pages and bu
 	"$MKTRACE" basic b.kmt &&
 	! "$KMF" report --live b.kmt | grep -q "recorder" &&
 	"$KMF" dump f.kmt | grep -q "^11100 0 task:0 buffer cpu=1 pfn=0x2000 order=2$"
+'
+
+# The footprint boot's kvmalloc() from d_alloc+0x20, recorded through
+# the wrapper __kvmalloc_node_noprof (a KMT_EV_KMALLOC_VIA record whose
+# stack is d_alloc+0x20), and its vmalloc areas: alloc_large_system_hash
+# keeps 4 pages, kernel_init frees its one page again.
+test_expect_success 'callers behind wrappers: put to the first frame outside; -v lists the wrappers' '
+	"$MKTRACE" footprint f.kmt &&
+	"$KMF" report --live f.kmt > out &&
+	grep -q "^ d_alloc+0x20  *|  *96 |  *1 |  *96 |" out &&
+	! grep -q "__kvmalloc_node_noprof" out &&
+	grep -q "^1 allocations made through a wrapper are put to the first caller outside it (-v lists the wrappers)$" out &&
+	"$KMF" report --live -v f.kmt > out &&
+	grep -q "^  __kvmalloc_node_noprof  *1$" out &&
+	"$KMF" report f.kmt > out &&
+	grep -q "^ d_alloc+0x20 " out &&
+	"$KMF" dump f.kmt > out &&
+	grep -q "^10900 0 task:1 kmalloc call_site=d_alloc+0x20 via=__kvmalloc_node_noprof+0x43 ptr=0xffff888000005000 bytes_req=96 bytes_alloc=96 gfp_flags=0xcc0 node=-1$" out &&
+	grep -q "^10800 0 task:1 text_range kind=wrapper size=512 name=__kvmalloc_node_noprof func=__kvmalloc_node_noprof+0x0$" out &&
+	"$KMF" report --live --json f.kmt > out &&
+	python3 -c "
+import json
+d = json.load(open(\"out\"))[\"live\"]
+assert d[\"allocations_via_wrappers\"] == 1
+assert d[\"wrappers\"] == [{\"name\": \"__kvmalloc_node_noprof\", \"allocations\": 1}]
+"
+'
+
+test_expect_success 'vmalloc: the areas still held, by the caller vmalloc() was given' '
+	"$MKTRACE" footprint f.kmt &&
+	"$KMF" report --live f.kmt > out &&
+	grep -q "^vmalloc areas still held: 1, with 16384 bytes of the pages above, by the caller vmalloc() was given$" out &&
+	grep -q "^ alloc_large_system_hash+0x10  *|  *16384 |  *1$" out &&
+	! grep -q "^ kernel_init+0x10  *|  *4096" out &&
+	"$KMF" dump f.kmt > out &&
+	grep -q "^10540 1 task:2 vmalloc op=alloc addr=0xffffc90000004000 pages=4 caller=alloc_large_system_hash+0x10$" out &&
+	grep -q "^10700 1 task:2 vmalloc op=free addr=0xffffc90000010000 pages=1 caller=kernel_init+0x20$" out &&
+	"$KMF" report --live --json f.kmt > out &&
+	python3 -c "
+import json
+d = json.load(open(\"out\"))[\"live\"]
+assert d[\"vmalloc_retained_areas\"] == 1 and d[\"vmalloc_retained_bytes\"] == 16384
+assert d[\"vmalloc_retained_by_caller\"] == [{\"caller\": \"alloc_large_system_hash+0x10\", \"retained_bytes\": 16384, \"areas\": 1}]
+"
 '
 
 test_expect_success 'report --footprint: a trace without the kernel totals says why; --at and other views are usage errors' '

@@ -398,6 +398,62 @@ void kb_page_alloc_stack(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 		     (const char *)stack, len);
 }
 
+static size_t stack_bytes(uint8_t *stack, const uint64_t *frames,
+			  unsigned int nr)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr && i < 16; i++)
+		len += kmt_put_uvar(stack + len,
+				    kmt_zigzag((int64_t)(frames[i] - KB_TEXT_BASE)));
+	return len;
+}
+
+void kb_kmalloc_via(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		    uint32_t pid, uint64_t call_site, uint64_t ptr, uint64_t req,
+		    uint64_t alloc, uint64_t gfp, int node,
+		    const uint64_t *frames, unsigned int nr)
+{
+	uint64_t v[6] = {
+		call_site, ptr, req, alloc - req, gfp, (uint64_t)(int64_t)node,
+	};
+	uint8_t stack[16 * 10];
+
+	record_bytes(b, cpu, ts, KMT_EV_KMALLOC_VIA, ctx, pid, v, 6,
+		     (const char *)stack, stack_bytes(stack, frames, nr));
+}
+
+void kb_cache_alloc_via(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+			uint32_t pid, uint64_t call_site, uint64_t ptr,
+			uint32_t cache, uint64_t gfp, int node,
+			const uint64_t *frames, unsigned int nr)
+{
+	uint64_t v[5] = {
+		call_site, ptr, cache, gfp, (uint64_t)(int64_t)node,
+	};
+	uint8_t stack[16 * 10];
+
+	record_bytes(b, cpu, ts, KMT_EV_CACHE_ALLOC_VIA, ctx, pid, v, 5,
+		     (const char *)stack, stack_bytes(stack, frames, nr));
+}
+
+void kb_vmalloc(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		uint32_t op, uint64_t addr, uint64_t pages, uint64_t caller)
+{
+	uint64_t v[4] = { op, addr, pages, caller };
+
+	record(b, cpu, ts, KMT_EV_VMALLOC, KMT_CTX_TASK, pid, v, 4, NULL);
+}
+
+void kb_wrapper(struct kb *b, unsigned int cpu, uint64_t ts, uint64_t func,
+		uint64_t size, const char *name)
+{
+	uint64_t v[3] = { KMT_TEXT_WRAPPER, func, size };
+
+	record(b, cpu, ts, KMT_EV_TEXT_RANGE, KMT_CTX_TASK, 1, v, 3, name);
+}
+
 void kb_page_free_batched(struct kb *b, unsigned int cpu, uint64_t ts,
 			  uint64_t pfn1)
 {
@@ -816,11 +872,12 @@ void kb_buffer(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t buf_cpu,
 }
 
 void kb_memblock_early(struct kb *b, unsigned int cpu, uint64_t ts,
-		       uint64_t kept, uint64_t dropped, uint64_t capacity)
+		       uint64_t kept, uint64_t dropped, uint64_t capacity,
+		       uint64_t pg_kept, uint64_t pg_dropped)
 {
-	uint64_t v[3] = { kept, dropped, capacity };
+	uint64_t v[5] = { kept, dropped, capacity, pg_kept, pg_dropped };
 
-	record(b, cpu, ts, KMT_EV_MEMBLOCK_EARLY, KMT_CTX_TASK, 0, v, 3, NULL);
+	record(b, cpu, ts, KMT_EV_MEMBLOCK_EARLY, KMT_CTX_TASK, 0, v, 5, NULL);
 }
 
 void kb_reclaim_begin(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,

@@ -107,8 +107,24 @@ void kb_memblock(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t op,
 void kb_buffer(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t buf_cpu,
 	       uint64_t pfn1, uint32_t order);
 /* How many memblock events the kernel kept before the recorder started. */
+/* An allocation through a wrapper: @frames after @call_site, outwards. */
+void kb_kmalloc_via(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+		    uint32_t pid, uint64_t call_site, uint64_t ptr, uint64_t req,
+		    uint64_t alloc, uint64_t gfp, int node,
+		    const uint64_t *frames, unsigned int nr);
+void kb_cache_alloc_via(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
+			uint32_t pid, uint64_t call_site, uint64_t ptr,
+			uint32_t cache, uint64_t gfp, int node,
+			const uint64_t *frames, unsigned int nr);
+/* A vmalloc area: @op KMT_VM_ALLOC or KMT_VM_FREE. */
+void kb_vmalloc(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
+		uint32_t op, uint64_t addr, uint64_t pages, uint64_t caller);
+/* A wrapper the recorder names (KMT_EV_TEXT_RANGE). */
+void kb_wrapper(struct kb *b, unsigned int cpu, uint64_t ts, uint64_t func,
+		uint64_t size, const char *name);
 void kb_memblock_early(struct kb *b, unsigned int cpu, uint64_t ts,
-		       uint64_t kept, uint64_t dropped, uint64_t capacity);
+		       uint64_t kept, uint64_t dropped, uint64_t capacity,
+		       uint64_t pg_kept, uint64_t pg_dropped);
 /* kallsyms text of the scenarios: _stext, alloc_thing, helper_init, ... */
 extern const char kb_kallsyms[];
 /* The hand-computed scenario of the report golden tests. */

@@ -72,7 +72,9 @@ static void memblock(struct kb *b)
 		    T(0x30133), "");
 	kb_memblock(b, 0, 6500, KMT_MB_ALLOC, 0x3fc2a480, 0x80000, -1, 0,
 		    T(0x30133), "");
-	kb_memblock_early(b, 0, 7000, 11, 0, 4096);
+	/* a slab page of kmem_cache_init()'s, kept until the recorder started */
+	kb_page_alloc(b, 0, 6800, KMT_CTX_TASK, 0, 0x1101, 0, 0xcc0, 0);
+	kb_memblock_early(b, 0, 7000, 11, 0, 4096, 1, 0);
 	kb_kmalloc(b, 0, 8000, KMT_CTX_TASK, 1, T(0x50010), D(0x1000), 32, 32,
 		   0xcc0, -1);
 	kb_memblock(b, 1, 9000, KMT_MB_FREE_AREA, 0x1a18000, 0x1e8000, -1, 0,
@@ -104,7 +106,9 @@ static void footprint(struct kb *b)
 			"ffffffff81080000 T do_populate_rootfs\n"
 			"ffffffff810a0000 t kmt_build_header\n"
 			"ffffffff810b0000 t kmt_tracefs_init\n"
-			"ffffffff810c0000 T d_alloc\n");
+			"ffffffff810c0000 T d_alloc\n"
+			"ffffffff810d0000 T __kvmalloc_node_noprof\n"
+			"ffffffff810d0200 T vmalloc_noprof\n");
 	kb_set_topology(b, "cpu 0 node 0 buffer 262144\ncpu 1 node 0 buffer 262144\n"
 			"node 0 start_pfn 0 end_pfn 262144\n");
 	kb_set_proc(b, "MemTotal:        1011536 kB\nMemFree:         1000000 kB\n"
@@ -117,6 +121,20 @@ static void footprint(struct kb *b)
 	kb_page_alloc(b, 1, 10200, KMT_CTX_TASK, 2, 0x1005, 2, 0xcc0, 0);
 	kb_page_alloc(b, 1, 10300, KMT_CTX_TASK, 2, 0x1011, 0, 0xcc0, 0);
 	kb_page_free(b, 1, 10400, KMT_CTX_TASK, 2, 0x1011, 0);
+	/* a 4-page area of alloc_large_system_hash's; one freed again */
+	kb_page_alloc(b, 1, 10500, KMT_CTX_TASK, 2, 0x1021, 0, 0xcc0, 0);
+	kb_page_alloc(b, 1, 10510, KMT_CTX_TASK, 2, 0x1022, 0, 0xcc0, 0);
+	kb_page_alloc(b, 1, 10520, KMT_CTX_TASK, 2, 0x1023, 0, 0xcc0, 0);
+	kb_page_alloc(b, 1, 10530, KMT_CTX_TASK, 2, 0x1024, 0, 0xcc0, 0);
+	kb_vmalloc(b, 1, 10540, 2, KMT_VM_ALLOC, 0xffffc90000004000, 4, T(0x30010));
+	kb_page_alloc(b, 1, 10600, KMT_CTX_TASK, 2, 0x1031, 0, 0xcc0, 0);
+	kb_vmalloc(b, 1, 10610, 2, KMT_VM_ALLOC, 0xffffc90000010000, 1, T(0x50010));
+	kb_vmalloc(b, 1, 10700, 2, KMT_VM_FREE, 0xffffc90000010000, 1, T(0x50020));
+	kb_page_free(b, 1, 10710, KMT_CTX_TASK, 2, 0x1031, 0);
+	/* kvmalloc() from d_alloc: put to d_alloc, not to the wrapper */
+	kb_wrapper(b, 0, 10800, T(0xd0000), 0x200, "__kvmalloc_node_noprof");
+	kb_kmalloc_via(b, 0, 10900, KMT_CTX_TASK, 1, T(0xd0043), D(0x5000), 96, 96,
+		       0xcc0, -1, (const uint64_t[]){ T(0xc0020) }, 1);
 	kb_page_alloc(b, 0, 11000, KMT_CTX_TASK, 1, 0x2001, 2, 0xcc0, 0);
 	kb_buffer(b, 0, 11100, 1, 0x2001, 2);
 	kb_kmalloc(b, 0, 11200, KMT_CTX_TASK, 1, T(0xa0010), D(0x3000), 64, 64,

@@ -162,7 +162,7 @@ static void test_at(void **state)
 
 	(void)state;
 	kb_memblock(b, 0, 10, KMT_MB_RESERVE, 0, 100, -1, 0, A, "");
-	kb_memblock_early(b, 0, 15, 1, 3, 4096);
+	kb_memblock_early(b, 0, 15, 1, 3, 4096, 0, 0);
 	kb_memblock(b, 0, 20, KMT_MB_FREE, 0, 100, -1, 0, A, "");
 	analyze(b, &bt, 19);
 	assert_int_equal(bt.mb.held, 100);

@@ -17,13 +17,19 @@ void kmemtrace_memblock(enum kmt_memblock_op op, phys_addr_t base,
 			phys_addr_t size, int nid, unsigned int flags,
 			unsigned long caller, const char *what);
 
-DECLARE_STATIC_KEY_FALSE(kmemtrace_bulk_key);
+DECLARE_STATIC_KEY_FALSE(kmemtrace_hook_key);
+DECLARE_STATIC_KEY_FALSE(kmemtrace_early_key);
+void __init kmemtrace_early_pages(void);
+void __kmemtrace_early_page(struct page *page, unsigned int order, gfp_t gfp,
+			    int migratetype, bool free);
 void __kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
 			    void **p, unsigned long call_site);
 void __kmemtrace_free_bulk(struct kmem_cache *s, size_t nr, void **p,
 			   unsigned long call_site);
 void __kmemtrace_alloc_pages_bulk(struct page *page, gfp_t gfp,
 				  int migratetype);
+void __kmemtrace_vmalloc(enum kmt_vmalloc_op op, const void *addr,
+			 unsigned int nr_pages, unsigned long caller);
 
 /**
  * kmemtrace_alloc_bulk - record the objects of a bulk allocation
@@ -41,7 +47,7 @@ static __always_inline void kmemtrace_alloc_bulk(struct kmem_cache *s,
 						 void **p,
 						 unsigned long call_site)
 {
-	if (static_branch_unlikely(&kmemtrace_bulk_key))
+	if (static_branch_unlikely(&kmemtrace_hook_key))
 		__kmemtrace_alloc_bulk(s, flags, nr, p, call_site);
 }
 
@@ -60,7 +66,7 @@ static __always_inline void kmemtrace_free_bulk(struct kmem_cache *s,
 						size_t nr, void **p,
 						unsigned long call_site)
 {
-	if (static_branch_unlikely(&kmemtrace_bulk_key))
+	if (static_branch_unlikely(&kmemtrace_hook_key))
 		__kmemtrace_free_bulk(s, nr, p, call_site);
 }
 
@@ -78,11 +84,85 @@ static __always_inline void kmemtrace_alloc_pages_bulk(struct page *page,
 						       gfp_t gfp,
 						       int migratetype)
 {
-	if (static_branch_unlikely(&kmemtrace_bulk_key))
+	if (static_branch_unlikely(&kmemtrace_hook_key))
 		__kmemtrace_alloc_pages_bulk(page, gfp, migratetype);
+}
+
+/**
+ * kmemtrace_early_page_alloc - keep a page allocated before the recorder
+ * @page: the page, or NULL for a failed allocation
+ * @order: its order
+ * @gfp: the allocation's GFP flags
+ * @migratetype: its migrate type
+ *
+ * From mem_init() until kmemtrace_init() registers the page probes, the
+ * page allocator works but no tracepoint probe can see it (registering
+ * one allocates): mem_init() allocates the vmalloc area's page tables,
+ * kmem_cache_init() the boot caches' slabs.  The page allocator hands
+ * those pages to the recorder here; kmemtrace_init() turns the key off
+ * for good.
+ */
+static __always_inline void kmemtrace_early_page_alloc(struct page *page,
+						       unsigned int order,
+						       gfp_t gfp,
+						       int migratetype)
+{
+	if (static_branch_unlikely(&kmemtrace_early_key))
+		__kmemtrace_early_page(page, order, gfp, migratetype, false);
+}
+
+/**
+ * kmemtrace_early_page_free - keep a page freed before the recorder
+ * @page: the page
+ * @order: its order
+ */
+static __always_inline void kmemtrace_early_page_free(struct page *page,
+						      unsigned int order)
+{
+	if (static_branch_unlikely(&kmemtrace_early_key))
+		__kmemtrace_early_page(page, order, 0, 0, true);
+}
+
+/**
+ * kmemtrace_vmalloc - record a new vmalloc area
+ * @addr: its address
+ * @nr_pages: the pages allocated for it
+ * @caller: the caller vmalloc() was given (the caller of vmalloc(),
+ *          kvmalloc() ...), as in /proc/vmallocinfo
+ *
+ * The area's pages are recorded as the page allocator hands them out;
+ * this names who asked for them.
+ */
+static __always_inline void kmemtrace_vmalloc(const void *addr,
+					      unsigned int nr_pages,
+					      const void *caller)
+{
+	if (static_branch_unlikely(&kmemtrace_hook_key))
+		__kmemtrace_vmalloc(KMT_VM_ALLOC, addr, nr_pages,
+				    (unsigned long)caller);
+}
+
+/**
+ * kmemtrace_vfree - record that vfree() releases a vmalloc area
+ * @addr: its address
+ * @nr_pages: the pages it held
+ * @caller: the caller of vfree()
+ */
+static __always_inline void kmemtrace_vfree(const void *addr,
+					    unsigned int nr_pages,
+					    unsigned long caller)
+{
+	if (static_branch_unlikely(&kmemtrace_hook_key))
+		__kmemtrace_vmalloc(KMT_VM_FREE, addr, nr_pages, caller);
 }
 #else
 static inline void kmemtrace_init(void) { }
+static inline void kmemtrace_early_pages(void) { }
+static inline void kmemtrace_early_page_alloc(struct page *page,
+					      unsigned int order, gfp_t gfp,
+					      int migratetype) { }
+static inline void kmemtrace_early_page_free(struct page *page,
+					     unsigned int order) { }
 static inline void kmemtrace_cache_create(struct kmem_cache *s) { }
 static inline void kmemtrace_memblock(enum kmt_memblock_op op,
 				      phys_addr_t base, phys_addr_t size,
@@ -95,6 +175,11 @@ static inline void kmemtrace_free_bulk(struct kmem_cache *s, size_t nr,
 				       void **p, unsigned long call_site) { }
 static inline void kmemtrace_alloc_pages_bulk(struct page *page, gfp_t gfp,
 					      int migratetype) { }
+static inline void kmemtrace_vmalloc(const void *addr,
+				     unsigned int nr_pages,
+				     const void *caller) { }
+static inline void kmemtrace_vfree(const void *addr, unsigned int nr_pages,
+				   unsigned long caller) { }
 #endif
 
 #endif /* _LINUX_KMEMTRACE_H */

@@ -102,8 +102,14 @@ enum kmt_event_type {
 	KMT_EV_GROUPS		= 23,	/* the event groups recorded from now */
 	/* Group "kmem", before and after the buddy allocator exists */
 	KMT_EV_MEMBLOCK		= 24,	/* enum kmt_memblock_op */
-	KMT_EV_MEMBLOCK_EARLY	= 25,	/* the early memblock events, counted */
+	KMT_EV_MEMBLOCK_EARLY	= 25,	/* the early memblock and page events, counted */
 	KMT_EV_BUFFER		= 26,	/* a sub-buffer's pages: the recorder's */
+	/* an allocation whose call_site is in a wrapper, and its stack */
+	KMT_EV_KMALLOC_VIA	= 27,
+	KMT_EV_CACHE_ALLOC_VIA	= 28,
+	KMT_EV_VMALLOC		= 29,	/* enum kmt_vmalloc_op */
+	KMT_EV_TEXT_RANGE	= 30,	/* enum kmt_text_kind: a function */
+	/* 31: reserved, for a header that extends the type space */
 	KMT_EV_MAX		= 31,
 };
 
@@ -152,6 +158,24 @@ enum kmt_memblock_op {
 	KMT_MB_FREE		= 5,
 	KMT_MB_FREE_LATE	= 6,
 	KMT_MB_FREE_AREA	= 7,
+};
+
+/* What a KMT_EV_VMALLOC record did (KMT_F_MB_OP). */
+enum kmt_vmalloc_op {
+	KMT_VM_ALLOC		= 1,	/* __vmalloc_node_range(): a new area */
+	KMT_VM_FREE		= 2,	/* vfree(): the area and its pages */
+};
+
+/*
+ * What a KMT_EV_TEXT_RANGE record names (KMT_F_KIND).  WRAPPER: an
+ * out-of-line function that allocates for its caller without passing the
+ * caller's address down, so the kmem tracepoints name it as the call
+ * site.  An allocation whose call_site is inside one is written as
+ * KMT_EV_KMALLOC_VIA or KMT_EV_CACHE_ALLOC_VIA, with a stack: the return
+ * addresses after call_site, out to the first one outside every wrapper.
+ */
+enum kmt_text_kind {
+	KMT_TEXT_WRAPPER	= 1,
 };
 
 /*
@@ -215,13 +239,18 @@ enum kmt_field_id {
 	KMT_F_SYNC		= 33,	/* 1: sync compaction, 0: async */
 	KMT_F_STATUS		= 34,	/* enum kmt_compact_status */
 	KMT_F_GROUPS		= 35,	/* bits of enum kmt_group */
-	KMT_F_MB_OP		= 36,	/* enum kmt_memblock_op */
+	KMT_F_MB_OP		= 36,	/* enum kmt_memblock_op (kmt_vmalloc_op) */
 	KMT_F_PHYS		= 37,	/* physical address */
 	KMT_F_LENGTH		= 38,	/* bytes of a physical range */
 	KMT_F_NR_KEPT		= 39,	/* early events kept, then recorded */
 	KMT_F_NR_DROPPED	= 40,	/* early events that did not fit */
 	KMT_F_CAPACITY		= 41,	/* entries of the early array */
 	KMT_F_CPU		= 42,	/* a CPU number */
+	KMT_F_VADDR		= 43,	/* a virtual address outside the direct map */
+	KMT_F_NR_PAGES		= 44,	/* pages */
+	KMT_F_KIND		= 45,	/* enum kmt_text_kind */
+	KMT_F_PG_KEPT		= 46,	/* early page events kept, then recorded */
+	KMT_F_PG_DROPPED	= 47,	/* early page events that did not fit */
 	KMT_F_MAX		= 63,
 };
 
@@ -445,17 +474,44 @@ static const struct kmt_layout name[] = {				\
 		KMT_FLD(FLAGS, U8X, "flags"),				\
 		KMT_FLD(CALL_SITE, TEXT32, "caller"),			\
 		KMT_FLD(NAME, STR, "what") } },				\
-	{ KMT_EV_MEMBLOCK_EARLY, 3, {0}, "memblock_early", {		\
+	{ KMT_EV_MEMBLOCK_EARLY, 5, {0}, "memblock_early", {		\
 		KMT_FLD(NR_KEPT, U32X, "kept"),				\
 		KMT_FLD(NR_DROPPED, U32X, "dropped"),			\
-		KMT_FLD(CAPACITY, U32X, "capacity") } },		\
+		KMT_FLD(CAPACITY, U32X, "capacity"),			\
+		KMT_FLD(PG_KEPT, U32X, "pages_kept"),			\
+		KMT_FLD(PG_DROPPED, U32X, "pages_dropped") } },		\
 	{ KMT_EV_BUFFER, 3, {0}, "buffer", {				\
 		KMT_FLD(CPU, U32X, "cpu"),				\
 		KMT_FLD(PFN1, U32X, "pfn1"),				\
-		KMT_FLD(ORDER, U8X, "order") } }			\
+		KMT_FLD(ORDER, U8X, "order") } },			\
+	{ KMT_EV_KMALLOC_VIA, 7, {0}, "kmalloc_via", {			\
+		KMT_FLD(CALL_SITE, TEXT32, "call_site"),		\
+		KMT_FLD(PTR, DMAP32, "ptr"),				\
+		KMT_FLD(BYTES_REQ, U16X, "bytes_req"),			\
+		KMT_FLD(BYTES_SLACK, U16X, "bytes_slack"),		\
+		KMT_FLD(GFP, U24X, "gfp_flags"),			\
+		KMT_FLD(NODE, S8X, "node"),				\
+		KMT_FLD(STACK, STR, "stack") } },			\
+	{ KMT_EV_CACHE_ALLOC_VIA, 6, {0}, "kmem_cache_alloc_via", {	\
+		KMT_FLD(CALL_SITE, TEXT32, "call_site"),		\
+		KMT_FLD(PTR, DMAP32, "ptr"),				\
+		KMT_FLD(CACHE, U16X, "cache"),				\
+		KMT_FLD(GFP, U24X, "gfp_flags"),			\
+		KMT_FLD(NODE, S8X, "node"),				\
+		KMT_FLD(STACK, STR, "stack") } },			\
+	{ KMT_EV_VMALLOC, 4, {0}, "vmalloc", {				\
+		KMT_FLD(MB_OP, U8X, "op"),				\
+		KMT_FLD(VADDR, U32X, "addr"),				\
+		KMT_FLD(NR_PAGES, U32X, "pages"),			\
+		KMT_FLD(CALL_SITE, TEXT32, "caller") } },		\
+	{ KMT_EV_TEXT_RANGE, 4, {0}, "text_range", {			\
+		KMT_FLD(KIND, U8X, "kind"),				\
+		KMT_FLD(FUNC, TEXT32, "func"),				\
+		KMT_FLD(LENGTH, U32X, "size"),				\
+		KMT_FLD(NAME, STR, "name") } }				\
 }
 
-#define KMT_NR_LAYOUTS		26
+#define KMT_NR_LAYOUTS		30
 
 /* ---- Layer 2: sub-buffers --------------------------------------------- */
 
