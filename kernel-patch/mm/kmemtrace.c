@@ -768,6 +768,31 @@ static void kmt_find_wrappers(void)
 	smp_store_release(&kmt_wrap_map, map);
 }
 
+struct kmt_via_walk {
+	unsigned long call_site;
+	u8 *p;
+	unsigned int seen;	/* frames walked to find @call_site */
+	unsigned int kept;	/* frames written after it */
+	bool found;
+};
+
+/*
+ * One return address: skip to @call_site, then write the frames after
+ * it and stop at the first outside every wrapper, so that the unwinder
+ * goes no deeper than the record needs.
+ */
+static bool kmt_via_frame(void *cookie, unsigned long addr)
+{
+	struct kmt_via_walk *w = cookie;
+
+	if (!w->found) {
+		w->found = addr == w->call_site;
+		return ++w->seen < KMT_VIA_SAVE;
+	}
+	w->p = kmt_put_uvar(w->p, kmt_zigzag(kmt_text_off(addr)));
+	return ++w->kept < KMT_VIA_DEPTH && kmt_in_wrapper(addr);
+}
+
 /*
  * The return addresses after @call_site, out to the first outside every
  * wrapper, as TEXT varints into @out; none when @call_site is not on the
@@ -775,19 +800,18 @@ static void kmt_find_wrappers(void)
  */
 static noinline size_t kmt_via_stack(unsigned long call_site, u8 *out)
 {
-	unsigned long entries[KMT_VIA_SAVE];
-	unsigned int nr, i, k = 0;
-	u8 *p = out;
+	struct kmt_via_walk w = { .call_site = call_site, .p = out };
+#ifdef CONFIG_ARCH_STACKWALK
+	arch_stack_walk(kmt_via_frame, &w, current, NULL);
+#else
+	unsigned long entries[KMT_VIA_SAVE + KMT_VIA_DEPTH];
+	unsigned int nr, i;
 
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 1);
-	for (i = 0; i < nr && entries[i] != call_site; i++)
+	for (i = 0; i < nr && kmt_via_frame(&w, entries[i]); i++)
 		;
-	while (++i < nr && k++ < KMT_VIA_DEPTH) {
-		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(entries[i])));
-		if (!kmt_in_wrapper(entries[i]))
-			break;
-	}
-	return p - out;
+#endif
+	return w.p - out;
 }
 
 /*
