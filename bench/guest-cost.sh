@@ -1,6 +1,7 @@
 #!/bin/sh
 # In the benchmark guest (bench/run.sh, through qemu-tests/boot.sh -x):
-# time kmemtrace-bench in four states, kmemflight's recorder off or on
+# time kmemtrace-bench (kmalloc, page and kvmalloc pairs) in four states,
+# kmemflight's recorder off or on
 # and ftrace's kmem events off or on, ROUNDS times in turn, PAIRS pairs
 # per CPU each; print one line per state, round and CPU.  PAIRS and
 # ROUNDS come from the kernel command line: kmfbench.pairs=N kmfbench.rounds=N.
@@ -41,7 +42,7 @@ while [ "$round" -le "$rounds" ]; do
 		esac
 		echo "$pairs" > "$bench"
 		awk -v s="$state" -v r="$round" '$1 == "cpu" {
-			print "state", s, "round", r, "cpu", $2, "slab_ns", $4, "page_ns", $6 }' "$bench"
+			print "state", s, "round", r, "cpu", $2, "slab_ns", $4, "page_ns", $6, "via_ns", $8 }' "$bench"
 	done
 	round=$((round + 1))
 done

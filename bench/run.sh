@@ -4,7 +4,8 @@
 #
 #  1. recorder cost: in one boot of the bench kernel (the QEMU kernel and
 #     the kmemtrace-bench sample), kmalloc/kfree and alloc_page/free
-#     pairs timed on every CPU with kmemflight's recorder off and on and
+#     pairs (and kvmalloc/kvfree ones, through a wrapper) timed on every
+#     CPU with kmemflight's recorder off and on and
 #     ftrace's kmem events off and on (bench/guest-cost.sh); the cost per
 #     event of each, and their ratio (target <= 0.33);
 #  2. size: one boot recorded by both (trace_event= for ftrace), bytes
@@ -48,7 +49,8 @@ cost_boot() {	# NAME ROUNDS [QEMU ARGS]
 	# the slab and the page loop; a pair is two events
 	awk -v pairs="$pairs" '
 	$1 == "state" {
-		slab[$2, $4] += $8; page[$2, $4] += $10; cpus[$2, $4]++; rounds[$2] = $4 > rounds[$2] ? $4 : rounds[$2]
+		slab[$2, $4] += $8; page[$2, $4] += $10; via[$2, $4] += $12
+		cpus[$2, $4]++; rounds[$2] = $4 > rounds[$2] ? $4 : rounds[$2]
 	}
 	function median(a, n,   i, j, t) {
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -61,8 +63,9 @@ cost_boot() {	# NAME ROUNDS [QEMU ARGS]
 			for (r = 1; r <= n; r++) {
 				a[r] = slab[st[s], r] / (pairs * cpus[st[s], r])
 				b[r] = page[st[s], r] / (pairs * cpus[st[s], r])
+				c[r] = via[st[s], r] / (pairs * cpus[st[s], r])
 			}
-			ms[st[s]] = median(a, n); mp[st[s]] = median(b, n)
+			ms[st[s]] = median(a, n); mp[st[s]] = median(b, n); mv[st[s]] = median(c, n)
 		}
 		for (s = 1; s <= 4; s++)
 			printf "pair %s %.1f %.1f\n", st[s], ms[st[s]], mp[st[s]]
@@ -70,12 +73,25 @@ cost_boot() {	# NAME ROUNDS [QEMU ARGS]
 			es = (ms[st[s]] - ms["off"]) / 2; ep = (mp[st[s]] - mp["off"]) / 2
 			printf "event %s %.1f %.1f %.1f\n", st[s], es, ep, (es + ep) / 2
 		}
+		# kvmalloc()/kvfree(): the pair, and what its allocation costs
+		# over a kmalloc() one (the free is the same kfree event)
+		for (s = 1; s <= 4; s++)
+			printf "via %s %.1f %.1f\n", st[s], mv[st[s]],
+			       (s > 1 ? (mv[st[s]] - mv["off"]) - (ms[st[s]] - ms["off"]) / 2 : 0)
 	}' "$out/$1/hook.out" > "$out/$1.txt"
 }
 log "recorder cost: $rounds rounds of $pairs pairs per CPU in 4 states, wall clock"
 cost_boot cost "$rounds"
 log "recorder cost: the same in guest instructions (-icount shift=0)"
 cost_boot insns 1 "-icount shift=0"
+# the kvmalloc loop must have gone through the wrapper path: every
+# allocation of it, in the two states kmemflight recorded, put past
+# __kvmalloc_node_noprof to its caller
+via_hits=$("$kmf" report --live -v "$out/insns/boot.kmt" |
+	awk '$1 == "__kvmalloc_node_noprof" { print $2 }')
+[ "${via_hits:-0}" -ge $((2 * 2 * pairs)) ] || {
+	log "only ${via_hits:-0} allocations through __kvmalloc_node_noprof recorded, not $((2 * 2 * pairs))"; exit 1; }
+log "$via_hits allocations through __kvmalloc_node_noprof, put past it"
 cost() { awk -v k="$2" -v s="$3" -v c="$4" '$1 == k && $2 == s { print $c }' "$out/$1.txt"; }
 ratio() {
 	awk -v a="$(cost "$1" event kmemflight 5)" -v b="$(cost "$1" event ftrace 5)" \
@@ -189,6 +205,19 @@ Cost per event, (state - off) / 2 events per pair:
 | recorder | slab event | page event | mean | slab event, instructions | page event, instructions | mean |
 |---|---|---|---|---|---|---|
 $(join "$out/cost.txt" "$out/insns.txt" event | awk '{ printf "| %s | %s ns | %s ns | %s ns | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7 }')
+
+An allocation through a wrapper: each CPU then does $pairs
+\`kvmalloc(8192)\`/\`kvfree()\` pairs; the allocation's call site is inside
+\`__kvmalloc_node_noprof\`, so kmemflight writes it with the return
+addresses out to the bench function (a \`kmalloc_via\` record, the
+stack read by the ORC unwinder: $via_hits such records in the counted
+run), ftrace with the wrapper as call site. The pair, and what its allocation event
+costs: the pair's cost over "off" less one ordinary slab event (the
+\`kfree\`):
+
+| state | kvmalloc+kvfree pair | its allocation event | pair, instructions | its allocation event, instructions |
+|---|---|---|---|---|
+$(join "$out/cost.txt" "$out/insns.txt" via | awk '{ printf "| %s | %s ns | %s ns | %s | %s |\n", $1, $2, $3, $4, $5 }')
 
 kmemflight / ftrace: **$ratio** in time, **$iratio** in instructions. The
 recorder lost no event during the runs (its per-CPU lost counters,
