@@ -18,7 +18,7 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(shell pkg-config --cflags libtracefs libtraceevent) $(CFLAGS)
 
 LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c lib/perfdata.c
-TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/meta.c extract/import.c extract/kmemev.c extract/ftrace.c extract/perf.c \
+TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/bootdir.c extract/meta.c extract/import.c extract/kmemev.c extract/ftrace.c extract/perf.c \
             analyze/slab.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
             analyze/info.c analyze/diff.c analyze/latency.c analyze/report_latency.c \
             analyze/memblock.c analyze/report_memblock.c analyze/report_footprint.c \
@@ -124,6 +124,27 @@ DRACUT_MODULE := $(wildcard initramfs-hook/90kmemflight/*.sh)
 .PHONY: install-dracut
 install: install-dracut
 
-install-dracut: $(DRACUT_MODULE)
+install-dracut: $(DRACUT_MODULE) systemd/kmemflight-attach.service
 	install -d $(DESTDIR)$(DRACUT_MODULES)/90kmemflight
 	install -m 0755 $(DRACUT_MODULE) $(DESTDIR)$(DRACUT_MODULES)/90kmemflight/
+	install -m 0644 initramfs-hook/90kmemflight/kmemflight-initrd.conf \
+		$(DESTDIR)$(DRACUT_MODULES)/90kmemflight/
+	sed 's|@bindir@|/usr/bin|g' systemd/kmemflight-attach.service \
+		> $(DESTDIR)$(DRACUT_MODULES)/90kmemflight/kmemflight-attach.service
+	chmod 0644 $(DESTDIR)$(DRACUT_MODULES)/90kmemflight/kmemflight-attach.service
+
+# The systemd units (systemd/), off until enabled; the dracut module's
+# copy of kmemflight-attach.service runs /usr/bin/kmemflight, where it
+# puts the binary in the initramfs.
+SYSTEMD_UNITDIR ?= /usr/lib/systemd/system
+UNITS := $(wildcard systemd/*.service)
+
+.PHONY: install-systemd
+install: install-systemd
+
+install-systemd: $(UNITS)
+	install -d $(DESTDIR)$(SYSTEMD_UNITDIR)
+	for u in $(UNITS); do \
+		sed 's|@bindir@|$(PREFIX)/bin|g' $$u > $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} && \
+		chmod 0644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} || exit 1; \
+	done

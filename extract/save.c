@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../cli/cli.h"
+#include "bootdir.h"
 #include "recorder.h"
 #include "spool.h"
 #include "meta.h"
@@ -28,6 +29,8 @@
 struct save_opts {
 	const char *path;
 	const char *spool;
+	const char *boot_dir;	/* --boot-dir: path is DIR/boot-ID.kmt */
+	unsigned int keep_boots;	/* --keep-boots, 0: all */
 	bool keep;
 	bool quiet;
 	bool no_addresses;
@@ -49,6 +52,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kmemflight save [<options>] <file>\n"
+		"       kmemflight save [<options>] --boot-dir <dir> [--keep-boots <n>]\n"
 		"       kmemflight save --from-ftrace [<instance>] [<options>] <file>\n"
 		"\n"
 		"Stop the kernel's kmemtrace recorder, drain every CPU's buffer and write\n"
@@ -62,6 +66,12 @@ static void usage(FILE *f)
 		"there for the next save.\n"
 		"\n"
 		"    -k, --keep-recording  flush and save, but leave the recorder running\n"
+		"        --boot-dir <dir>  save to <dir>/boot-BOOT_ID.kmt (BOOT_ID: this\n"
+		"                          boot's id) and write its summary next to it,\n"
+		"                          <dir>/boot-BOOT_ID.summary; what\n"
+		"                          kmemflight-save.service runs\n"
+		"        --keep-boots <n>  with --boot-dir: keep this boot and the n - 1\n"
+		"                          newest others there, remove the older ones\n"
 		"        --from-ftrace     a kernel without kmemtrace: save the kmem events\n"
 		"                          of its ftrace buffer (see save --from-ftrace --help)\n"
 		"        --no-addresses    a file to share: kernel addresses made relative\n"
@@ -183,10 +193,15 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 		{ "no-addresses", no_argument, NULL, 'A' },
 		{ "from-ftrace", no_argument, NULL, 'F' },
 		{ "spool", required_argument, NULL, 'S' },
+		{ "boot-dir", required_argument, NULL, 'B' },
+		{ "keep-boots", required_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *keep_boots = NULL;
+	unsigned long n;
+	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -198,6 +213,8 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 		case 'A': o->no_addresses = true; break;
 		case 'F': o->from_ftrace = true; break;
 		case 'S': o->spool = optarg; break;
+		case 'B': o->boot_dir = optarg; break;
+		case 'N': keep_boots = optarg; break;
 		case ':':
 			return kmf_usage_error("option '%s' needs a value",
 					       argv[optind - 1]);
@@ -215,9 +232,29 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 			usage(stdout);
 		return -1;
 	}
+	if (keep_boots) {
+		errno = 0;
+		n = strtoul(keep_boots, &end, 10);
+		if (!o->boot_dir)
+			return kmf_usage_error("--keep-boots goes with --boot-dir");
+		if (errno || end == keep_boots || *end || keep_boots[0] == '-' ||
+		    n < 1 || n > KMF_BOOTDIR_MAX_KEEP)
+			return kmf_usage_error("--keep-boots '%s': a number of boots from 1 to %u",
+					       keep_boots, KMF_BOOTDIR_MAX_KEEP);
+		o->keep_boots = (unsigned int)n;
+	}
 	if (o->from_ftrace) {
 		if (o->spool)
 			return kmf_usage_error("--spool is for the kmemtrace recorder, not --from-ftrace");
+		if (o->boot_dir)
+			return kmf_usage_error("--boot-dir is for the kmemtrace recorder, not --from-ftrace");
+		return 0;
+	}
+	if (o->boot_dir) {
+		if (!*o->boot_dir)
+			return kmf_usage_error("--boot-dir: an empty directory name");
+		if (optind != argc)
+			return kmf_usage_error("--boot-dir names the file: no <file> with it");
 		return 0;
 	}
 	if (optind != argc - 1)
@@ -324,13 +361,15 @@ int cmd_save(int argc, char **argv)
 	struct cpu_data *cpus = NULL;
 	struct kmt_writer w;
 	struct kmt_err err = { "" };
+	struct kmf_bootdir bd = { .dirfd = -1 };
 	char *meta = NULL, *ksyms = NULL, *topo = NULL, *caches = NULL;
 	char *meminfo = NULL, *vmstat = NULL, *zoneinfo = NULL;
 	size_t meminfo_len = 0, vmstat_len = 0, zoneinfo_len = 0;
 	char *alog = NULL, summary[512] = "";
 	size_t meta_len, ksyms_len = 0, topo_len = 0, caches_len = 0;
 	char path[4200];
-	unsigned int nr = 0, i, n;
+	unsigned int nr = 0, i, n, removed = 0;
+	char rotated[64] = "";
 	uint64_t events = 0, lost = 0, lost_nobuf = 0, bytes = 0;
 	bool on = false, hidden = false, writing = false, spooled = false;
 	pid_t stopped = 0;
@@ -342,10 +381,21 @@ int cmd_save(int argc, char **argv)
 	if (o.from_ftrace)
 		return kmf_save_from_ftrace(argc, argv, o.first, o.keep, o.quiet,
 					    o.no_addresses);
+	if (o.boot_dir) {
+		/* before anything is stopped: a directory we cannot use */
+		ret = kmf_bootdir_open(&bd, o.boot_dir, &err);
+		if (ret) {
+			kmf_error("%s", err.msg);
+			kmf_bootdir_close(&bd);
+			return KMF_EXIT_FAIL;
+		}
+		o.path = bd.path;
+	}
 
 	ret = kmt_recorder_open(&r, &err);
 	if (ret) {
 		kmf_error("%s", err.msg);
+		kmf_bootdir_close(&bd);
 		return KMF_EXIT_FAIL;
 	}
 	snprintf(path, sizeof(path), "%s/enable", r.dir);
@@ -595,12 +645,25 @@ int cmd_save(int argc, char **argv)
 	if (lost > lost_nobuf)
 		kmf_warn("%" PRIu64 " events were lost: the buffers filled up (boot with a larger kmemtrace.subbufs%s)",
 			 lost - lost_nobuf, summary[0] ? "" : ", or start 'kmemflight attach' early");
+	if (o.boot_dir) {
+		/* the trace is safe: what fails now loses nothing */
+		ret = kmf_bootdir_summary(&bd, &err);
+		if (!ret && o.keep_boots)
+			ret = kmf_bootdir_rotate(&bd, o.keep_boots, &removed, &err);
+		if (ret) {
+			kmf_error("saved %s, but %s", o.path, err.msg);
+			goto out;
+		}
+		if (removed)
+			snprintf(rotated, sizeof(rotated), "; removed %u older boot%s",
+				 removed, removed == 1 ? "" : "s");
+	}
 	if (!o.quiet) {
 		if (summary[0])
 			printf("[ kmemflight: %s ]\n", summary);
 		printf("[ kmemflight: saved %" PRIu64 " events from %u CPUs (%" PRIu64
-		       " lost) to %s, %.1f bytes/event ]\n", events, nr, lost,
-		       o.path, (double)bytes / (double)events);
+		       " lost) to %s, %.1f bytes/event%s ]\n", events, nr, lost,
+		       o.path, (double)bytes / (double)events, rotated);
 	}
 	status = KMF_EXIT_OK;
 	goto out;
@@ -626,5 +689,6 @@ out:
 	free(alog);
 	kmt_spool_close(&sp);
 	kmt_recorder_close(&r);
+	kmf_bootdir_close(&bd);
 	return status;
 }

@@ -204,4 +204,75 @@ test_expect_success 'not root: the recorder is root-only' '
 	grep -q "permission denied: the recorder is root-only (run as root)" err
 '
 
+# save --boot-dir: what kmemflight-save.service runs at every boot
+boot_id() { cat /proc/sys/kernel/random/boot_id; }
+
+test_expect_success 'save --boot-dir: this boot by its id, 0600, the summary next to it, the directory 0700' '
+	"$MKTRACE" tracefs tfs && mkks &&
+	id=$(boot_id) &&
+	save --boot-dir lib/kmf > out &&
+	grep -qx "\[ kmemflight: saved 14 events from 2 CPUs (0 lost) to lib/kmf/boot-$id.kmt, [0-9.]* bytes/event \]" out &&
+	test "$(stat -c %a lib/kmf)" = 700 &&
+	test "$(stat -c %a lib/kmf/boot-$id.kmt)" = 600 &&
+	test "$(stat -c %a lib/kmf/boot-$id.summary)" = 600 &&
+	"$KMF" summary lib/kmf/boot-$id.kmt > want 2> /dev/null &&
+	test_cmp want lib/kmf/boot-$id.summary &&
+	ls -A lib/kmf > got && printf "boot-%s.kmt\nboot-%s.summary\n" "$id" "$id" > want &&
+	test_cmp want got
+'
+
+test_expect_success 'save --keep-boots 2: this boot and the newest other, the rest removed with their summaries' '
+	"$MKTRACE" tracefs tfs && mkks &&
+	id=$(boot_id) && mkdir -m 0700 d &&
+	for b in old older newest; do echo "$b" > d/boot-$b.kmt && echo s > d/boot-$b.summary; done &&
+	touch -d "2026-01-01 00:00" d/boot-older.kmt &&
+	touch -d "2026-02-01 00:00" d/boot-old.kmt &&
+	touch -d "2026-03-01 00:00" d/boot-newest.kmt &&
+	echo mine > d/notes.txt && echo x > victim && ln -s ../victim d/boot-link.kmt &&
+	save --boot-dir d --keep-boots 2 > out &&
+	grep -q "to d/boot-$id.kmt, [0-9.]* bytes/event; removed 2 older boots \]$" out &&
+	ls -A d > got &&
+	printf "%s\n" boot-$id.kmt boot-$id.summary boot-link.kmt boot-newest.kmt boot-newest.summary notes.txt > want &&
+	test_cmp want got && test "$(cat victim)" = x
+'
+
+test_expect_success 'save --keep-boots 1 keeps only this boot; saved again the same boot, it is replaced' '
+	"$MKTRACE" tracefs tfs && mkks &&
+	id=$(boot_id) && mkdir d && echo a > d/boot-a.kmt &&
+	save -q --boot-dir d --keep-boots 1 &&
+	"$MKTRACE" tracefs tfs &&
+	save --boot-dir d/ --keep-boots 1 > out &&
+	grep -q "to d/boot-$id.kmt, [0-9.]* bytes/event \]$" out &&
+	ls -A d > got && printf "%s\n" boot-$id.kmt boot-$id.summary > want && test_cmp want got
+'
+
+test_expect_success 'save --boot-dir: usage errors exit 2 and touch nothing' '
+	"$MKTRACE" tracefs tfs && mkks &&
+	test_must_fail --code=2 save --keep-boots 3 boot.kmt 2> err1 &&
+	grep -q "^kmemflight save: --keep-boots goes with --boot-dir$" err1 &&
+	for n in 0 -1 abc 3x 10001 ""; do
+		test_must_fail --code=2 save --boot-dir d --keep-boots "$n" 2> err2 &&
+		grep -q "^kmemflight save: --keep-boots .$n.: a number of boots from 1 to 10000$" err2 || exit 1
+	done &&
+	test_must_fail --code=2 save --boot-dir d boot.kmt 2> err3 &&
+	grep -q "^kmemflight save: --boot-dir names the file: no <file> with it$" err3 &&
+	test_must_fail --code=2 save --from-ftrace --boot-dir d 2> err4 &&
+	grep -q "^kmemflight save: --boot-dir is for the kmemtrace recorder, not --from-ftrace$" err4 &&
+	test ! -e d && test "$(cat tfs/kmemtrace/enable)" = 1
+'
+
+test_expect_success 'save --boot-dir on a file: error before the recorder is stopped' '
+	"$MKTRACE" tracefs tfs && mkks && echo x > f &&
+	test_must_fail save --boot-dir f 2> err &&
+	grep -qx "kmemflight save: error: f: not a directory" err &&
+	test "$(cat tfs/kmemtrace/enable)" = 1
+'
+
+test_expect_success 'a failed save rotates nothing: the older boots stay' '
+	mkdir tfs d && echo a > d/boot-a.kmt && echo b > d/boot-b.kmt &&
+	test_must_fail save --boot-dir d --keep-boots 1 2> err &&
+	grep -q "this kernel has no kmemtrace recorder" err &&
+	ls -A d > got && printf "%s\n" boot-a.kmt boot-b.kmt > want && test_cmp want got
+'
+
 test_done
