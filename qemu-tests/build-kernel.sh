@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build the patched Linux 6.12 kernel for the QEMU tests.
 #
-#   qemu-tests/build-kernel.sh [qemu|debug|retain|bench|latency]
+#   qemu-tests/build-kernel.sh [qemu|debug|retain|bench|latency|systemd]
 #
 # Sources come from Debian's linux-source-6.12 package.  Everything heavy
 # is cached under ${KMF_CACHE:-~/.cache/kmemflight}: the unpacked tree
@@ -21,7 +21,8 @@ debug) frags="qemu.config kmemtrace.config debug.config" ;;
 retain) frags="qemu.config kmemtrace.config retain-test.config" ;;
 bench) frags="qemu.config kmemtrace.config bench.config" ;;
 latency) frags="qemu.config kmemtrace.config latency.config" ;;
-*) echo "usage: $0 [qemu|debug|retain|bench|latency]" >&2; exit 2 ;;
+systemd) frags="qemu.config kmemtrace.config systemd.config" ;;
+*) echo "usage: $0 [qemu|debug|retain|bench|latency|systemd]" >&2; exit 2 ;;
 esac
 
 log() { echo "build-kernel: $*" >&2; }
@@ -83,11 +84,11 @@ if [ -f "$build/.kmf-stamp" ] && [ "$(cat "$build/.kmf-stamp")" = "$inputs" ] &&
 	exit 0
 fi
 
-# The retain, bench and latency kernels are the QEMU kernel and a sample
-# or a few options more:
+# The retain, bench, latency and systemd kernels are the QEMU kernel and
+# a sample or a few options more:
 # start from a copy of that build, so that only what differs is compiled.
 qemu_build=$cache/build-$tag-qemu
-if { [ "$flavor" = retain ] || [ "$flavor" = bench ] || [ "$flavor" = latency ]; } && [ ! -d "$build" ] &&
+if [ "$flavor" != qemu ] && [ "$flavor" != debug ] && [ ! -d "$build" ] &&
 	[ -f "$qemu_build/arch/x86/boot/bzImage" ]; then
 	log "seeding $build from $qemu_build"
 	rm -rf "$build.tmp"

@@ -50,6 +50,23 @@ install() {
         dfatal "kmemflight: cannot install $_bin"
         return 1
     }
+    if dracut_module_included systemd; then
+        # A systemd initramfs: the attach is a unit of its own, started
+        # with the first units of sysinit.target; it lives on across
+        # switch-root into the real root's unit of the same name (see
+        # initramfs-hook/README.md).  Not the cmdline hook, which
+        # dracut-cmdline.service runs much later.
+        # shellcheck disable=SC2154 # dracut sets moddir, initdir, ...
+        inst_simple "$moddir/kmemflight-attach.service" \
+            "$systemdsystemunitdir/kmemflight-attach.service"
+        # rd.kmemflight=0 keeps the initramfs from attaching, as with
+        # the shell init
+        inst_simple "$moddir/kmemflight-initrd.conf" \
+            "$systemdsystemunitdir/kmemflight-attach.service.d/initrd.conf"
+        # shellcheck disable=SC2154 # dracut sets SYSTEMCTL and initdir
+        $SYSTEMCTL -q --root "$initdir" add-wants sysinit.target kmemflight-attach.service
+        return 0
+    fi
     inst_multiple mount
     # bounds how long the hook may wait for "attach" (optional)
     inst_multiple -o timeout

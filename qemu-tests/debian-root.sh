@@ -1,0 +1,37 @@
+#!/bin/sh
+# A minimal Debian bookworm root with systemd, for the QEMU boots that run
+# a real distribution's user space (qemu-tests/systemd-boot.sh).  Built
+# once with mmdebstrap from this machine's own apt sources (no mirror is
+# named here) as a tarball under ${KMF_CACHE:-~/.cache/kmemflight}, keyed
+# by the package list and this script; prints its path.  About 20 s.
+#
+#   qemu-tests/debian-root.sh
+set -eu
+
+cache=${KMF_CACHE:-$HOME/.cache/kmemflight}
+# systemd as init, udev, D-Bus (logind and systemctl want it), and
+# procps for the test's own unit; the libraries kmemflight links.
+pkgs="systemd-sysv udev dbus procps libelf1 libdw1 libtracefs1 libtraceevent1"
+key=$( (echo "bookworm minbase $pkgs"; cat "$0") | sha256sum | cut -c1-16)
+tar=$cache/rootfs-bookworm-$key.tar
+if [ -f "$tar" ]; then
+	echo "$tar"
+	exit 0
+fi
+command -v mmdebstrap > /dev/null || {
+	echo "debian-root.sh: mmdebstrap is not installed (run qemu-tests/deps.sh)" >&2
+	exit 1
+}
+mkdir -p "$cache"
+echo "debian-root.sh: building a bookworm root with $pkgs (once, ~20 s)" >&2
+rm -f "$tar.tmp"
+# shellcheck disable=SC2086
+if ! mmdebstrap --mode=root --variant=minbase --format=tar \
+	--include="$(echo $pkgs | tr ' ' ,)" bookworm "$tar.tmp" > "$cache/rootfs.log" 2>&1; then
+	tail -20 "$cache/rootfs.log" >&2
+	echo "debian-root.sh: mmdebstrap failed; full log: $cache/rootfs.log" >&2
+	rm -f "$tar.tmp"
+	exit 1
+fi
+mv "$tar.tmp" "$tar"
+echo "$tar"
