@@ -19,7 +19,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(shell pkg-config --cflag
 
 LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c lib/perfdata.c
 TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/bootdir.c extract/meta.c extract/import.c extract/kmemev.c extract/ftrace.c extract/perf.c \
-            analyze/slab.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
+            analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
             analyze/info.c analyze/diff.c analyze/latency.c analyze/report_latency.c \
             analyze/memblock.c analyze/report_memblock.c analyze/report_footprint.c \
             lib/vmlinux.c
@@ -32,7 +32,7 @@ UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab tests/
         tests/unit/test_memblock
 FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux fuzz_perfdata
 # the footprint parsers need the analysis they summarise
-FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/pagesite.c analyze/latency.c \
+FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/latency.c \
             analyze/memblock.c
 
 .PHONY: all asan check unit unit-build cli parity fuzz man install clean
@@ -49,7 +49,7 @@ build-asan/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
 
 asan: build-asan/kmemflight
 
-UNIT_ANALYZE := analyze/slab.c analyze/pagesite.c analyze/latency.c analyze/memblock.c
+UNIT_ANALYZE := analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/latency.c analyze/memblock.c
 
 build-asan/tests/%: tests/unit/%.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(UNIT_ANALYZE) $(HDRS)
 	@mkdir -p build-asan/tests

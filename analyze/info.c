@@ -248,8 +248,20 @@ static void print_latency_fields(const struct kmt_trace *t,
 		printf(" status=%s", kmt_compact_status_name(ev->status));
 	if (ev->has & KMT_HAS(KMT_F_GROUPS))
 		printf(" groups=0x%x", ev->groups);
+	if (ev->has & KMT_HAS(KMT_F_TASK_OP))
+		printf(" op=%s", kmt_task_op_name(ev->task_op));
+	if (ev->has & KMT_HAS(KMT_F_TASK_PID))
+		printf(" pid=%u", ev->task_pid);
+	if ((ev->has & KMT_HAS(KMT_F_PPID)) && ev->task_op == KMT_TASK_NEW)
+		printf(" ppid=%u", ev->ppid);
+	else if ((ev->has & KMT_HAS(KMT_F_PPID)) && ev->task_op == KMT_TASK_CGROUP)
+		printf(" threadgroup=%u", ev->ppid);
 	if (ev->has & KMT_HAS(KMT_F_COMM))
 		printf(" comm=%.*s", (int)ev->comm_len, ev->comm);
+	if ((ev->has & KMT_HAS(KMT_F_FILENAME)) && ev->filename_len)
+		printf(" filename=%.*s", (int)ev->filename_len, ev->filename);
+	if ((ev->has & KMT_HAS(KMT_F_CGROUP)) && ev->cgroup_len)
+		printf(" cgroup=%.*s", (int)ev->cgroup_len, ev->cgroup);
 }
 
 /* The fields of the memblock events. */

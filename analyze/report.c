@@ -656,6 +656,46 @@ static void print_stats_row(const char *name, const struct kmt_phase_stats *p,
 	       p->page_alloc, p->page_retained, p->events, extra);
 }
 
+/*
+ * Who allocated, by process name or by the unit of its cgroup: every
+ * event in task context is put to the task's name and cgroup when it
+ * was made, those in interrupts to "[softirq]" and the like.
+ */
+static void print_who(const struct kmt_who_row *r, size_t nr, const char *what,
+		      const char *head, const struct report_opts *o)
+{
+	size_t i, n = o->lines >= 0 && (size_t)o->lines < nr ? (size_t)o->lines : nr;
+	int w = 34, d;
+
+	/* as wide as the longest name shown, so that no unit is cut */
+	for (i = 0; i < n; i++)
+		if ((int)r[i].name_len > w)
+			w = r[i].name_len > 64 ? 64 : (int)r[i].name_len;
+	d = 104 - 34 + w;
+	printf("\n%s by bytes retained (slab + pages)\n", what);
+	printf("%.*s\n", d, dashes);
+	printf(" %-*s | %12s | %12s | %12s | %12s | %9s\n", w, head,
+	       "Slab alloc", "Slab kept", "Page alloc", "Page kept", "Events");
+	printf("%.*s\n", d, dashes);
+	for (i = 0; i < n; i++) {
+		const struct kmt_phase_stats *p = &r[i].st;
+		int len = (int)(r[i].name_len > 64 ? 64 : r[i].name_len);
+		const char *name = r[i].name;
+
+		if (len == 1 && name[0] == '-') {
+			name = "(root cgroup: no unit)";
+			len = (int)strlen(name);
+		}
+		printf(" %-*.*s | %12" PRIu64 " | %12" PRIu64 " | %12" PRIu64 " | %12"
+		       PRIu64 " | %9" PRIu64 "\n", w, len, name, p->slab_alloc,
+		       p->slab_retained, p->page_alloc, p->page_retained, p->events);
+	}
+	if (n < nr)
+		printf(" %-*s | %12s | %12s | %12s | %12s | %9s\n", w,
+		       "...", "...", "...", "...", "...", "...");
+	printf("%.*s\n", d, dashes);
+}
+
 static void print_phases(const struct kmt_slab *s, const struct kmt_symtab *st,
 			 const struct report_opts *o)
 {
@@ -708,6 +748,12 @@ static void print_phases(const struct kmt_slab *s, const struct kmt_symtab *st,
 	printf("%.118s\n", dashes);
 	if (!s->nr_initcalls)
 		printf("(no initcall events: the trace predates boot phase recording, or --time excludes them)\n");
+	if (!s->has_tasks) {
+		printf("\n(no task records: who allocated in user space needs a recorder that writes them, with the boot group)\n");
+		return;
+	}
+	print_who(s->by_comm, s->nr_by_comm, "Processes", "Process (comm)", o);
+	print_who(s->by_unit, s->nr_by_unit, "systemd units", "Unit (of the cgroup)", o);
 }
 
 int cmd_report(int argc, char **argv)

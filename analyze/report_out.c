@@ -307,6 +307,26 @@ static void json_stats(FILE *f, bool *first, const struct kmt_phase_stats *p)
 	kmt_json_u64(f, first, "events", p->events);
 }
 
+/* Who allocated: by process name or by unit, as report --phase prints. */
+static void json_who(FILE *f, const char *table, const char *key,
+		     const struct kmt_who_row *r, size_t nr,
+		     const struct report_opts *o)
+{
+	size_t i, n = rows_shown(nr, o);
+	bool first;
+
+	fprintf(f, ", \"%s\": [", table);
+	for (i = 0; i < n; i++) {
+		first = true;
+		fprintf(f, "%s\n    {", i ? "," : "");
+		kmt_json_key(f, &first, key);
+		kmt_json_str(f, r[i].name, r[i].name_len);
+		json_stats(f, &first, &r[i].st);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]", n ? "\n  " : "");
+}
+
 static void json_phases(FILE *f, const struct kmt_slab *s,
 			const struct kmt_symtab *st, const struct report_opts *o)
 {
@@ -349,6 +369,10 @@ static void json_phases(FILE *f, const struct kmt_slab *s,
 		fputc('}', f);
 	}
 	fprintf(f, "%s]", n ? "\n  " : "");
+	if (!s->has_tasks)
+		return;
+	json_who(f, "processes", "process", s->by_comm, s->nr_by_comm, o);
+	json_who(f, "units", "unit", s->by_unit, s->nr_by_unit, o);
 }
 
 /* The page table by caller, or with @pfns by page frame. */
@@ -456,6 +480,22 @@ static void csv_str(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 }
 
+static void csv_who(FILE *f, const char *table, const char *key,
+		    const struct kmt_who_row *r, size_t nr,
+		    const struct report_opts *o)
+{
+	size_t i, n = rows_shown(nr, o);
+
+	fprintf(f, "\n# table: %s\n%s,slab_alloc,slab_retained,page_alloc,page_retained,events\n",
+		table, key);
+	for (i = 0; i < n; i++) {
+		csv_str(f, r[i].name, r[i].name_len);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			r[i].st.slab_alloc, r[i].st.slab_retained, r[i].st.page_alloc,
+			r[i].st.page_retained, r[i].st.events);
+	}
+}
+
 static void csv_rows(FILE *f, const char *table, const struct kmt_caller *rows,
 		     size_t nr, bool ptrs, const struct kmt_symtab *st,
 		     const struct report_opts *o)
@@ -542,6 +582,10 @@ void kmt_report_csv(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s
 				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", c->start, c->ns,
 				c->ret, c->st.slab_alloc, c->st.slab_retained,
 				c->st.page_alloc, c->st.page_retained, c->st.events);
+		}
+		if (s->has_tasks) {
+			csv_who(f, "processes", "process", s->by_comm, s->nr_by_comm, o);
+			csv_who(f, "units", "unit", s->by_unit, s->nr_by_unit, o);
 		}
 		sep = true;
 	}

@@ -253,10 +253,10 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 	slot->val = val;
 	slot->val2 = val2;
 	/*
-	 * The boot phase segment (by order of events, as times can tie)
-	 * and the object address's row.
+	 * The boot phase segment (by order of events, as times can tie) and
+	 * who made it, as one attribution, and the object address's row.
 	 */
-	slot->val3 = (s->nr_segs ? s->nr_segs - 1 : 0) | (uint64_t)pidx << 32;
+	slot->val3 = s->cur_attr | (uint64_t)pidx << 32;
 	return 0;
 }
 
@@ -443,7 +443,7 @@ static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 		return kmt_errf(err, ENOMEM, "out of memory");
 	slot->val = ev->order;
 	slot->val2 = site;	/* its caller, 0 if unknown */
-	slot->val3 = s->nr_segs ? s->nr_segs - 1 : 0;
+	slot->val3 = s->cur_attr;
 	return 0;
 }
 
@@ -691,14 +691,19 @@ static int on_phase_event(struct kmt_slab *s, struct phase_state *ps,
 }
 
 /* Add retained bytes to the phase and initcall of segment @seg. */
-static void retained_in(struct kmt_slab *s, uint64_t seg, uint64_t bytes, bool page)
+static void retained_in(struct kmt_slab *s, uint64_t attr, uint64_t bytes, bool page)
 {
 	const struct kmt_segment *g;
-	struct kmt_phase_stats *a, *b = NULL;
+	struct kmt_phase_stats *a, *b = NULL, *w;
 
-	if (seg >= s->nr_segs)
+	if (attr >= s->nr_attrs || s->attrs[attr].seg >= s->nr_segs)
 		return;
-	g = &s->segs[seg];
+	w = &s->who_st[s->attrs[attr].who];
+	if (page)
+		w->page_retained += bytes;
+	else
+		w->slab_retained += bytes;
+	g = &s->segs[s->attrs[attr].seg];
 	a = &s->phases[g->phase].st;
 	if (g->initcall >= 0)
 		b = &s->initcalls[g->initcall].st;
@@ -770,8 +775,13 @@ static bool recorder_site(const struct kmt_symtab *st, uint64_t addr)
 
 /* The segment @seg ran one of the recorder's initcalls. */
 static bool recorder_seg(const struct kmt_slab *s, const bool *rec_ic,
-			 uint64_t seg)
+			 uint64_t attr)
 {
+	uint32_t seg;
+
+	if (attr >= s->nr_attrs)
+		return false;
+	seg = s->attrs[attr].seg;
 	return seg < s->nr_segs && s->segs[seg].initcall >= 0 &&
 	       rec_ic[s->segs[seg].initcall];
 }
@@ -937,6 +947,125 @@ static void drop_empty_rows(struct kmt_slab *s)
 	s->nr_ptrs = n;
 }
 
+/* ---- who allocated ---------------------------------------------------- */
+
+struct attr_state {
+	struct kmt_hm map;	/* (segment, row) + 1 -> attribution */
+	uint32_t seg, who;
+	bool valid;
+};
+
+/* s->cur_attr: the current segment and row @who, made if new. */
+static int set_attr(struct kmt_slab *s, struct attr_state *as, uint32_t who)
+{
+	uint32_t seg = s->nr_segs ? (uint32_t)(s->nr_segs - 1) : 0;
+	struct kmt_hm_slot *slot;
+	int created;
+
+	if (as->valid && as->seg == seg && as->who == who)
+		return 0;
+	slot = kmt_hm_get(&as->map, ((uint64_t)seg << 32 | who) + 1, &created);
+	if (!slot)
+		return -ENOMEM;
+	if (created) {
+		if (s->nr_attrs >= UINT32_MAX ||
+		    grow(&s->attrs, s->nr_attrs, sizeof(*s->attrs)))
+			return -ENOMEM;
+		s->attrs[s->nr_attrs].seg = seg;
+		s->attrs[s->nr_attrs].who = who;
+		slot->val = s->nr_attrs++;
+	}
+	s->cur_attr = (uint32_t)slot->val;
+	as->seg = seg;
+	as->who = who;
+	as->valid = true;
+	return 0;
+}
+
+/* Room in s->who_st for @n rows, the new ones zero. */
+static int who_room(struct kmt_slab *s, size_t n)
+{
+	struct kmt_phase_stats *p;
+	size_t cap;
+
+	if (n <= s->who_cap)
+		return 0;
+	cap = s->who_cap ? s->who_cap * 2 : 64;
+	if (cap < n)
+		cap = n;
+	p = realloc(s->who_st, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	memset(p + s->who_cap, 0, (cap - s->who_cap) * sizeof(*p));
+	s->who_st = p;
+	s->who_cap = cap;
+	return 0;
+}
+
+static int cmp_row_name(const void *pa, const void *pb)
+{
+	const struct kmt_who_row *a = pa, *b = pb;
+	uint32_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
+	int c = memcmp(a->name, b->name, n);
+
+	return c ? c : (a->name_len > b->name_len) - (a->name_len < b->name_len);
+}
+
+static int cmp_row_kept(const void *pa, const void *pb)
+{
+	const struct kmt_who_row *a = pa, *b = pb;
+	uint64_t ka = a->st.slab_retained + a->st.page_retained;
+	uint64_t kb = b->st.slab_retained + b->st.page_retained;
+
+	if (ka != kb)
+		return ka < kb ? 1 : -1;
+	if (a->st.events != b->st.events)
+		return a->st.events < b->st.events ? 1 : -1;
+	return cmp_row_name(pa, pb);
+}
+
+/* The rows summed by process name (@by_unit false) or by unit. */
+static int who_table(const struct kmt_slab *s, bool by_unit,
+		     struct kmt_who_row **out, size_t *nr)
+{
+	struct kmt_who_row *r;
+	size_t i, n = 0;
+
+	r = calloc(s->nr_whos ? s->nr_whos : 1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_whos; i++) {
+		const struct kmt_phase_stats *st = &s->who_st[i];
+
+		if (!st->events && !st->slab_retained && !st->page_retained)
+			continue;
+		r[n].name = by_unit ? s->whos[i].unit : s->whos[i].comm;
+		r[n].name_len = by_unit ? s->whos[i].unit_len : s->whos[i].comm_len;
+		r[n].st = *st;
+		n++;
+	}
+	if (n)
+		qsort(r, n, sizeof(*r), cmp_row_name);
+	for (i = 0, *nr = 0; i < n; i++) {
+		struct kmt_who_row *d = &r[*nr - (*nr && !cmp_row_name(&r[*nr - 1], &r[i]))];
+
+		if (d == &r[*nr]) {
+			*d = r[i];
+			(*nr)++;
+			continue;
+		}
+		d->st.slab_alloc += r[i].st.slab_alloc;
+		d->st.slab_retained += r[i].st.slab_retained;
+		d->st.page_alloc += r[i].st.page_alloc;
+		d->st.page_retained += r[i].st.page_retained;
+		d->st.events += r[i].st.events;
+	}
+	if (*nr)
+		qsort(r, *nr, sizeof(*r), cmp_row_kept);
+	*out = r;
+	return 0;
+}
+
 int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 		     struct kmt_err *err)
 {
@@ -964,7 +1093,10 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	struct kmt_merge m;
 	struct phase_state ps = { .phase = -1, .initcall = -1 };
 	struct lookup lk = { 0 };
+	struct kmt_tasks tk;
+	struct attr_state as = { .valid = false };
 	uint64_t head, tail, alloc0, page0;
+	uint32_t who;
 	unsigned int i;
 	int ret, more;
 
@@ -972,10 +1104,13 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	s->by_ptr = by_ptr;
 	last = calloc(nr_last * 4, sizeof(*last));
 	frees = calloc(nr_last, sizeof(*frees));
-	if (!last || !frees || lookup_init(&lk, t)) {
+	if (!last || !frees || lookup_init(&lk, t) || kmt_tasks_init(&tk) ||
+	    kmt_hm_init(&as.map, 256)) {
 		free(last);
 		free(frees);
 		lookup_free(&lk);
+		kmt_tasks_free(&tk);
+		kmt_hm_free(&as.map);
 		return kmt_errf(err, ENOMEM, "out of memory");
 	}
 	for (i = 0; i < t->nr_cpus; i++)
@@ -996,6 +1131,8 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		free(last);
 		free(frees);
 		lookup_free(&lk);
+		kmt_tasks_free(&tk);
+		kmt_hm_free(&as.map);
 		return kmt_errf(err, ENOMEM, "out of memory");
 	}
 	ret = kmt_merge_init(&m, t, err);
@@ -1035,6 +1172,15 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		s->by_type[ev->type]++;
 		alloc0 = s->total_alloc;
 		page0 = s->pg_bytes_alloc;
+		if (ev->type == KMT_EV_TASK && kmt_tasks_event(&tk, ev)) {
+			ret = kmt_errf(err, ENOMEM, "out of memory");
+			break;
+		}
+		who = kmt_tasks_row(&tk, ev);
+		if (who_room(s, tk.nr) || set_attr(s, &as, who)) {
+			ret = kmt_errf(err, ENOMEM, "out of memory");
+			break;
+		}
 		switch (ev->type) {
 		case KMT_EV_KMALLOC:
 		case KMT_EV_CACHE_ALLOC:
@@ -1086,9 +1232,14 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			struct kmt_phase_stats *b = ps.initcall >= 0 ?
 				&s->initcalls[ps.initcall].st : NULL;
 
+			struct kmt_phase_stats *w = &s->who_st[who];
+
 			a->events++;
 			a->slab_alloc += s->total_alloc - alloc0;
 			a->page_alloc += s->pg_bytes_alloc - page0;
+			w->events++;
+			w->slab_alloc += s->total_alloc - alloc0;
+			w->page_alloc += s->pg_bytes_alloc - page0;
 			if (b) {
 				b->events++;
 				b->slab_alloc += s->total_alloc - alloc0;
@@ -1115,7 +1266,18 @@ next:
 				t->fmt.page_shift, err);
 	if (!ret)
 		ret = vmalloc_tables(s, &vmareas, t->fmt.page_shift, err);
+	if (!ret && tk.seen) {
+		s->has_tasks = true;
+		s->whos = tk.who;
+		s->nr_whos = tk.nr;
+		tk.who = NULL;
+		if (who_table(s, false, &s->by_comm, &s->nr_by_comm) ||
+		    who_table(s, true, &s->by_unit, &s->nr_by_unit))
+			ret = kmt_errf(err, ENOMEM, "out of memory");
+	}
 out:
+	kmt_tasks_free(&tk);
+	kmt_hm_free(&as.map);
 	kmt_hm_free(&vmareas);
 	kmt_hm_free(&bufpfns);
 	kmt_hm_free(&callers);
@@ -1137,6 +1299,17 @@ out:
 
 void kmt_slab_free(struct kmt_slab *s)
 {
+	free(s->whos);
+	free(s->who_st);
+	free(s->by_comm);
+	free(s->by_unit);
+	free(s->attrs);
+	s->whos = NULL;
+	s->who_st = NULL;
+	s->by_comm = NULL;
+	s->by_unit = NULL;
+	s->attrs = NULL;
+	s->nr_whos = s->who_cap = s->nr_by_comm = s->nr_by_unit = s->nr_attrs = 0;
 	free(s->live_vsites);
 	s->live_vsites = NULL;
 	s->nr_live_vsites = 0;

@@ -4,6 +4,7 @@
 
 #include "../lib/hashmap.h"
 #include "../lib/kmt.h"
+#include "tasks.h"
 
 struct kmt_slab;
 
@@ -47,6 +48,19 @@ struct kmt_phase {
 	uint32_t name_len;
 	bool exec;		/* a pid 1 exec, not an initcall level */
 	uint64_t start;
+	struct kmt_phase_stats st;
+};
+
+/* What an object is put to: the time segment and the row of who made it. */
+struct kmt_attr {
+	uint32_t seg;
+	uint32_t who;
+};
+
+/* A process name, or a systemd unit, and what it allocated and kept. */
+struct kmt_who_row {
+	const char *name;	/* in the trace or static, not NUL-terminated */
+	uint32_t name_len;
 	struct kmt_phase_stats st;
 };
 
@@ -227,6 +241,21 @@ struct kmt_slab {
 	/* time segments: each says which phase and initcall ran from when */
 	struct kmt_segment *segs;
 	size_t nr_segs;
+	/*
+	 * Who allocated (KMT_EV_TASK records): rows of a process name and
+	 * the systemd unit of its cgroup, and what each allocated and kept;
+	 * then the same by process name and by unit, most kept first.
+	 */
+	bool has_tasks;
+	struct kmt_who *whos;
+	struct kmt_phase_stats *who_st;
+	size_t nr_whos, who_cap;
+	struct kmt_who_row *by_comm, *by_unit;
+	size_t nr_by_comm, nr_by_unit;
+	/* what a live object or page is put to: a segment and a row */
+	struct kmt_attr *attrs;
+	size_t nr_attrs;
+	uint32_t cur_attr;
 
 	uint64_t nr_events;
 	uint64_t by_type[KMT_EV_MAX + 1];

@@ -538,6 +538,9 @@ static inline void set_field(struct kmt_event *ev, unsigned int id, uint64_t v)
 	case KMT_F_KIND: ev->kind = (uint32_t)v; break;
 	case KMT_F_PG_KEPT: ev->pg_kept = v; break;
 	case KMT_F_PG_DROPPED: ev->pg_dropped = v; break;
+	case KMT_F_TASK_OP: ev->task_op = (uint32_t)v; break;
+	case KMT_F_TASK_PID: ev->task_pid = (uint32_t)v; break;
+	case KMT_F_PPID: ev->ppid = (uint32_t)v; break;
 	default: ev->has &= ~KMT_HAS(id); break;
 	}
 }
@@ -566,6 +569,14 @@ static inline int set_str(struct kmt_cursor *c, struct kmt_event *ev,
 		ev->comm = (const char *)q;
 		ev->comm_len = (uint32_t)v;
 		ev->has |= KMT_HAS(KMT_F_COMM);
+	} else if (id == KMT_F_FILENAME) {
+		ev->filename = (const char *)q;
+		ev->filename_len = (uint32_t)v;
+		ev->has |= KMT_HAS(KMT_F_FILENAME);
+	} else if (id == KMT_F_CGROUP) {
+		ev->cgroup = (const char *)q;
+		ev->cgroup_len = (uint32_t)v;
+		ev->has |= KMT_HAS(KMT_F_CGROUP);
 	}
 	*qp = q + v;
 	return 0;

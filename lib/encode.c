@@ -194,6 +194,9 @@ static bool field_value(const struct kmt_event *ev, uint8_t id, uint64_t *v)
 	case KMT_F_KIND: *v = ev->kind; break;
 	case KMT_F_PG_KEPT: *v = ev->pg_kept; break;
 	case KMT_F_PG_DROPPED: *v = ev->pg_dropped; break;
+	case KMT_F_TASK_OP: *v = ev->task_op; break;
+	case KMT_F_TASK_PID: *v = ev->task_pid; break;
+	case KMT_F_PPID: *v = ev->ppid; break;
 	default: return false;
 	}
 	return true;
@@ -243,6 +246,14 @@ static int encode_record(const struct kmt_encoder *e,
 				   (ev->has & KMT_HAS(KMT_F_COMM))) {
 				s = ev->comm;
 				v = ev->comm_len;
+			} else if (f->id == KMT_F_FILENAME &&
+				   (ev->has & KMT_HAS(KMT_F_FILENAME))) {
+				s = ev->filename;
+				v = ev->filename_len;
+			} else if (f->id == KMT_F_CGROUP &&
+				   (ev->has & KMT_HAS(KMT_F_CGROUP))) {
+				s = ev->cgroup;
+				v = ev->cgroup_len;
 			}
 			if (v > KMT_ENC_MAX_STR)
 				return -E2BIG;

@@ -223,6 +223,7 @@ const char *kmt_compact_status_name(uint32_t status);
  * kmt_memblock_op), "unknown" for a value past the table.
  */
 const char *kmt_memblock_op_name(uint32_t op);
+const char *kmt_task_op_name(uint32_t op);
 
 /* More CPU ids than any kernel has (NR_CPUS tops out at 8192 today). */
 #define KMT_MAX_CPU_IDS		65536u
@@ -296,6 +297,13 @@ struct kmt_event {
 	uint64_t vaddr;		/* KMT_EV_VMALLOC: the area (op in mb_op) */
 	uint64_t nr_pages;
 	uint32_t kind;		/* KMT_EV_TEXT_RANGE: enum kmt_text_kind */
+	/* KMT_EV_TASK: enum kmt_task_op, the task, its parent, its names */
+	uint32_t task_op;
+	uint32_t task_pid, ppid;
+	const char *filename;	/* not NUL-terminated */
+	uint32_t filename_len;
+	const char *cgroup;	/* not NUL-terminated */
+	uint32_t cgroup_len;
 };
 
 /* Walks one CPU's sub-buffers record by record. */

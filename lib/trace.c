@@ -701,6 +701,19 @@ const char *kmt_memblock_op_name(uint32_t op)
 	       "unknown";
 }
 
+const char *kmt_task_op_name(uint32_t op)
+{
+	static const char *const names[] = {
+		[KMT_TASK_NEW] = "new",
+		[KMT_TASK_EXEC] = "exec",
+		[KMT_TASK_RENAME] = "rename",
+		[KMT_TASK_CGROUP] = "cgroup",
+	};
+
+	return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] :
+	       "unknown";
+}
+
 /*
  * The number after @name and then @sep at the start of a line of @text
  * (@len bytes): "MemFree:" then blanks, or "nr_free_pages" then a

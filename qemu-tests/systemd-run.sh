@@ -111,6 +111,24 @@ three_parts() {	# DIR: events in the initramfs, the switch, the real root
 	[ "$a" -gt 10000 ] && [ "$b" -gt 100 ] && [ "$c" -gt 10000 ]
 }
 
+who_allocated() {	# DIR: report --phase names the processes and units
+	f=$(trace "$1")
+	sed -n '/^Processes by/,/^$/p' "$1/phase.txt" > "$1/processes.txt"
+	sed -n '/^systemd units by/,$p' "$1/phase.txt" > "$1/units.txt"
+	head -12 "$1/processes.txt"
+	head -12 "$1/units.txt"
+	# a name with events and bytes kept: " NAME | a | kept | b | kept | events"
+	row() { awk -F'|' -v n="$2" '{ gsub(/^ +| +$/, "", $1) } $1 == n && $6 + 0 > 0 &&
+		$3 + $5 > 0 { found = 1 } END { exit !found }' "$1"; }
+	for p in systemd-udevd systemd-journal systemd "(udev-worker)" kmemflight; do
+		row "$1/processes.txt" "$p" || { echo "no process $p"; return 1; }
+	done
+	for u in systemd-udevd.service systemd-journald.service init.scope \
+		kmemflight-attach.service kmemflight-save.service; do
+		row "$1/units.txt" "$u" || { echo "no unit $u"; return 1; }
+	done
+}
+
 rotated() {	# the second boot kept only itself (KMEMFLIGHT_KEEP=1)
 	cat "$b2/lib.ls"
 	id1=$(cat "$b1/boot_id")
@@ -134,6 +152,8 @@ if [ -f "$b1/collected" ]; then
 		whole_boot "$b1"
 	check "boot 1: events of the initramfs, of the switch and of the real root" \
 		three_parts "$b1"
+	check "boot 1: report --phase names who allocated: udevd, journald and their units" \
+		who_allocated "$b1"
 fi
 if [ -f "$b2/collected" ]; then
 	check "boot 2: saved again, 0 lost" sh -c "grep -q 'status=0/SUCCESS' '$b2/save.status' &&

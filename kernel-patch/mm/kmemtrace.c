@@ -64,10 +64,14 @@
 #include "slab.h"
 
 /* after internal.h: the compaction events take a struct compact_control */
+#ifdef CONFIG_CGROUPS
+#include <trace/events/cgroup.h>
+#endif
 #include <trace/events/compaction.h>
 #include <trace/events/initcall.h>
 #include <trace/events/kmem.h>
 #include <trace/events/sched.h>
+#include <trace/events/task.h>
 #include <trace/events/vmscan.h>
 
 #define KMT_DEFAULT_SUBBUFS	64
@@ -1405,11 +1409,99 @@ static void kmt_probe_initcall_finish(void *data, initcall_t func, int ret)
 			  NULL, 0);
 }
 
+/* ---- tasks: who allocates in user space ------------------------------ */
+
+static const u8 kmt_enc_task[] = { KMT_ENC_U8X, KMT_ENC_U32X, KMT_ENC_U32X };
+
+/* Longest filename and cgroup path a task record keeps. */
+#define KMT_TASK_PATH	128
+
+/*
+ * A KMT_EV_TASK record: @op on task @pid (parent @ppid), its @comm, what
+ * it executed, its cgroup; a missing string is written empty.
+ */
+static void kmt_record_task(u8 op, pid_t pid, pid_t ppid, const char *comm,
+			    const char *filename, const char *cgroup)
+{
+	u64 v[3] = { op, pid, ppid };
+	struct kmt_str str[3] = {
+		{ comm, comm ? strnlen(comm, TASK_COMM_LEN) : 0 },
+		{ filename, filename ? strnlen(filename, KMT_TASK_PATH) : 0 },
+		{ cgroup, cgroup ? strnlen(cgroup, KMT_TASK_PATH) : 0 },
+	};
+
+	kmt_record_fields(KMT_EV_TASK, kmt_enc_task, v, 3, str, 3);
+}
+
+#ifdef CONFIG_CGROUPS
+/* @p's cgroup v2 path into @buf, "" when it cannot be had. */
+static const char *kmt_cgroup_of(struct task_struct *p, char *buf, size_t len)
+{
+	int ret;
+
+	rcu_read_lock();
+	ret = cgroup_path(task_dfl_cgroup(p), buf, len);
+	rcu_read_unlock();
+	if (ret < 0)
+		buf[0] = '\0';
+	return buf;
+}
+
+static void kmt_probe_cgroup_attach(void *data, struct cgroup *dst,
+				    const char *path, struct task_struct *p,
+				    bool threadgroup)
+{
+	kmt_record_task(KMT_TASK_CGROUP, task_pid_nr(p), threadgroup, p->comm,
+			NULL, path);
+}
+#else
+static const char *kmt_cgroup_of(struct task_struct *p, char *buf, size_t len)
+{
+	return NULL;
+}
+#endif
+
 static void kmt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
+	char cgroup[KMT_TASK_PATH];
+
 	if (task_pid_nr(p) == 1)
 		kmt_record_str(KMT_EV_INIT_EXEC, NULL, NULL, 0, bprm->filename);
+	kmt_record_task(KMT_TASK_EXEC, task_pid_nr(p), 0, p->comm,
+			bprm->filename, kmt_cgroup_of(p, cgroup, sizeof(cgroup)));
+}
+
+/*
+ * A new task, process or thread.  Its cgroup is its parent's unless it
+ * was cloned into another one (clone3() with CLONE_INTO_CGROUP): only
+ * then is the path written.
+ */
+static void kmt_probe_fork(void *data, struct task_struct *parent,
+			   struct task_struct *child)
+{
+	const char *cgroup = NULL;
+#ifdef CONFIG_CGROUPS
+	char buf[KMT_TASK_PATH];
+	bool moved;
+
+	rcu_read_lock();
+	moved = task_dfl_cgroup(child) != task_dfl_cgroup(parent);
+	rcu_read_unlock();
+	if (moved)
+		cgroup = kmt_cgroup_of(child, buf, sizeof(buf));
+#endif
+	kmt_record_task(KMT_TASK_NEW, task_pid_nr(child), task_pid_nr(parent),
+			child->comm, NULL, cgroup);
+}
+
+/* exec names the task too, in its own record: not twice */
+static void kmt_probe_rename(void *data, struct task_struct *p,
+			     const char *comm)
+{
+	if (p == current && current->in_execve)
+		return;
+	kmt_record_task(KMT_TASK_RENAME, task_pid_nr(p), 0, comm, NULL, NULL);
 }
 
 /* ---- latency: direct reclaim, shrinkers, compaction ------------------ */
@@ -1801,12 +1893,22 @@ static int kmt_register_boot(void)
 	ret = register_trace_initcall_level(kmt_probe_initcall_level, NULL);
 	ret = ret ?: register_trace_initcall_start(kmt_probe_initcall_start, NULL);
 	ret = ret ?: register_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
+	ret = ret ?: register_trace_sched_process_fork(kmt_probe_fork, NULL);
+	ret = ret ?: register_trace_task_rename(kmt_probe_rename, NULL);
+#ifdef CONFIG_CGROUPS
+	ret = ret ?: register_trace_cgroup_attach_task(kmt_probe_cgroup_attach, NULL);
+#endif
 	return ret ?: register_trace_sched_process_exec(kmt_probe_exec, NULL);
 }
 
 static void kmt_unregister_boot(void)
 {
 	unregister_trace_sched_process_exec(kmt_probe_exec, NULL);
+#ifdef CONFIG_CGROUPS
+	unregister_trace_cgroup_attach_task(kmt_probe_cgroup_attach, NULL);
+#endif
+	unregister_trace_task_rename(kmt_probe_rename, NULL);
+	unregister_trace_sched_process_fork(kmt_probe_fork, NULL);
 	unregister_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
 	unregister_trace_initcall_start(kmt_probe_initcall_start, NULL);
 	unregister_trace_initcall_level(kmt_probe_initcall_level, NULL);

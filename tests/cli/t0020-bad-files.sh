@@ -83,7 +83,7 @@ test_expect_success 'corrupt sub-buffer magic is caught, named by CPU' '
 test_expect_success 'record of an undescribed event type' '
 	"$MKTRACE" basic t.kmt &&
 	off=$(grep -abo KMSB t.kmt | head -1 | cut -d: -f1) &&
-	poke t.kmt $((off + 32)) "\037" &&
+	poke t.kmt $((off + 32)) "\000" &&
 	test_must_fail "$KMF" dump t.kmt 2> err &&
 	grep -q "cpu 0: sub-buffer 0: record of an undescribed event type at offset 32" err
 '

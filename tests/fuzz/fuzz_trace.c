@@ -15,6 +15,7 @@
 #include "fuzz.h"
 #include "../../analyze/latency.h"
 #include "../../analyze/memblock.h"
+#include "../../analyze/slab.h"
 
 static bool inside(const void *p, size_t n, const uint8_t *data, size_t size)
 {
@@ -75,6 +76,50 @@ static void memblock(const struct kmt_trace *t)
 	for (i = 1; i < mb.res_set.nr; i++)
 		CHECK(mb.res_set.r[i - 1].end <= mb.res_set.r[i].start);
 	kmt_memblock_free(&mb);
+}
+
+/*
+ * Every event belongs to one process row and one unit row, and every
+ * byte kept at the end to one of each: the columns add up to the totals.
+ */
+static void who(const struct kmt_trace *t, const uint8_t *data, size_t size)
+{
+	const struct kmt_who_row *tab[2];
+	struct kmt_slab s;
+	struct kmt_err err;
+	size_t nr[2], i;
+	unsigned int k;
+
+	if (kmt_slab_analyze(t, &s, &err))
+		return;
+	tab[0] = s.by_comm;
+	tab[1] = s.by_unit;
+	nr[0] = s.nr_by_comm;
+	nr[1] = s.nr_by_unit;
+	for (k = 0; s.has_tasks && k < 2; k++) {
+		uint64_t ev = 0, slab = 0, page = 0;
+
+		for (i = 0; i < nr[k]; i++) {
+			CHECK(tab[k][i].name_len > 0);
+			ev += tab[k][i].st.events;
+			slab += tab[k][i].st.slab_retained;
+			page += tab[k][i].st.page_retained;
+			if (i)
+				CHECK(tab[k][i - 1].st.slab_retained + tab[k][i - 1].st.page_retained >=
+				      tab[k][i].st.slab_retained + tab[k][i].st.page_retained);
+		}
+		CHECK(ev == s.nr_events);
+		CHECK(slab == s.live_bytes);
+		CHECK(page == s.pg_live_bytes);
+	}
+	for (i = 0; i < s.nr_whos; i++) {
+		const struct kmt_who *w = &s.whos[i];
+
+		CHECK(i < KMT_WHO_FIXED || inside(w->comm, w->comm_len, data, size));
+		CHECK(i < KMT_WHO_FIXED || (w->unit_len == 1 && w->unit[0] == '-') ||
+		      inside(w->unit, w->unit_len, data, size));
+	}
+	kmt_slab_free(&s);
 }
 
 static void symbols(const struct kmt_trace *t, const uint64_t *sites,
@@ -170,6 +215,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kmt_trace_meta(&t, "release", buf, sizeof(buf));
 	kmt_trace_meta(&t, "", buf, 1);
 	symbols(&t, sites, nr_sites);
+	who(&t, data, size);
 	kmt_trace_close(&t);
 	return 0;
 }

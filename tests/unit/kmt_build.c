@@ -446,6 +446,30 @@ void kb_vmalloc(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
 	record(b, cpu, ts, KMT_EV_VMALLOC, KMT_CTX_TASK, pid, v, 4, NULL);
 }
 
+void kb_task(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
+	     uint32_t op, uint32_t pid, uint32_t ppid, const char *comm,
+	     const char *filename, const char *cgroup)
+{
+	const char *str[3] = { comm, filename, cgroup };
+	uint64_t v[3] = { op, pid, ppid };
+	uint8_t blob[400];
+	size_t len = 0, n;
+	bool raw = b->raw_str;
+	unsigned int i;
+
+	/* three strings, each with its length: written as they are */
+	for (i = 0; i < 3; i++) {
+		n = str[i] ? strlen(str[i]) : 0;
+		len += kmt_put_uvar(blob + len, n);
+		memcpy(blob + len, str[i] ? str[i] : "", n);
+		len += n;
+	}
+	b->raw_str = true;
+	record_bytes(b, cpu, ts, KMT_EV_TASK, KMT_CTX_TASK, by, v, 3,
+		     (const char *)blob, len);
+	b->raw_str = raw;
+}
+
 void kb_wrapper(struct kb *b, unsigned int cpu, uint64_t ts, uint64_t func,
 		uint64_t size, const char *name)
 {
@@ -992,6 +1016,44 @@ const char kb_lat_kallsyms[] =
 	"ffffffff81008000 T deferred_split_scan\n"
 	"ffffffff81009000 T try_to_compact_pages\n"
 	"ffffffff8100a000 T do_huge_pmd_anonymous_page\n";
+
+/*
+ * Who allocated (expect/tasks.phase): the boot's pid 1 forked as
+ * "swapper/0", execs systemd and moves to init.scope; udevd is forked,
+ * moved to its unit, execs, forks a worker that renames itself; a getty
+ * is cloned straight into a cgroup below its unit; a softirq and a pid
+ * no record names allocate too.  Kept at the end, by process: swapper
+ * 100, swapper/0 200, systemd 64 + an 8 KiB page, systemd-udevd 512 (and
+ * 128 freed), (udev-worker) 1024, [softirq] 32, [unknown task] 16; by
+ * unit: systemd-udevd.service 1536, getty@tty1.service 8192, init.scope
+ * 64, the root cgroup 348.
+ */
+void kb_scenario_tasks(struct kb *b)
+{
+	kb_set_kallsyms(b, kb_kallsyms);
+	kb_kmalloc(b, 0, 100, KMT_CTX_TASK, 0, T(0x1010), D(0x1000), 100, 100, 0xcc0, -1);
+	kb_task(b, 0, 200, 0, KMT_TASK_NEW, 1, 0, "swapper/0", NULL, NULL);
+	kb_kmalloc(b, 0, 300, KMT_CTX_TASK, 1, T(0x1010), D(0x2000), 200, 200, 0xcc0, -1);
+	kb_task(b, 0, 400, 1, KMT_TASK_EXEC, 1, 0, "systemd", "/sbin/init", "/");
+	kb_task(b, 0, 450, 1, KMT_TASK_CGROUP, 1, 1, "systemd", NULL, "/init.scope");
+	kb_kmalloc(b, 0, 500, KMT_CTX_TASK, 1, T(0x1010), D(0x3000), 64, 64, 0xcc0, -1);
+	kb_task(b, 0, 600, 1, KMT_TASK_NEW, 20, 1, "systemd", NULL, NULL);
+	kb_task(b, 0, 650, 1, KMT_TASK_CGROUP, 20, 1, "(md-udevd)", NULL,
+		"/system.slice/systemd-udevd.service");
+	kb_task(b, 1, 700, 20, KMT_TASK_EXEC, 20, 0, "systemd-udevd",
+		"/lib/systemd/systemd-udevd", "/system.slice/systemd-udevd.service");
+	kb_kmalloc(b, 1, 800, KMT_CTX_TASK, 20, T(0x2005), D(0x4000), 512, 512, 0xcc0, -1);
+	kb_kmalloc(b, 1, 810, KMT_CTX_TASK, 20, T(0x2005), D(0x5000), 128, 128, 0xcc0, -1);
+	kb_kfree(b, 0, 850, KMT_CTX_TASK, 1, T(0x3008), D(0x5000));
+	kb_task(b, 1, 900, 20, KMT_TASK_NEW, 21, 20, "systemd-udevd", NULL, NULL);
+	kb_task(b, 1, 950, 21, KMT_TASK_RENAME, 21, 0, "(udev-worker)", NULL, NULL);
+	kb_kmalloc(b, 1, 1000, KMT_CTX_TASK, 21, T(0x2005), D(0x6000), 1024, 1024, 0xcc0, -1);
+	kb_kmalloc(b, 0, 1100, KMT_CTX_SOFTIRQ, 0, T(0x1040), D(0x7000), 32, 32, 0xcc0, -1);
+	kb_kmalloc(b, 1, 1200, KMT_CTX_TASK, 77, T(0x1040), D(0x8000), 16, 16, 0xcc0, -1);
+	kb_task(b, 0, 1300, 1, KMT_TASK_NEW, 30, 1, "systemd", NULL,
+		"/system.slice/system-getty.slice/getty@tty1.service/payload");
+	kb_page_alloc(b, 0, 1400, KMT_CTX_TASK, 30, 0x9001, 1, 0xcc0, 0);
+}
 
 /*
  * Allocation latency, two CPUs; the numbers a report must print are

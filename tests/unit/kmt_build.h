@@ -122,6 +122,10 @@ void kb_vmalloc(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
 /* A wrapper the recorder names (KMT_EV_TEXT_RANGE). */
 void kb_wrapper(struct kb *b, unsigned int cpu, uint64_t ts, uint64_t func,
 		uint64_t size, const char *name);
+/* A KMT_EV_TASK record written by task @by (strings may be NULL). */
+void kb_task(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
+	     uint32_t op, uint32_t pid, uint32_t ppid, const char *comm,
+	     const char *filename, const char *cgroup);
 void kb_memblock_early(struct kb *b, unsigned int cpu, uint64_t ts,
 		       uint64_t kept, uint64_t dropped, uint64_t capacity,
 		       uint64_t pg_kept, uint64_t pg_dropped);
@@ -132,6 +136,8 @@ void kb_scenario_basic(struct kb *b);
 /* ... and of report --latency (kallsyms kb_lat_kallsyms). */
 extern const char kb_lat_kallsyms[];
 void kb_scenario_latency(struct kb *b);
+/* who allocated: fork, exec, rename, cgroup moves (t0096-tasks.sh) */
+void kb_scenario_tasks(struct kb *b);
 
 /* The whole file in memory (malloc'd), or written to path. */
 int kb_finish(struct kb *b, uint8_t **out, size_t *len);

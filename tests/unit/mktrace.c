@@ -470,6 +470,13 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "tasks")) {
+		b = kb_new(2, 4096);
+		kb_scenario_tasks(b);
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "phases")) {
 		b = kb_new(2, 4096);
 		phases(b);

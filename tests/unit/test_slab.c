@@ -477,7 +477,7 @@ static void test_analyze_error(void **state)
 	 * 23 bytes; the second record has no pid */
 	rec = (uint8_t *)bt.t.cpus[0].data + sizeof(struct kmt_subbuf_header) + 23;
 	assert_int_equal(*rec, KMT_EV_KMALLOC);
-	*rec = 31;	/* reserved: never described */
+	*rec = 0;	/* never written: never described */
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(kmt_slab_analyze(&bt.t, &s, &err), -EBADMSG);
 	assert_msg(&err, "record of an undescribed event type at offset 55");
@@ -682,9 +682,93 @@ static void test_hashmap_wrap(void **state)
 	kmt_hm_free(&h);
 }
 
+/* The unit of a cgroup path: its deepest unit, else its slice, else "-". */
+static void test_cgroup_unit(void **state)
+{
+	static const struct {
+		const char *path, *unit;
+	} cases[] = {
+		{ "/system.slice/systemd-udevd.service", "systemd-udevd.service" },
+		{ "/system.slice/systemd-udevd.service/udev", "systemd-udevd.service" },
+		{ "/user.slice/user-1000.slice/session-2.scope", "session-2.scope" },
+		{ "/machine.slice/libpod-1.scope/container/x.service", "x.service" },
+		{ "/system.slice/var-lib.mount", "var-lib.mount" },
+		{ "/system.slice/dbus.socket", "dbus.socket" },
+		{ "/system.slice/dev-vdb.swap", "dev-vdb.swap" },
+		{ "/system.slice", "system.slice" },
+		{ "/user.slice/user-1000.slice", "user-1000.slice" },
+		{ "/init.scope", "init.scope" },
+		{ "/", "-" },
+		{ "", "-" },
+		{ "/foo/bar", "-" },
+		{ "/.service", "-" },
+		{ "service", "-" },
+		{ "/a.service/", "a.service" },
+	};
+	const char *unit;
+	uint32_t len;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		kmt_cgroup_unit(cases[i].path, (uint32_t)strlen(cases[i].path), &unit, &len);
+		if (len != strlen(cases[i].unit) || memcmp(unit, cases[i].unit, len))
+			fail_msg("%s: got %.*s, want %s", cases[i].path, (int)len, unit,
+				 cases[i].unit);
+	}
+}
+
+/*
+ * Who allocated, followed through fork, exec, rename and cgroup moves
+ * (mktrace's "tasks" trace, worked out in tests/cli/t0096-tasks.sh).
+ */
+static void test_tasks(void **state)
+{
+	static const struct {
+		const char *name;
+		uint64_t slab, page;
+	} comm[] = {
+		{ "systemd", 64, 8192 }, { "(udev-worker)", 1024, 0 },
+		{ "systemd-udevd", 512, 0 }, { "swapper/0", 200, 0 },
+		{ "swapper", 100, 0 }, { "[softirq]", 32, 0 },
+		{ "[unknown task]", 16, 0 },
+	}, unit[] = {
+		{ "getty@tty1.service", 0, 8192 }, { "systemd-udevd.service", 1536, 0 },
+		{ "-", 348, 0 }, { "init.scope", 64, 0 },
+	};
+	struct kb *b = kb_new(2, 4096);
+	struct built bt;
+	struct kmt_slab s;
+	size_t i;
+
+	(void)state;
+	kb_scenario_tasks(b);
+	open_built(b, &bt);
+	analyze(&bt, &s);
+	assert_true(s.has_tasks);
+	assert_int_equal(s.nr_by_comm, sizeof(comm) / sizeof(comm[0]));
+	assert_int_equal(s.nr_by_unit, sizeof(unit) / sizeof(unit[0]));
+	for (i = 0; i < s.nr_by_comm; i++) {
+		assert_int_equal(s.by_comm[i].name_len, strlen(comm[i].name));
+		assert_memory_equal(s.by_comm[i].name, comm[i].name, s.by_comm[i].name_len);
+		assert_int_equal(s.by_comm[i].st.slab_retained, comm[i].slab);
+		assert_int_equal(s.by_comm[i].st.page_retained, comm[i].page);
+	}
+	for (i = 0; i < s.nr_by_unit; i++) {
+		assert_int_equal(s.by_unit[i].name_len, strlen(unit[i].name));
+		assert_memory_equal(s.by_unit[i].name, unit[i].name, s.by_unit[i].name_len);
+		assert_int_equal(s.by_unit[i].st.slab_retained, unit[i].slab);
+		assert_int_equal(s.by_unit[i].st.page_retained, unit[i].page);
+	}
+	kmt_slab_free(&s);
+	close_built(&bt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cgroup_unit),
+		cmocka_unit_test(test_tasks),
 		cmocka_unit_test(test_basic_totals),
 		cmocka_unit_test(test_basic_swapped),
 		cmocka_unit_test(test_basic_sort_keys),

@@ -109,7 +109,13 @@ enum kmt_event_type {
 	KMT_EV_CACHE_ALLOC_VIA	= 28,
 	KMT_EV_VMALLOC		= 29,	/* enum kmt_vmalloc_op */
 	KMT_EV_TEXT_RANGE	= 30,	/* enum kmt_text_kind: a function */
-	/* 31: reserved, for a header that extends the type space */
+	/*
+	 * Group "boot": a task is made, execs, is renamed or moves to
+	 * another cgroup (enum kmt_task_op).  The last number the 5-bit
+	 * type holds: a type beyond it needs a new record header (a new
+	 * ABI), so later kinds of event go into records with an op field.
+	 */
+	KMT_EV_TASK		= 31,
 	KMT_EV_MAX		= 31,
 };
 
@@ -119,7 +125,7 @@ enum kmt_event_type {
  */
 enum kmt_group {
 	KMT_GROUP_KMEM		= 0,	/* slab and page allocator events */
-	KMT_GROUP_BOOT		= 1,	/* initcalls and execs of pid 1 */
+	KMT_GROUP_BOOT		= 1,	/* initcalls, execs of pid 1, tasks */
 	KMT_GROUP_RECLAIM	= 2,
 	KMT_GROUP_COMPACTION	= 3,
 	KMT_NR_GROUPS		= 4,
@@ -176,6 +182,25 @@ enum kmt_vmalloc_op {
  */
 enum kmt_text_kind {
 	KMT_TEXT_WRAPPER	= 1,
+};
+
+/*
+ * What a KMT_EV_TASK record says of task @pid (KMT_F_TASK_OP); the
+ * record's own pid is the task that did it.
+ *
+ * NEW: @pid was forked by @ppid (a process or a thread; its comm and
+ * cgroup are its parent's, unless @cgroup says otherwise).  EXEC: @pid
+ * executed @filename and is now @comm, in @cgroup.  RENAME: @pid is now
+ * @comm (prctl(PR_SET_NAME), /proc/PID/comm, a kernel thread naming
+ * itself).  CGROUP: @pid moved to @cgroup, with its threads when @ppid
+ * is 1 (a whole thread group).  @cgroup is the path in the cgroup v2
+ * hierarchy ("/system.slice/systemd-udevd.service"), empty without one.
+ */
+enum kmt_task_op {
+	KMT_TASK_NEW		= 1,
+	KMT_TASK_EXEC		= 2,
+	KMT_TASK_RENAME		= 3,
+	KMT_TASK_CGROUP		= 4,
 };
 
 /*
@@ -251,6 +276,11 @@ enum kmt_field_id {
 	KMT_F_KIND		= 45,	/* enum kmt_text_kind */
 	KMT_F_PG_KEPT		= 46,	/* early page events kept, then recorded */
 	KMT_F_PG_DROPPED	= 47,	/* early page events that did not fit */
+	KMT_F_TASK_OP		= 48,	/* enum kmt_task_op */
+	KMT_F_TASK_PID		= 49,	/* the task a record is about */
+	KMT_F_PPID		= 50,	/* its parent (KMT_TASK_NEW) */
+	KMT_F_FILENAME		= 51,	/* STR: what a task executed */
+	KMT_F_CGROUP		= 52,	/* STR: a cgroup v2 path */
 	KMT_F_MAX		= 63,
 };
 
@@ -508,10 +538,17 @@ static const struct kmt_layout name[] = {				\
 		KMT_FLD(KIND, U8X, "kind"),				\
 		KMT_FLD(FUNC, TEXT32, "func"),				\
 		KMT_FLD(LENGTH, U32X, "size"),				\
-		KMT_FLD(NAME, STR, "name") } }				\
+		KMT_FLD(NAME, STR, "name") } },				\
+	{ KMT_EV_TASK, 6, {0}, "task", {				\
+		KMT_FLD(TASK_OP, U8X, "op"),				\
+		KMT_FLD(TASK_PID, U32X, "pid"),				\
+		KMT_FLD(PPID, U32X, "ppid"),				\
+		KMT_FLD(COMM, STR, "comm"),				\
+		KMT_FLD(FILENAME, STR, "filename"),			\
+		KMT_FLD(CGROUP, STR, "cgroup") } }			\
 }
 
-#define KMT_NR_LAYOUTS		30
+#define KMT_NR_LAYOUTS		31
 
 /* ---- Layer 2: sub-buffers --------------------------------------------- */
 

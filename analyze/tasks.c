@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who allocated: see tasks.h.  A task's row changes when it execs, is
+ * renamed or moves to another cgroup; a new task starts in its parent's
+ * row, or in its own cgroup's when the record names one.
+ */
+#include <string.h>
+
+#include "tasks.h"
+
+static const struct kmt_who fixed[KMT_WHO_FIXED] = {
+	[KMT_WHO_UNKNOWN] = { "[unknown task]", 14, "-", 1 },
+	[KMT_WHO_SWAPPER] = { "swapper", 7, "-", 1 },
+	[KMT_WHO_SOFTIRQ] = { "[softirq]", 9, "-", 1 },
+	[KMT_WHO_HARDIRQ] = { "[hardirq]", 9, "-", 1 },
+	[KMT_WHO_NMI] = { "[nmi]", 5, "-", 1 },
+};
+
+int kmt_tasks_init(struct kmt_tasks *tk)
+{
+	memset(tk, 0, sizeof(*tk));
+	tk->cap = 64;
+	tk->who = malloc(tk->cap * sizeof(*tk->who));
+	if (!tk->who || kmt_hm_init(&tk->pids, 1024) || kmt_hm_init(&tk->rows, 256)) {
+		kmt_tasks_free(tk);
+		return -ENOMEM;
+	}
+	memcpy(tk->who, fixed, sizeof(fixed));
+	tk->nr = KMT_WHO_FIXED;
+	return 0;
+}
+
+void kmt_tasks_free(struct kmt_tasks *tk)
+{
+	kmt_hm_free(&tk->pids);
+	kmt_hm_free(&tk->rows);
+	free(tk->who);
+	tk->who = NULL;
+	tk->nr = 0;
+}
+
+static bool unit_suffix(const char *s, uint32_t len, bool slice)
+{
+	static const char *const units[] = {
+		".service", ".scope", ".socket", ".mount", ".swap",
+	};
+	size_t i, n;
+
+	if (slice)
+		return len > 6 && !memcmp(s + len - 6, ".slice", 6);
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		n = strlen(units[i]);
+		if (len > n && !memcmp(s + len - n, units[i], n))
+			return true;
+	}
+	return false;
+}
+
+void kmt_cgroup_unit(const char *path, uint32_t len, const char **unit,
+		     uint32_t *ulen)
+{
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		uint32_t end = len, start;
+
+		while (end) {
+			start = end;
+			while (start && path[start - 1] != '/')
+				start--;
+			if (unit_suffix(path + start, end - start, pass)) {
+				*unit = path + start;
+				*ulen = end - start;
+				return;
+			}
+			end = start ? start - 1 : 0;
+		}
+	}
+	*unit = "-";
+	*ulen = 1;
+}
+
+static uint64_t hash_bytes(uint64_t h, const char *p, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static bool same(const char *a, uint32_t alen, const char *b, uint32_t blen)
+{
+	return alen == blen && !memcmp(a, b, alen);
+}
+
+/* The row of (@comm, @unit), made if new; KMT_WHO_UNKNOWN when full. */
+static int row_of(struct kmt_tasks *tk, const char *comm, uint32_t clen,
+		  const char *unit, uint32_t ulen, uint32_t *row)
+{
+	uint64_t key = hash_bytes(hash_bytes(0xcbf29ce484222325ULL, comm, clen) ^ 0xff,
+				  unit, ulen) | 1;
+	struct kmt_hm_slot *slot;
+	struct kmt_who *w;
+	int created;
+	size_t i;
+
+	slot = kmt_hm_get(&tk->rows, key, &created);
+	if (!slot)
+		return -ENOMEM;
+	if (!created) {
+		w = &tk->who[slot->val];
+		if (same(w->comm, w->comm_len, comm, clen) &&
+		    same(w->unit, w->unit_len, unit, ulen)) {
+			*row = (uint32_t)slot->val;
+			return 0;
+		}
+		/* two names, one hash: look through the rows */
+		for (i = KMT_WHO_FIXED; i < tk->nr; i++)
+			if (same(tk->who[i].comm, tk->who[i].comm_len, comm, clen) &&
+			    same(tk->who[i].unit, tk->who[i].unit_len, unit, ulen)) {
+				*row = (uint32_t)i;
+				return 0;
+			}
+	}
+	if (tk->nr >= KMT_WHO_MAX) {
+		*row = KMT_WHO_UNKNOWN;
+		return 0;
+	}
+	if (tk->nr == tk->cap) {
+		w = realloc(tk->who, tk->cap * 2 * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		tk->who = w;
+		tk->cap *= 2;
+	}
+	w = &tk->who[tk->nr];
+	w->comm = comm;
+	w->comm_len = clen;
+	w->unit = unit;
+	w->unit_len = ulen;
+	if (created)
+		slot->val = tk->nr;
+	*row = (uint32_t)tk->nr++;
+	return 0;
+}
+
+static int set_row(struct kmt_tasks *tk, uint32_t pid, uint32_t row)
+{
+	struct kmt_hm_slot *slot;
+	int created;
+
+	slot = kmt_hm_get(&tk->pids, (uint64_t)pid + 1, &created);
+	if (!slot)
+		return -ENOMEM;
+	slot->val = row;
+	tk->last_valid = false;
+	return 0;
+}
+
+static uint32_t row_of_pid(const struct kmt_tasks *tk, uint32_t pid)
+{
+	const struct kmt_hm_slot *slot;
+
+	if (!pid)
+		return KMT_WHO_SWAPPER;
+	slot = kmt_hm_find(&tk->pids, (uint64_t)pid + 1);
+	return slot ? (uint32_t)slot->val : KMT_WHO_UNKNOWN;
+}
+
+int kmt_tasks_event(struct kmt_tasks *tk, const struct kmt_event *ev)
+{
+	const struct kmt_who *w;
+	const char *comm, *unit;
+	uint32_t clen, ulen, row;
+	int ret;
+
+	if (!(ev->has & KMT_HAS(KMT_F_TASK_OP)) || !(ev->has & KMT_HAS(KMT_F_TASK_PID)))
+		return 0;
+	tk->seen = true;
+	/* what the task was: its names stay unless the record changes them */
+	w = &tk->who[ev->task_op == KMT_TASK_NEW ? row_of_pid(tk, ev->ppid) :
+		     row_of_pid(tk, ev->task_pid)];
+	comm = w->comm;
+	clen = w->comm_len;
+	unit = w->unit;
+	ulen = w->unit_len;
+	if ((ev->has & KMT_HAS(KMT_F_COMM)) && ev->comm_len) {
+		comm = ev->comm;
+		clen = ev->comm_len;
+	}
+	if ((ev->has & KMT_HAS(KMT_F_CGROUP)) && ev->cgroup_len)
+		kmt_cgroup_unit(ev->cgroup, ev->cgroup_len, &unit, &ulen);
+	switch (ev->task_op) {
+	case KMT_TASK_NEW:
+	case KMT_TASK_EXEC:
+	case KMT_TASK_RENAME:
+	case KMT_TASK_CGROUP:
+		ret = row_of(tk, comm, clen, unit, ulen, &row);
+		return ret ?: set_row(tk, ev->task_pid, row);
+	default:
+		return 0;
+	}
+}
+
+uint32_t kmt_tasks_row(struct kmt_tasks *tk, const struct kmt_event *ev)
+{
+	switch (ev->ctx) {
+	case KMT_CTX_SOFTIRQ: return KMT_WHO_SOFTIRQ;
+	case KMT_CTX_HARDIRQ: return KMT_WHO_HARDIRQ;
+	case KMT_CTX_NMI: return KMT_WHO_NMI;
+	default: break;
+	}
+	if (!tk->seen)	/* no task named yet: nothing to look up */
+		return ev->pid ? KMT_WHO_UNKNOWN : KMT_WHO_SWAPPER;
+	if (!tk->last_valid || tk->last_pid != ev->pid) {
+		tk->last_pid = ev->pid;
+		tk->last_row = row_of_pid(tk, ev->pid);
+		tk->last_valid = true;
+	}
+	return tk->last_row;
+}
