@@ -41,7 +41,7 @@ all: build/kmemflight
 
 build/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
 	@mkdir -p build
-	$(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) $(TOOL_SRC) $(TOOL_LIBS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(LIB_SRC) $(TOOL_SRC) $(TOOL_LIBS)
 
 build-asan/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
 	@mkdir -p build-asan
@@ -107,10 +107,14 @@ build/man/%: Documentation/man/%.rst
 
 man: $(MAN)
 
+# bash completion: where bash-completion looks for it under PREFIX
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+
 install: build/kmemflight $(MAN)
 	install -D -m 0755 build/kmemflight $(DESTDIR)$(PREFIX)/bin/kmemflight
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -D -m 0644 completion/kmemflight $(DESTDIR)$(BASHCOMPDIR)/kmemflight
 
 clean:
 	rm -rf build build-asan build-fuzz

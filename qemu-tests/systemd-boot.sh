@@ -4,8 +4,9 @@
 # kmemflight-attach.service drains the recorder in the initramfs, stops at
 # switch-root, starts again in the real root, and kmemflight-save.service
 # saves the boot once multi-user.target is reached, as a user's machine
-# would.  A test unit ordered after the save copies what the test checks
-# to the host through 9p and powers off.
+# would.  kmemflight comes from its Debian package, built from this tree
+# and installed in the root with dpkg.  A test unit ordered after the save
+# copies what the test checks to the host through 9p and powers off.
 #
 #   qemu-tests/systemd-boot.sh [-c CPUS] [-a "EXTRA CMDLINE"] [-k BZIMAGE]
 #                              [-t SECS] [-n BOOTS] [-K KEEP] OUTDIR
@@ -19,7 +20,8 @@
 # /var/lib/kmemflight), the saved boot-BOOT_ID.kmt and .summary, spool.ls
 # and spool.log (the spool as the save left it), attach.ps (the
 # attach processes alive before the save), uptime and dmesg.
-# KEEP goes to /etc/default/kmemflight as KMEMFLIGHT_KEEP.
+# KEEP goes to /etc/default/kmemflight as KMEMFLIGHT_KEEP.  OUTDIR also
+# gets deb/ (the package, its build log and lintian's) and dpkg.log.
 #
 # The machine is QEMU's q35, as libvirt and virt-manager make new VMs:
 # on the older i440fx, the ACPI interpreter allocates and frees about
@@ -57,7 +59,6 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 [ -n "$kernel" ] || kernel=$("$repo/qemu-tests/build-kernel.sh" systemd)
 rootfs=$("$repo/qemu-tests/debian-root.sh")
-make -s -C "$repo" build/kmemflight
 
 kver=$(cat "${kernel%/arch/x86/boot/bzImage}/include/config/kernel.release" 2>/dev/null) ||
 	kver=$(file -bL "$kernel" | sed -n 's/.*, version \([^ ]*\) .*/\1/p')
@@ -66,15 +67,20 @@ kver=$(cat "${kernel%/arch/x86/boot/bzImage}/include/config/kernel.release" 2>/d
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# The package, as a user installs it: the binary, the units, the dracut
+# module and the rest, built from this tree (qemu-tests/build-deb.sh).
+deb=$("$repo/qemu-tests/build-deb.sh" "$out/deb")
+dpkg-deb -x "$deb" "$tmp/pkg"
+
 # The initramfs: dracut's systemd initrd (systemd, udevd, journald, the
-# dracut-systemd units) with the kmemflight module, from a private copy
-# of /usr/lib/dracut with this tree's module in it.
+# dracut-systemd units) with the package's kmemflight module, from a
+# private copy of /usr/lib/dracut.
 cp -a /usr/lib/dracut "$tmp/dracut"
-make -s -C "$repo" install-dracut DESTDIR= DRACUT_MODULES="$tmp/dracut/modules.d"
+cp -a "$tmp/pkg/usr/lib/dracut/modules.d/90kmemflight" "$tmp/dracut/modules.d/"
 mkdir -p "$tmp/dracut.conf.d" "$tmp/dracut-tmp"
 modules="bash systemd systemd-initrd systemd-udevd systemd-journald dracut-systemd base rootfs-block kmemflight"
 start=$(date +%s)
-if ! dracutbasedir="$tmp/dracut" KMEMFLIGHT_BIN="$repo/build/kmemflight" dracut \
+if ! dracutbasedir="$tmp/dracut" KMEMFLIGHT_BIN="$tmp/pkg/usr/bin/kmemflight" dracut \
 	--conf /dev/null --confdir "$tmp/dracut.conf.d" --tmpdir "$tmp/dracut-tmp" \
 	--force --no-kernel --no-hostonly --no-hostonly-cmdline --no-early-microcode \
 	--kver "$kver" --modules "$modules" --gzip \
@@ -85,12 +91,18 @@ if ! dracutbasedir="$tmp/dracut" KMEMFLIGHT_BIN="$repo/build/kmemflight" dracut 
 fi
 echo "systemd-boot.sh: dracut built $out/initramfs.img in $(($(date +%s) - start)) s" >&2
 
-# The real root: the cached bookworm tree, kmemflight installed with its
-# units enabled, and the test's unit.
+# The real root: the cached bookworm tree, the package installed by dpkg
+# and its units enabled, and the test's unit.
 root=$tmp/root
 mkdir -p "$root"
 tar -C "$root" --numeric-owner -xpf "$rootfs"
-make -s -C "$repo" install DESTDIR="$root" PREFIX=/usr
+cp "$deb" "$root/tmp/kmemflight.deb"
+chroot "$root" dpkg -i /tmp/kmemflight.deb > "$out/dpkg.log" 2>&1 || {
+	cat "$out/dpkg.log" >&2
+	echo "systemd-boot.sh: dpkg -i of the package failed in the root" >&2
+	exit 1
+}
+rm -f "$root/tmp/kmemflight.deb"
 systemctl --root="$root" -q enable kmemflight-attach.service kmemflight-save.service
 echo kmftest > "$root/etc/hostname"
 echo "/dev/vda / ext4 rw 0 1" > "$root/etc/fstab"

@@ -22,6 +22,13 @@ kernel=$("$repo/qemu-tests/build-kernel.sh" systemd) || {
 }
 make -s -C "$repo" build/kmemflight || exit 1
 
+lintian_clean() {	# the package: no error or warning, info explained
+	cat "$out/boot/deb/lintian.log"
+	[ -s "$out/boot/deb/build.log" ] &&
+		! grep -q '^[EW]: ' "$out/boot/deb/lintian.log" &&
+		grep -q '^Setting up kmemflight (' "$out/boot/dpkg.log"
+}
+
 b1=$out/boot/boot1
 b2=$out/boot/boot2
 check "Debian bookworm, systemd initramfs and root, default buffers: 2 boots, saved by the unit" \
@@ -139,6 +146,8 @@ rotated() {	# the second boot kept only itself (KMEMFLIGHT_KEEP=1)
 		journal_line "$b2" | grep -q '; removed 1 older boot$'
 }
 
+check "the Debian package builds, lintian has no error or warning, dpkg installs it" \
+	lintian_clean
 if [ -f "$b1/collected" ]; then
 	check "boot 1: multi-user.target reached, no unit failed" reached_multi_user "$b1"
 	check "boot 1: kmemflight-save.service saved this boot, one journal line, a summary next to it" \

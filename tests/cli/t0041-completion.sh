@@ -1,0 +1,48 @@
+#!/bin/sh
+# shellcheck disable=SC2016,SC1091,SC2034 # used inside the test strings
+# The bash completion (completion/kmemflight) offers every subcommand, and
+# for each one the long options its man page lists, no more, no less.
+. "$(dirname "$0")/lib.sh"
+MAN=$TEST_DIR/../../Documentation/man
+COMP=$TEST_DIR/../../completion/kmemflight
+BC=/usr/share/bash-completion/bash_completion
+
+manopts() { grep -- '^-' "$1" | grep -o -- '--[a-z][a-z-]*' | sort -u; }
+# complete WORDS...: what the completion offers for the last word
+complete_words() {
+	bash -c '
+		. "$1"; . "$2"; shift 2
+		mkdir -p bin && ln -sf "$KMF" bin/kmemflight && PATH=$PWD/bin:$PATH
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_kmemflight kmemflight "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+		printf "%s\n" "${COMPREPLY[@]}"' sh "$BC" "$COMP" "$@"
+}
+
+test_expect_success 'the subcommands' '
+	complete_words kmemflight "" | sort > got &&
+	printf "%s\n" --help attach diff dump import info report save summary | sort > want &&
+	test_cmp want got
+'
+
+for cmd in attach save report info dump diff summary import; do
+	test_expect_success "$cmd: the long options of kmemflight-$cmd(1)" '
+		complete_words kmemflight '"$cmd"' -- | sort > got &&
+		manopts "$MAN/kmemflight-'"$cmd"'.1.rst" > want &&
+		test_cmp want got
+	'
+done
+
+test_expect_success 'an option that takes a directory completes directories' '
+	mkdir -p spooldir && : > spoolfile &&
+	complete_words kmemflight save --boot-dir spool > got &&
+	grep -qx spooldir got && ! grep -qx spoolfile got
+'
+
+test_expect_success 'a report completes trace files' '
+	: > a.kmt && : > b.txt && mkdir -p sub &&
+	complete_words kmemflight report "" > got &&
+	grep -qx a.kmt got && grep -qx sub got && ! grep -qx b.txt got
+'
+
+test_done
