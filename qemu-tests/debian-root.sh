@@ -10,8 +10,9 @@ set -eu
 
 cache=${KMF_CACHE:-$HOME/.cache/kmemflight}
 # systemd as init, udev, D-Bus (logind and systemctl want it), and
-# procps for the test's own unit; the libraries kmemflight links.
-pkgs="systemd-sysv udev dbus procps libelf1 libdw1 libtracefs1 libtraceevent1"
+# procps for the test's own unit, kmod for a kernel with modules;
+# the libraries kmemflight links.
+pkgs="systemd-sysv udev dbus procps kmod libelf1 libdw1 libtracefs1 libtraceevent1"
 key=$( (echo "bookworm minbase $pkgs"; cat "$0") | sha256sum | cut -c1-16)
 tar=$cache/rootfs-bookworm-$key.tar
 if [ -f "$tar" ]; then

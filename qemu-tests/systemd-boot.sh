@@ -9,7 +9,12 @@
 # copies what the test checks to the host through 9p and powers off.
 #
 #   qemu-tests/systemd-boot.sh [-c CPUS] [-a "EXTRA CMDLINE"] [-k BZIMAGE]
-#                              [-t SECS] [-n BOOTS] [-K KEEP] OUTDIR
+#                              [-D DEBIAN-KERNEL] [-t SECS] [-n BOOTS]
+#                              [-K KEEP] OUTDIR
+#
+# -D boots Debian's own kernel instead (qemu-tests/debian-kernel.sh: the
+# unpacked linux-image package, which has no recorder), with its modules
+# in the initramfs and the root.
 #
 # The root image is built once per run and booted BOOTS times (1); boot N
 # leaves its results in OUTDIR/bootN: console.log, and from the guest
@@ -37,15 +42,17 @@ kernel=
 timeout=900
 boots=1
 keep=
+debkernel=
 usage() {
-	echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-t SECS] [-n BOOTS] [-K KEEP] OUTDIR" >&2
+	echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-D DEBIAN-KERNEL] [-t SECS] [-n BOOTS] [-K KEEP] OUTDIR" >&2
 	exit 2
 }
-while getopts c:a:k:t:n:K: o; do
+while getopts c:a:k:D:t:n:K: o; do
 	case $o in
 	c) cpus=$OPTARG ;;
 	a) extra=$OPTARG ;;
 	k) kernel=$OPTARG ;;
+	D) debkernel=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	n) boots=$OPTARG ;;
 	K) keep=$OPTARG ;;
@@ -57,12 +64,21 @@ shift $((OPTIND - 1))
 out=$1
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-[ -n "$kernel" ] || kernel=$("$repo/qemu-tests/build-kernel.sh" systemd)
-rootfs=$("$repo/qemu-tests/debian-root.sh")
-
-kver=$(cat "${kernel%/arch/x86/boot/bzImage}/include/config/kernel.release" 2>/dev/null) ||
-	kver=$(file -bL "$kernel" | sed -n 's/.*, version \([^ ]*\) .*/\1/p')
+# dracut: the kernel's modules too for Debian's kernel (the storage
+# drivers, which udev loads in the initramfs), none for ours, which has
+# what it needs built in
+kmoddir=
+if [ -n "$debkernel" ]; then
+	kernel=$(ls "$debkernel"/boot/vmlinuz-*)
+	kver=${kernel##*/vmlinuz-}
+	kmoddir=$debkernel/lib/modules/$kver
+else
+	[ -n "$kernel" ] || kernel=$("$repo/qemu-tests/build-kernel.sh" systemd)
+	kver=$(cat "${kernel%/arch/x86/boot/bzImage}/include/config/kernel.release" 2>/dev/null) ||
+		kver=$(file -bL "$kernel" | sed -n 's/.*, version \([^ ]*\) .*/\1/p')
+fi
 [ -n "$kver" ] || { echo "systemd-boot.sh: cannot tell the kernel release of $kernel" >&2; exit 1; }
+rootfs=$("$repo/qemu-tests/debian-root.sh")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -79,10 +95,16 @@ cp -a /usr/lib/dracut "$tmp/dracut"
 cp -a "$tmp/pkg/usr/lib/dracut/modules.d/90kmemflight" "$tmp/dracut/modules.d/"
 mkdir -p "$tmp/dracut.conf.d" "$tmp/dracut-tmp"
 modules="bash systemd systemd-initrd systemd-udevd systemd-journald dracut-systemd base rootfs-block kmemflight"
+[ -z "$debkernel" ] || modules="$modules kernel-modules"
 start=$(date +%s)
+if [ -n "$kmoddir" ]; then
+	set -- --kmoddir "$kmoddir" --drivers "virtio_blk ext4"
+else
+	set -- --no-kernel
+fi
 if ! dracutbasedir="$tmp/dracut" KMEMFLIGHT_BIN="$tmp/pkg/usr/bin/kmemflight" dracut \
 	--conf /dev/null --confdir "$tmp/dracut.conf.d" --tmpdir "$tmp/dracut-tmp" \
-	--force --no-kernel --no-hostonly --no-hostonly-cmdline --no-early-microcode \
+	--force "$@" --no-hostonly --no-hostonly-cmdline --no-early-microcode \
 	--kver "$kver" --modules "$modules" --gzip \
 	"$out/initramfs.img" > "$out/dracut.log" 2>&1; then
 	echo "systemd-boot.sh: dracut failed; see $out/dracut.log" >&2
@@ -103,6 +125,11 @@ chroot "$root" dpkg -i /tmp/kmemflight.deb > "$out/dpkg.log" 2>&1 || {
 	exit 1
 }
 rm -f "$root/tmp/kmemflight.deb"
+# Debian's kernel loads 9p, for the results, from the root's modules
+if [ -n "$debkernel" ]; then
+	mkdir -p "$root/lib/modules"
+	cp -a "$debkernel/lib/modules/$kver" "$root/lib/modules/"
+fi
 systemctl --root="$root" -q enable kmemflight-attach.service kmemflight-save.service
 echo kmftest > "$root/etc/hostname"
 echo "/dev/vda / ext4 rw 0 1" > "$root/etc/fstab"

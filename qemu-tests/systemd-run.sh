@@ -2,8 +2,9 @@
 # The systemd suite: a real Debian bookworm boot with systemd in a dracut
 # initramfs and in the root (qemu-tests/systemd-boot.sh), recorded with
 # the default buffers and saved by kmemflight-save.service, twice (the
-# second boot rotates the files); and a boot where lockdown closes the
-# recorder, whose units fail clearly while the boot goes on.
+# second boot rotates the files); and two boots whose units fail clearly
+# while the boot goes on: lockdown closes the recorder, and Debian's own
+# kernel has none.
 # Prints "ok/not ok" per check and "systemd: N passed, N failed".
 set -u
 
@@ -184,6 +185,22 @@ if [ -f "$lk/collected" ]; then
 	check "lockdown: the save unit's journal line names the lockdown and what it closes" \
 		grep -q "kmemflight\[[0-9]*\]: kmemflight save: error: .*the kernel is locked down for confidentiality (lockdown=confidentiality in /sys/kernel/security/lockdown), which closes tracefs" \
 		"$lk/journal"
+fi
+
+# Debian's own kernel, which has no recorder, with kmemtrace.enable=1
+# (which it ignores): both units fail and say why, the boot goes on.
+db=$out/debian-kernel/boot1
+check "Debian's own 6.12 kernel (no recorder): the boot goes on to the test unit" \
+	sh -c "dk=\$('$repo/qemu-tests/debian-kernel.sh') &&
+		'$repo/qemu-tests/systemd-boot.sh' -D \"\$dk\" -c 2 '$out/debian-kernel'"
+if [ -f "$db/collected" ]; then
+	check "Debian's kernel: multi-user.target reached; both units failed, each saying there is no recorder" \
+		sh -c "cat '$db/failed'; grep -q '^ActiveEnterTimestampMonotonic=[1-9]' '$db/multi-user' &&
+			grep -q '^kmemflight-attach.service  *loaded failed failed' '$db/failed' &&
+			grep -q '^kmemflight-save.service  *loaded failed failed' '$db/failed' &&
+			grep -q '^total 0$' '$db/lib.ls' &&
+			grep -q 'kmemflight\[[0-9]*\]: kmemflight save: error: /sys/kernel/tracing/kmemtrace not found: this kernel has no kmemtrace recorder' '$db/journal' &&
+			grep -q 'kmemflight\[[0-9]*\]: kmemflight attach: error: /sys/kernel/tracing/kmemtrace not found: this kernel has no kmemtrace recorder' '$db/journal'"
 fi
 
 for d in "$b1" "$b2"; do
