@@ -31,6 +31,7 @@ struct attach_opts {
 	const char *spool;
 	bool daemon;
 	bool quiet;
+	bool if_not_attached;	/* another attach of the spool: exit 0 */
 };
 
 struct acpu {
@@ -80,6 +81,10 @@ static void usage(FILE *f)
 		"initramfs (see the dracut module), it survives switch_root.\n"
 		"\n"
 		"    -d, --daemon       run in the background; return once it records\n"
+		"        --if-not-attached\n"
+		"                       when an attach already drains the spool (the\n"
+		"                       initramfs's), say so and exit 0, not 1: what\n"
+		"                       kmemflight-attach.service runs\n"
 		"        --spool <dir>  where to keep the events (default $KMEMFLIGHT_SPOOL,\n"
 		"                       else " KMT_SPOOL_DEFAULT ")\n"
 		"    -q, --quiet        print nothing on success\n"
@@ -90,6 +95,7 @@ static int parse_args(int argc, char **argv, struct attach_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "daemon", no_argument, NULL, 'd' },
+		{ "if-not-attached", no_argument, NULL, 'N' },
 		{ "spool", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -103,6 +109,7 @@ static int parse_args(int argc, char **argv, struct attach_opts *o)
 	while ((c = getopt_long(argc, argv, "+:dqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->daemon = true; break;
+		case 'N': o->if_not_attached = true; break;
 		case 'S': o->spool = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return -1;
@@ -368,6 +375,12 @@ static int setup(struct attach *a, const struct attach_opts *o, struct kmt_err *
 			       (long)holder, a->s.path);
 		goto out;
 	}
+	if (ret == -EBUSY && o->if_not_attached) {
+		ret = kmt_errf(err, EALREADY,
+			       "already attached: pid %ld drains the spool %s; nothing to do",
+			       (long)holder, a->s.path);
+		goto out;
+	}
 	if (ret == -EBUSY) {
 		ret = kmt_errf(err, EBUSY,
 			       "already attached: pid %ld holds the spool %s ('kmemflight save FILE' stops an attach)",
@@ -524,6 +537,12 @@ int cmd_attach(int argc, char **argv)
 	a.flush_fd = -1;
 	a.per_cpu_fd = -1;
 	ret = setup(&a, &o, &err);
+	if (ret == -EALREADY) {
+		if (!o.quiet)
+			printf("kmemflight: %s\n", err.msg);
+		cleanup(&a);
+		return KMF_EXIT_OK;
+	}
 	if (ret) {
 		if (ret == -ENOMEM)
 			kmf_error("out of memory");

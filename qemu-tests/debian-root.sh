@@ -3,7 +3,7 @@
 # a real distribution's user space (qemu-tests/systemd-boot.sh).  Built
 # once with mmdebstrap from this machine's own apt sources (no mirror is
 # named here) as a tarball under ${KMF_CACHE:-~/.cache/kmemflight}, keyed
-# by the package list and this script; prints its path.  About 20 s.
+# by the package list and this script; prints its path.  About 30 s.
 #
 #   qemu-tests/debian-root.sh
 set -eu
@@ -24,7 +24,7 @@ command -v mmdebstrap > /dev/null || {
 	exit 1
 }
 mkdir -p "$cache"
-echo "debian-root.sh: building a bookworm root with $pkgs (once, ~20 s)" >&2
+echo "debian-root.sh: building a bookworm root with $pkgs (once, ~30 s)" >&2
 rm -f "$tar.tmp"
 # shellcheck disable=SC2086
 if ! mmdebstrap --mode=root --variant=minbase --format=tar \

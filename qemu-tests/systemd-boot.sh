@@ -1,10 +1,10 @@
 #!/bin/sh
 # Boot a real Debian bookworm root with systemd under QEMU, through a
 # dracut initramfs made with dracut's systemd modules and kmemflight's:
-# kmemflight-attach.service drains the recorder in the initramfs, stops at
-# switch-root, starts again in the real root, and kmemflight-save.service
-# saves the boot once multi-user.target is reached, as a user's machine
-# would.  kmemflight comes from its Debian package, built from this tree
+# kmemflight-attach.service drains the recorder from the initramfs's first
+# units on, and lives on across switch-root as the real root's unit of the
+# same name; kmemflight-save.service saves the boot once multi-user.target
+# is reached, as a user's machine would.  kmemflight comes from its Debian package, built from this tree
 # and installed in the root with dpkg.  A test unit ordered after the save
 # copies what the test checks to the host through 9p and powers off.
 #
@@ -29,10 +29,11 @@
 # gets deb/ (the package, its build log and lintian's) and dpkg.log.
 #
 # The machine is QEMU's q35, as libvirt and virt-manager make new VMs:
-# on the older i440fx, the ACPI interpreter allocates and frees about
-# 260,000 objects while it routes each virtio PCI device's interrupt
-# through the PCI link devices (acpi_ut_create_generic_state), which
-# alone fills a CPU's default buffers before the initramfs starts.
+# on the older i440fx, the ACPI interpreter allocates and frees objects
+# (acpi_ut_create_generic_state ...) while it routes each virtio PCI
+# device's interrupt through the PCI link devices: about 260,000 events
+# per device, 525,000 with the disk and 9p, which alone nearly fill a
+# CPU's default buffers before the initramfs starts.
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)

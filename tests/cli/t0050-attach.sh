@@ -124,6 +124,10 @@ test_expect_success 'attach --daemon drains as data comes; save stops it and mer
 	cat full0 >&3 && cat full1 >&4 &&
 	test_must_fail kmf attach 2> err &&
 	grep -q "already attached: pid $pid holds the spool $PWD/spool (.kmemflight save FILE. stops an attach)" err &&
+	kmf attach --daemon --if-not-attached > out2 2> err2 &&
+	grep -qx "kmemflight: already attached: pid $pid drains the spool $PWD/spool; nothing to do" out2 &&
+	test ! -s err2 && grep -q "^$pid attach$" spool/lock &&
+	kmf attach --if-not-attached -q > out3 && test ! -s out3 &&
 	kmf save boot.kmt > out &&
 	bytes=$(cat full0 full1 | wc -c) &&
 	grep -q "attach pid $pid drained $bytes bytes in 2 reads" out &&
