@@ -460,6 +460,14 @@ static void print_started(struct attach *a)
 	       n, a->s.path);
 }
 
+/* Whether we run in an initramfs ($KMEMFLIGHT_INITRD_RELEASE for tests). */
+static bool in_initrd(void)
+{
+	const char *f = getenv("KMEMFLIGHT_INITRD_RELEASE");
+
+	return access(f && *f ? f : "/etc/initrd-release", F_OK) == 0;
+}
+
 /* Detach from the caller; the parent returns once we are recording. */
 static int daemonize(struct attach *a, struct kmt_err *err)
 {
@@ -507,8 +515,13 @@ static int daemonize(struct attach *a, struct kmt_err *err)
 		close(fd);
 		setvbuf(stderr, line, _IOLBF, sizeof(line));
 	}
-	/* systemd's mark for a daemon from the initramfs: spare it */
-	if (kmf_argv0 && kmf_argv0[0])
+	/*
+	 * systemd's mark for a daemon from the initramfs: spare it when it
+	 * switches root.  Only there (the initramfs has /etc/initrd-release),
+	 * as systemd's storage daemon rules ask: an attach of the real root
+	 * must not outlive the final kill at shutdown.
+	 */
+	if (kmf_argv0 && kmf_argv0[0] && in_initrd())
 		kmf_argv0[0] = '@';
 	kmt_spool_set_owner(&a->s, "attach");
 	ret = (int)write(pfd[1], "1", 1);

@@ -1413,8 +1413,26 @@ static void kmt_probe_initcall_finish(void *data, initcall_t func, int ret)
 
 static const u8 kmt_enc_task[] = { KMT_ENC_U8X, KMT_ENC_U32X, KMT_ENC_U32X };
 
-/* Longest filename and cgroup path a task record keeps. */
+/*
+ * Longest filename and cgroup path a task record keeps: their last bytes,
+ * where the program's and the unit's names are; and the buffer a cgroup
+ * path is read into.
+ */
 #define KMT_TASK_PATH	128
+#define KMT_CGROUP_BUF	256
+
+/* The last KMT_TASK_PATH bytes of @s, "" for NULL. */
+static struct kmt_str kmt_tail(const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+	struct kmt_str t = { s, len };
+
+	if (len > KMT_TASK_PATH) {
+		t.p = s + len - KMT_TASK_PATH;
+		t.len = KMT_TASK_PATH;
+	}
+	return t;
+}
 
 /*
  * A KMT_EV_TASK record: @op on task @pid (parent @ppid), its @comm, what
@@ -1426,8 +1444,8 @@ static void kmt_record_task(u8 op, pid_t pid, pid_t ppid, const char *comm,
 	u64 v[3] = { op, pid, ppid };
 	struct kmt_str str[3] = {
 		{ comm, comm ? strnlen(comm, TASK_COMM_LEN) : 0 },
-		{ filename, filename ? strnlen(filename, KMT_TASK_PATH) : 0 },
-		{ cgroup, cgroup ? strnlen(cgroup, KMT_TASK_PATH) : 0 },
+		kmt_tail(filename),
+		kmt_tail(cgroup),
 	};
 
 	kmt_record_fields(KMT_EV_TASK, kmt_enc_task, v, 3, str, 3);
@@ -1442,15 +1460,19 @@ static const char *kmt_cgroup_of(struct task_struct *p, char *buf, size_t len)
 	rcu_read_lock();
 	ret = cgroup_path(task_dfl_cgroup(p), buf, len);
 	rcu_read_unlock();
-	if (ret < 0)
+	/* cut: its head only, without the unit at its end */
+	if (ret < 0 || ret >= len)
 		buf[0] = '\0';
 	return buf;
 }
 
+/* A move in the cgroup v2 hierarchy (v1 hierarchies say nothing of units). */
 static void kmt_probe_cgroup_attach(void *data, struct cgroup *dst,
 				    const char *path, struct task_struct *p,
 				    bool threadgroup)
 {
+	if (dst->root != &cgrp_dfl_root)
+		return;
 	kmt_record_task(KMT_TASK_CGROUP, task_pid_nr(p), threadgroup, p->comm,
 			NULL, path);
 }
@@ -1464,7 +1486,7 @@ static const char *kmt_cgroup_of(struct task_struct *p, char *buf, size_t len)
 static void kmt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
-	char cgroup[KMT_TASK_PATH];
+	char cgroup[KMT_CGROUP_BUF];
 
 	if (task_pid_nr(p) == 1)
 		kmt_record_str(KMT_EV_INIT_EXEC, NULL, NULL, 0, bprm->filename);
@@ -1482,7 +1504,7 @@ static void kmt_probe_fork(void *data, struct task_struct *parent,
 {
 	const char *cgroup = NULL;
 #ifdef CONFIG_CGROUPS
-	char buf[KMT_TASK_PATH];
+	char buf[KMT_CGROUP_BUF];
 	bool moved;
 
 	rcu_read_lock();

@@ -118,7 +118,8 @@ test_expect_success 'attach --daemon drains as data comes; save stops it and mer
 		d=tfs/kmemtrace/per_cpu/cpu$c && mv $d/data full$c && mkfifo $d/data || exit 1
 	done &&
 	exec 3<> tfs/kmemtrace/per_cpu/cpu0/data 4<> tfs/kmemtrace/per_cpu/cpu1/data &&
-	kmf attach --daemon > out &&
+	: > initrd-release &&
+	KMEMFLIGHT_INITRD_RELEASE=$PWD/initrd-release kmf attach --daemon > out &&
 	grep -q "^kmemflight: recording kernel memory events from 2 CPUs into $PWD/spool;" out &&
 	pid=$(cut -d" " -f1 spool/lock) && grep -q "^$pid attach$" spool/lock && test "$(head -c1 /proc/$pid/cmdline)" = @ &&
 	cat full0 >&3 && cat full1 >&4 &&
@@ -136,13 +137,15 @@ test_expect_success 'attach --daemon drains as data comes; save stops it and mer
 	test ! -e spool
 '
 
-test_expect_success 'attach takes on a CPU that comes up after it started' '
+test_expect_success 'attach takes on a CPU that comes up after it started; no @ outside an initramfs' '
 	"$MKTRACE" tracefs tfs && mkks &&
 	d=tfs/kmemtrace/per_cpu && mv $d/cpu0/data full0 && mkfifo $d/cpu0/data &&
 	mv $d/cpu1/data full1 &&
 	exec 3<> $d/cpu0/data &&
-	kmf attach --daemon > out &&
+	KMEMFLIGHT_INITRD_RELEASE=$PWD/no-initrd-release kmf attach --daemon > out &&
 	grep -q "^kmemflight: recording kernel memory events from 1 CPUs into $PWD/spool;" out &&
+	pid=$(cut -d" " -f1 spool/lock) &&
+	test "$(head -c1 /proc/$pid/cmdline)" != @ &&
 	test ! -e spool/cpu1 &&
 	cp full1 $d/cpu1/new && mv $d/cpu1/new $d/cpu1/data &&
 	i=0 && while ! cmp -s spool/cpu1 full1; do
