@@ -8,12 +8,15 @@
 
 #include "tasks.h"
 
+/* the root cgroup's "unit": one string, which every row without one shares */
+static const char root_unit[] = "-";
+
 static const struct kmt_who fixed[KMT_WHO_FIXED] = {
-	[KMT_WHO_UNKNOWN] = { "[unknown task]", 14, "-", 1 },
-	[KMT_WHO_SWAPPER] = { "swapper", 7, "-", 1 },
-	[KMT_WHO_SOFTIRQ] = { "[softirq]", 9, "-", 1 },
-	[KMT_WHO_HARDIRQ] = { "[hardirq]", 9, "-", 1 },
-	[KMT_WHO_NMI] = { "[nmi]", 5, "-", 1 },
+	[KMT_WHO_UNKNOWN] = { "[unknown task]", 14, root_unit, 1 },
+	[KMT_WHO_SWAPPER] = { "swapper", 7, root_unit, 1 },
+	[KMT_WHO_SOFTIRQ] = { "[softirq]", 9, root_unit, 1 },
+	[KMT_WHO_HARDIRQ] = { "[hardirq]", 9, root_unit, 1 },
+	[KMT_WHO_NMI] = { "[nmi]", 5, root_unit, 1 },
 };
 
 int kmt_tasks_init(struct kmt_tasks *tk)
@@ -76,7 +79,7 @@ void kmt_cgroup_unit(const char *path, uint32_t len, const char **unit,
 			end = start ? start - 1 : 0;
 		}
 	}
-	*unit = "-";
+	*unit = root_unit;
 	*ulen = 1;
 }
 

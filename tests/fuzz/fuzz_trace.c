@@ -112,12 +112,18 @@ static void who(const struct kmt_trace *t, const uint8_t *data, size_t size)
 		CHECK(slab == s.live_bytes);
 		CHECK(page == s.pg_live_bytes);
 	}
+	/* a name is in the trace, or one of the fixed rows' (inherited) */
 	for (i = 0; i < s.nr_whos; i++) {
 		const struct kmt_who *w = &s.whos[i];
+		bool comm = inside(w->comm, w->comm_len, data, size);
+		bool unit = inside(w->unit, w->unit_len, data, size);
+		size_t j;
 
-		CHECK(i < KMT_WHO_FIXED || inside(w->comm, w->comm_len, data, size));
-		CHECK(i < KMT_WHO_FIXED || (w->unit_len == 1 && w->unit[0] == '-') ||
-		      inside(w->unit, w->unit_len, data, size));
+		for (j = 0; j < KMT_WHO_FIXED && j < s.nr_whos; j++) {
+			comm |= w->comm == s.whos[j].comm && w->comm_len == s.whos[j].comm_len;
+			unit |= w->unit == s.whos[j].unit && w->unit_len == s.whos[j].unit_len;
+		}
+		CHECK(comm && unit);
 	}
 	kmt_slab_free(&s);
 }
