@@ -115,12 +115,24 @@ it starts, keeps a bit per 4 KiB of kernel text to spot their call
 sites, and records those allocations with the return addresses out to
 the first frame outside every wrapper.
 
+In flight mode (kmemtrace.mode=flight) a full buffer reuses its oldest
+sub-buffer instead of dropping new events, and counts what it overwrote:
+the buffers hold the latest events for as long as the machine runs.
+Triggers freeze them: the OOM killer choosing a victim, a page or slab
+allocation failure the kernel warns of, a write to tracefs.  The
+trigger writes a record of what happened and sets a flag that every
+CPU's writers test, which is safe with the OOM killer's locks held or
+in an interrupt; poll() on tracefs kmemtrace/frozen wakes the reader
+that saves the window.  While a reader has a CPU's data file open that
+CPU drops instead of overwriting, so that the reader gets a whole
+stream.
+
 Off unless booted with kmemtrace.enable=1: the tracepoints and the
-static key stay disabled and the only cost is an id assigned at cache
+static keys stay disabled and the only cost is an id assigned at cache
 creation." \
 	include/linux/kmemtrace.h mm/kmemtrace.c mm/Kconfig.debug mm/Makefile \
-	mm/memblock.c mm/mm_init.c mm/page_alloc.c mm/slab.h mm/slab_common.c \
-	mm/slub.c mm/vmalloc.c
+	mm/memblock.c mm/mm_init.c mm/oom_kill.c mm/page_alloc.c mm/slab.h \
+	mm/slab_common.c mm/slub.c mm/vmalloc.c
 
 maintainers_with "Documentation|include|mm/"
 step "Documentation: kmemtrace: document the recorder and its ABI" \
@@ -131,7 +143,7 @@ how to save and read a boot-time trace." \
 	Documentation/admin-guide/kernel-parameters.txt
 
 maintainers_with "."
-step "samples: kmemtrace: a known boot-time regression, a cost benchmark, a stress" \
+step "samples: kmemtrace: a known boot-time regression, a cost benchmark, a stress, a leak" \
 "SAMPLE_KMEMTRACE_RETAIN: a late initcall that keeps 1 MiB (256 objects
 of 4 KiB) allocated from one function.  A gate that compares the boot
 footprints of two kernels must report exactly this growth, at this
@@ -145,9 +157,15 @@ compared in one boot.
 SAMPLE_KMEMTRACE_STRESS: /sys/kernel/debug/kmemtrace-stress makes every
 online CPU allocate from a kthread, a timer and a hard-irq hrtimer at
 once, and counts the pairs of each; a trace of the run must hold exactly
-those events, in those contexts." \
+those events, in those contexts.
+
+SAMPLE_KMEMTRACE_LEAK: /sys/kernel/debug/kmemtrace-leak keeps kmalloc()ing
+from ZONE_DMA until an allocation fails, then frees it all: a page and
+a slab allocation failure, which freeze the recorder in flight mode,
+without the OOM killer and without starving the rest of the machine." \
 	samples/kmemtrace/Makefile samples/kmemtrace/kmemtrace-retain.c \
 	samples/kmemtrace/kmemtrace-bench.c samples/kmemtrace/kmemtrace-stress.c \
+	samples/kmemtrace/kmemtrace-leak.c \
 	samples/Kconfig samples/Makefile
 
 if [ -n "$(g status --porcelain --ignored)" ]; then

@@ -19,8 +19,12 @@
  * every record's time delta is relative to the record before it in the
  * buffer.  Records are written straight into the reserved space, each
  * field at a fixed offset, and carry the pid only when it changes.  When
- * no sub-buffer is free the event is dropped and counted: the earliest
- * events are kept.
+ * no sub-buffer is free, boot mode drops the event and counts it: the
+ * earliest events are kept, for a reader that drains the buffers.  Flight
+ * mode reuses the oldest sub-buffer and counts its events as overwritten:
+ * the latest events are kept, until a trigger (the OOM killer, a failed
+ * allocation, root) freezes every CPU's buffer for a reader that comes
+ * later.
  *
  * The format is defined in include/uapi/linux/kmemtrace.h and specified in
  * Documentation/trace/kmemtrace-format.rst.
@@ -94,13 +98,17 @@
 
 struct kmt_slot {
 	local_t		commit;		/* bytes written and committed */
+	local_t		events;		/* records committed */
 	unsigned int	size;		/* final size once closed, else 0 */
 };
 
 struct kmt_cpu {
 	u64		state;		/* local: this CPU and its interrupts */
+	bool		frozen;		/* a trigger fired: open no sub-buffer */
 	local_t		events;
 	local_t		lost;
+	local_t		overwritten;	/* flight mode: events of reused sub-buffers */
+	local_t		reusing;	/* a writer is reusing the oldest one */
 	u64		last_ts;
 	u32		pid;		/* of the last record with a pid ... */
 	u32		pid_seq;	/* ... in this sub-buffer, U32_MAX: none */
@@ -325,6 +333,50 @@ static noinline u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq,
 	return (u8 *)h + hsz;
 }
 
+static unsigned int kmt_mode __read_mostly = KMT_MODE_BOOT;
+static const char *const kmt_mode_names[] = {
+	[KMT_MODE_BOOT] = "boot",
+	[KMT_MODE_FLIGHT] = "flight",
+};
+
+/*
+ * Flight mode, every sub-buffer in use: give the oldest, @consumed, to
+ * the writers and count its events as overwritten.  Not while a reader
+ * has the data file open (->consumed is the reader's then), nor while a
+ * writer this one interrupted is doing it, nor before every record of
+ * the oldest sub-buffer is committed: the event is dropped then.
+ * Return: true to try again, false to drop.
+ */
+static noinline bool kmt_reuse(struct kmt_cpu *cb, unsigned int consumed)
+{
+	struct kmt_slot *slot = &cb->slot[consumed & kmt_subbuf_mask];
+	unsigned int size;
+	bool ret = false;
+
+	/* Pairs with clear_bit_unlock() in kmt_data_release(). */
+	if (READ_ONCE(kmt_mode) != KMT_MODE_FLIGHT ||
+	    test_bit_acquire(0, &cb->open))
+		return false;
+	if (local_cmpxchg(&cb->reusing, 0, 1))
+		return false;
+	if (READ_ONCE(cb->consumed) != consumed) {
+		ret = true;	/* an interrupt did it */
+		goto out;
+	}
+	size = READ_ONCE(slot->size);
+	if (!size || local_read(&slot->commit) != size)
+		goto out;
+	local_add(local_read(&slot->events), &cb->overwritten);
+	local_set(&slot->commit, 0);
+	local_set(&slot->events, 0);
+	WRITE_ONCE(slot->size, 0);
+	WRITE_ONCE(cb->consumed, consumed + 1);
+	ret = true;
+out:
+	local_set(&cb->reusing, 0);
+	return ret;
+}
+
 /* Every sub-buffer is full: hand the current one to the reader, drop. */
 static noinline bool kmt_full(struct kmt_cpu *cb, u64 *old)
 {
@@ -431,6 +483,12 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 				break;
 			continue;
 		}
+		/*
+		 * Frozen: no sub-buffer is opened, so none is reused.  What
+		 * the current one still holds room for is written.
+		 */
+		if (unlikely(READ_ONCE(cb->frozen)))
+			return false;
 		/* The first record of a sub-buffer is relative to base_ts. */
 		abs = false;
 		dt = 0;
@@ -441,6 +499,8 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 		used = sign_extend32((seq - consumed) & KMT_SEQ_MASK,
 				     KMT_SEQ_BITS - 1);
 		if (used + 2 > (int)kmt_nr_subbufs) {
+			if (kmt_reuse(cb, consumed))
+				continue;
 			if (kmt_full(cb, &old))
 				return false;
 			continue;
@@ -493,6 +553,7 @@ static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
 	/* Record bytes before the count; pairs with kmt_slot_ready(). */
 	smp_wmb();
 	done = local_add_return(r->len, &slot->commit);
+	local_inc(&slot->events);
 	local_inc(&cb->events);
 	/*
 	 * An interrupt closed this sub-buffer while we were writing it: its
@@ -660,8 +721,6 @@ static const u8 kmt_enc_page[] = {
 static const u8 kmt_enc_cache_def[] = {
 	KMT_ENC_U16X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X,
 };
-
-static const u8 kmt_enc_u8[] = { KMT_ENC_U8X };
 
 static const u8 kmt_enc_initcall[] = { KMT_ENC_TEXT32, KMT_ENC_S32 };
 
@@ -1677,12 +1736,239 @@ static void kmt_probe_compact_end(void *data, struct compact_control *cc,
 }
 #endif
 
+static const u8 kmt_enc_mark[] = {
+	KMT_ENC_U8X, KMT_ENC_U8X, KMT_ENC_U32X, KMT_ENC_U8X, KMT_ENC_U24X,
+	KMT_ENC_U16X,
+};
+
 static void kmt_emit_mark(enum kmt_mark mark)
 {
-	u64 v = mark;
+	const struct kmt_str none[2] = { { "", 0 }, { "", 0 } };
+	u64 v[ARRAY_SIZE(kmt_enc_mark)] = { mark };
 
-	kmt_record_fields(KMT_EV_MARK, kmt_enc_u8, &v, 1, NULL, 0);
+	kmt_record_fields(KMT_EV_MARK, kmt_enc_mark, v, ARRAY_SIZE(v), none, 2);
 }
+
+/* ---- flight mode: triggers that freeze -------------------------------- */
+
+static const char *const kmt_trigger_names[KMT_NR_TRIGGERS] = {
+	[KMT_TRIG_MANUAL] = "manual",
+	[KMT_TRIG_OOM] = "oom",
+	[KMT_TRIG_PAGE_ALLOC_FAIL] = "page_alloc_fail",
+	[KMT_TRIG_SLAB_ALLOC_FAIL] = "slab_alloc_fail",
+	[KMT_TRIG_MEMCG_OOM] = "memcg_oom",
+};
+
+#define KMT_TRIGGERS_ALL	(BIT(KMT_NR_TRIGGERS) - 2)
+/* A memory cgroup at its limit is the cgroup's business, not the machine's. */
+#define KMT_TRIGGERS_DEFAULT	(KMT_TRIGGERS_ALL & ~BIT(KMT_TRIG_MEMCG_OOM))
+
+/* On while the recorder records in flight mode: the hooks call in. */
+DEFINE_STATIC_KEY_FALSE(kmemtrace_trigger_key);
+/* Bits of enum kmt_trigger that freeze. */
+static unsigned long kmt_triggers __read_mostly = KMT_TRIGGERS_DEFAULT;
+/* The trigger that froze the recorder, 0 while armed. */
+static atomic_t kmt_frozen_by = ATOMIC_INIT(0);
+/* Set once every CPU was told to stop, cleared when armed again. */
+static bool kmt_frozen_done;
+static u64 kmt_trigger_ts, kmt_frozen_ts;
+static DECLARE_WAIT_QUEUE_HEAD(kmt_frozen_wait);
+
+static void kmt_frozen_wakeup(struct irq_work *work)
+{
+	wake_up_all(&kmt_frozen_wait);
+}
+
+static DEFINE_IRQ_WORK(kmt_frozen_work, kmt_frozen_wakeup);
+
+/*
+ * Freeze the recorder for @trig: write the trigger's record, then tell
+ * every CPU's writers to open no sub-buffer: each CPU writes on into the
+ * one it has open until it is full (or a reader flushes it), and from
+ * then on drops its events uncounted, so that nothing older is ever
+ * overwritten.  The check is on the writers' slow path, and costs the
+ * hot path nothing.  Any context, NMI aside: the OOM killer with its
+ * locks, an atomic allocation failing in an interrupt.  The first
+ * trigger wins; later ones find the recorder frozen.
+ */
+static noinline void kmt_freeze(enum kmt_trigger trig,
+				struct task_struct *task, int order,
+				gfp_t gfp, unsigned int cache)
+{
+	unsigned long entries[KMT_MAX_STACK];
+	u8 stack[KMT_MAX_STACK * 10], *p = stack;
+	u64 v[ARRAY_SIZE(kmt_enc_mark)];
+	struct kmt_str str[2];
+	unsigned int i, nr;
+	int cpu;
+	u64 ts;
+
+	if (!READ_ONCE(kmt_recording) || READ_ONCE(kmt_mode) != KMT_MODE_FLIGHT ||
+	    !(READ_ONCE(kmt_triggers) & BIT(trig)))
+		return;
+	if (atomic_cmpxchg(&kmt_frozen_by, 0, trig))
+		return;
+	/* skip this function's frame and the hook's */
+	nr = stack_trace_save(entries, KMT_MAX_STACK, 2);
+	for (i = 0; i < nr; i++)
+		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(entries[i])));
+	v[0] = KMT_MARK_FROZEN;
+	v[1] = trig;
+	v[2] = task ? task_pid_nr(task) : 0;
+	v[3] = order < 0 ? 0 : order;
+	v[4] = (__force u32)gfp;
+	v[5] = cache;
+	str[0].p = task ? task->comm : "";
+	str[0].len = task ? strnlen(task->comm, TASK_COMM_LEN) : 0;
+	str[1].p = stack;
+	str[1].len = p - stack;
+	ts = local_clock();
+	kmt_record_fields_at(KMT_EV_MARK, kmt_enc_mark, v, ARRAY_SIZE(v),
+			     str, 2, ts);
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&kmt_cpu_buf, cpu)->frozen, true);
+	/* The stops before the time that says they were made. */
+	smp_mb();
+	kmt_trigger_ts = ts;
+	kmt_frozen_ts = local_clock();
+	/* Pairs with the acquire in kmt_is_frozen(). */
+	smp_store_release(&kmt_frozen_done, true);
+	irq_work_queue(&kmt_frozen_work);
+}
+
+static bool kmt_is_frozen(void)
+{
+	/* Pairs with the release in kmt_freeze(): its times are set. */
+	return smp_load_acquire(&kmt_frozen_done);
+}
+
+/**
+ * __kmemtrace_oom - the OOM killer chose @victim
+ * @victim: the task it will kill
+ * @order:  order of the allocation that failed, -1 for a forced kill
+ * @gfp:    its GFP flags
+ * @memcg:  the OOM is a memory cgroup's, not the machine's
+ *
+ * Freezes the recorder in flight mode when the "oom" trigger is on, or
+ * for a memory cgroup's OOM the "memcg_oom" trigger.
+ */
+void __kmemtrace_oom(struct task_struct *victim, int order, gfp_t gfp,
+		     bool memcg)
+{
+	kmt_freeze(memcg ? KMT_TRIG_MEMCG_OOM : KMT_TRIG_OOM, victim, order,
+		   gfp, 0);
+}
+
+/**
+ * __kmemtrace_alloc_failed - an allocation failed
+ * @trig:  KMT_TRIG_PAGE_ALLOC_FAIL or KMT_TRIG_SLAB_ALLOC_FAIL
+ * @gfp:   its GFP flags; with __GFP_NOWARN the failure was expected
+ * @order: the order of the pages it could not get
+ * @s:     the slab cache, or NULL
+ *
+ * Freezes the recorder in flight mode when @trig is on.
+ */
+void __kmemtrace_alloc_failed(enum kmt_trigger trig, gfp_t gfp,
+			      unsigned int order, struct kmem_cache *s)
+{
+	if (gfp & __GFP_NOWARN)
+		return;
+	kmt_freeze(trig, current, order, gfp, s ? READ_ONCE(s->kmt_id) : 0);
+}
+
+/* Record again after a freeze; the buffers keep what they hold. */
+static void kmt_arm(void)
+{
+	int cpu;
+
+	if (!kmt_is_frozen())
+		return;
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&kmt_cpu_buf, cpu)->frozen, false);
+	WRITE_ONCE(kmt_frozen_done, false);
+	/* The CPUs record before the next trigger may fire. */
+	smp_mb();
+	atomic_set(&kmt_frozen_by, 0);
+	kmt_emit_mark(KMT_MARK_ARMED);
+}
+
+/* The trigger hooks run while recording in flight mode.  kmt_mutex held. */
+static void kmt_update_trigger_key(void)
+{
+	if (READ_ONCE(kmt_recording) && kmt_mode == KMT_MODE_FLIGHT)
+		static_branch_enable(&kmemtrace_trigger_key);
+	else
+		static_branch_disable(&kmemtrace_trigger_key);
+}
+
+/*
+ * "oom,manual": the triggers named, into @mask; "all", or "none" for
+ * none.  -EINVAL for an unknown name.
+ */
+static int kmt_parse_triggers(const char *str, unsigned long *mask)
+{
+	const char *p, *end;
+	unsigned long m = 0;
+	size_t len;
+	int t;
+
+	str = skip_spaces(str);
+	if (sysfs_streq(str, "none")) {
+		*mask = 0;
+		return 0;
+	}
+	if (sysfs_streq(str, "all")) {
+		*mask = KMT_TRIGGERS_ALL;
+		return 0;
+	}
+	for (p = str; *p && *p != '\n'; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ',');
+		len = end - p;
+		if (len && p[len - 1] == '\n')
+			len--;
+		for (t = 1; t < KMT_NR_TRIGGERS; t++)
+			if (strlen(kmt_trigger_names[t]) == len &&
+			    !strncmp(p, kmt_trigger_names[t], len))
+				break;
+		if (t == KMT_NR_TRIGGERS)
+			return -EINVAL;
+		m |= BIT(t);
+	}
+	if (!m)
+		return -EINVAL;
+	*mask = m;
+	return 0;
+}
+
+static int __init kmt_parse_triggers_param(char *str)
+{
+	unsigned long mask;
+
+	if (!str || kmt_parse_triggers(str, &mask)) {
+		pr_warn("kmemtrace.triggers=%s is invalid: use a comma-separated list of oom, memcg_oom, page_alloc_fail, slab_alloc_fail, manual, or all, or none; recorder stays off\n",
+			str ? str : "");
+		kmt_param_invalid = true;
+		return 0;
+	}
+	kmt_triggers = mask;
+	return 0;
+}
+early_param("kmemtrace.triggers", kmt_parse_triggers_param);
+
+static int __init kmt_parse_mode(char *str)
+{
+	if (str && !strcmp(str, "boot")) {
+		kmt_mode = KMT_MODE_BOOT;
+	} else if (str && !strcmp(str, "flight")) {
+		kmt_mode = KMT_MODE_FLIGHT;
+	} else {
+		pr_warn("kmemtrace.mode=%s is invalid: use boot or flight; recorder stays off\n",
+			str ? str : "");
+		kmt_param_invalid = true;
+	}
+	return 0;
+}
+early_param("kmemtrace.mode", kmt_parse_mode);
 
 /**
  * kmemtrace_cache_create - give a new kmem_cache its trace id
@@ -2112,6 +2398,8 @@ static int kmt_start(void)
 
 	WRITE_ONCE(kmt_recording, true);
 	kmt_emit_mark(KMT_MARK_RECORDING_ON);
+	if (kmt_mode == KMT_MODE_FLIGHT)
+		kmt_emit_mark(KMT_MARK_FLIGHT);
 	kmt_emit_groups(groups);
 	kmt_define_all_caches();
 	kmt_find_wrappers();
@@ -2178,8 +2466,9 @@ void __init kmemtrace_init(void)
 			ret);
 		return;
 	}
-	pr_info("recording from kmem_cache_init: %u x %u bytes per CPU, for each CPU as it comes up\n",
-		kmt_nr_subbufs, kmt_subbuf_size);
+	kmt_update_trigger_key();
+	pr_info("recording from kmem_cache_init in %s mode: %u x %u bytes per CPU, for each CPU as it comes up\n",
+		kmt_mode_names[kmt_mode], kmt_nr_subbufs, kmt_subbuf_size);
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -2214,6 +2503,7 @@ static ssize_t kmt_copy_ready(struct kmt_cpu *cb, char __user *ubuf,
 			return done ? done : -EFAULT;
 		done += size;
 		local_set(&cb->slot[idx].commit, 0);
+		local_set(&cb->slot[idx].events, 0);
 		WRITE_ONCE(cb->slot[idx].size, 0);
 		/* Writers may reuse the slot once they see the new count. */
 		smp_store_release(&cb->consumed, cb->consumed + 1);
@@ -2289,6 +2579,12 @@ static int kmt_data_open(struct inode *inode, struct file *file)
 		return -ENODEV;
 	if (test_and_set_bit_lock(0, &cb->open))
 		return -EBUSY;
+	/*
+	 * ->consumed is ours from here: a flight-mode writer that reuses
+	 * the oldest sub-buffer saw the bit clear, and runs with
+	 * preemption off.
+	 */
+	synchronize_rcu();
 	file->private_data = cb;
 	ret = nonseekable_open(inode, file);
 	if (ret)
@@ -2364,6 +2660,7 @@ static int kmt_enable_set(unsigned int val)
 		kmt_unregister_groups(kmt_groups);
 		kmt_emit_mark(KMT_MARK_RECORDING_OFF);
 		WRITE_ONCE(kmt_recording, false);
+		kmt_update_trigger_key();
 		goto out_unlock;
 	}
 	if (!kmt_allocated) {
@@ -2374,6 +2671,7 @@ static int kmt_enable_set(unsigned int val)
 	mutex_lock(&slab_mutex);
 	ret = kmt_start();
 	mutex_unlock(&slab_mutex);
+	kmt_update_trigger_key();
 out_unlock:
 	mutex_unlock(&kmt_mutex);
 	return ret;
@@ -2460,6 +2758,197 @@ static const struct file_operations kmt_events_fops = {
 	.open		= kmt_events_open,
 	.read		= seq_read,
 	.write		= kmt_events_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static ssize_t kmt_mode_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	char buf[16];
+	int len = scnprintf(buf, sizeof(buf), "%s\n",
+			    kmt_mode_names[READ_ONCE(kmt_mode)]);
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/*
+ * "flight": full buffers reuse their oldest sub-buffer from now on, and
+ * the triggers are armed; "boot": they drop new events again.  A mark
+ * in the stream says where the mode changed.
+ */
+static ssize_t kmt_mode_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	unsigned int mode;
+	char buf[16];
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sysfs_streq(buf, "boot"))
+		mode = KMT_MODE_BOOT;
+	else if (sysfs_streq(buf, "flight"))
+		mode = KMT_MODE_FLIGHT;
+	else
+		return -EINVAL;
+	mutex_lock(&kmt_mutex);
+	if (mode != kmt_mode) {
+		WRITE_ONCE(kmt_mode, mode);
+		if (READ_ONCE(kmt_recording))
+			kmt_emit_mark(mode == KMT_MODE_FLIGHT ? KMT_MARK_FLIGHT :
+					KMT_MARK_BOOT);
+		kmt_update_trigger_key();
+	}
+	mutex_unlock(&kmt_mutex);
+	return count;
+}
+
+static const struct file_operations kmt_mode_fops = {
+	.open	= kmt_generic_open,
+	.read	= kmt_mode_read,
+	.write	= kmt_mode_write,
+	.llseek	= default_llseek,
+};
+
+static int kmt_triggers_show(struct seq_file *m, void *v)
+{
+	unsigned long mask = READ_ONCE(kmt_triggers);
+	bool first = true;
+	int t;
+
+	for (t = 1; t < KMT_NR_TRIGGERS; t++) {
+		if (!(mask & BIT(t)))
+			continue;
+		seq_printf(m, "%s%s", first ? "" : ",", kmt_trigger_names[t]);
+		first = false;
+	}
+	seq_puts(m, first ? "none\n" : "\n");
+	return 0;
+}
+
+static int kmt_triggers_open(struct inode *inode, struct file *file)
+{
+	return kmt_open_allowed() ?: single_open(file, kmt_triggers_show, NULL);
+}
+
+static ssize_t kmt_triggers_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	unsigned long mask;
+	char buf[96];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	ret = kmt_parse_triggers(buf, &mask);
+	if (ret)
+		return ret;
+	WRITE_ONCE(kmt_triggers, mask);
+	return count;
+}
+
+static const struct file_operations kmt_triggers_fops = {
+	.open		= kmt_triggers_open,
+	.read		= seq_read,
+	.write		= kmt_triggers_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/*
+ * "0": armed (or boot mode); "1 TRIGGER TRIGGER_TS FROZEN_TS": frozen
+ * by TRIGGER, whose record has time TRIGGER_TS, every CPU stopped by
+ * FROZEN_TS.  poll() says it is readable once frozen.
+ */
+static ssize_t kmt_frozen_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	char buf[96];
+	int len;
+
+	if (kmt_is_frozen())
+		len = scnprintf(buf, sizeof(buf), "1 %s %llu %llu\n",
+				kmt_trigger_names[atomic_read(&kmt_frozen_by)],
+				kmt_trigger_ts, kmt_frozen_ts);
+	else
+		len = scnprintf(buf, sizeof(buf), "0\n");
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/*
+ * "1" freezes the recorder (the manual trigger: flight mode, recording,
+ * the trigger on, not frozen yet; -EPERM otherwise); "0" arms it again.
+ */
+static ssize_t kmt_frozen_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &val);
+	if (ret)
+		return ret;
+	if (val > 1)
+		return -EINVAL;
+	mutex_lock(&kmt_mutex);
+	if (!val) {
+		kmt_arm();
+	} else {
+		kmt_freeze(KMT_TRIG_MANUAL, current, 0, 0, 0);
+		if (atomic_read(&kmt_frozen_by) != KMT_TRIG_MANUAL)
+			ret = -EPERM;
+	}
+	mutex_unlock(&kmt_mutex);
+	return ret ?: count;
+}
+
+static __poll_t kmt_frozen_poll(struct file *file, poll_table *wait)
+{
+	poll_wait(file, &kmt_frozen_wait, wait);
+	return kmt_is_frozen() ? EPOLLIN | EPOLLRDNORM | EPOLLPRI : 0;
+}
+
+static const struct file_operations kmt_frozen_fops = {
+	.open	= kmt_generic_open,
+	.read	= kmt_frozen_read,
+	.write	= kmt_frozen_write,
+	.poll	= kmt_frozen_poll,
+	.llseek	= default_llseek,
+};
+
+/*
+ * The caches that exist, as KMT_EV_CACHE_DEF records would say them:
+ * "ID OBJECT_SIZE SIZE ALIGN FLAGS NAME".  A flight-mode window has long
+ * overwritten the records of the caches made at boot.
+ */
+static int kmt_caches_show(struct seq_file *m, void *v)
+{
+	struct kmem_cache *s;
+
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list)
+		if (s->kmt_id)
+			seq_printf(m, "%u %u %u %u %lx %s\n", s->kmt_id,
+				   s->object_size, s->size, s->align,
+				   (unsigned long)s->flags, s->name);
+	mutex_unlock(&slab_mutex);
+	return 0;
+}
+
+static int kmt_caches_open(struct inode *inode, struct file *file)
+{
+	return kmt_open_allowed() ?: single_open(file, kmt_caches_show, NULL);
+}
+
+static const struct file_operations kmt_caches_fops = {
+	.open		= kmt_caches_open,
+	.read		= seq_read,
 	.llseek		= seq_lseek,
 	.release	= single_release,
 };
@@ -2551,16 +3040,17 @@ static int kmt_stats_show(struct seq_file *m, void *v)
 	struct kmt_cpu *cb;
 	int cpu;
 
-	seq_puts(m, "# cpu events lost subbufs_read buffer_bytes\n");
+	seq_puts(m, "# cpu events lost subbufs_read buffer_bytes overwritten\n");
 	for_each_possible_cpu(cpu) {
 		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
 		if (!kmt_cpu_buffer(cb)) {
-			seq_printf(m, "%d 0 %lu 0 0\n", cpu, local_read(&cb->lost));
+			seq_printf(m, "%d 0 %lu 0 0 0\n", cpu, local_read(&cb->lost));
 			continue;
 		}
-		seq_printf(m, "%d %lu %lu %u %lu\n", cpu,
+		seq_printf(m, "%d %lu %lu %u %lu %lu\n", cpu,
 			   local_read(&cb->events), local_read(&cb->lost),
-			   READ_ONCE(cb->consumed), kmt_buffer_bytes(cb));
+			   READ_ONCE(cb->consumed), kmt_buffer_bytes(cb),
+			   local_read(&cb->overwritten));
 	}
 	return 0;
 }
@@ -2638,6 +3128,11 @@ static int __init kmt_tracefs_init(void)
 	ret = ret ?: kmt_create_file("topology", 0400, dir, NULL,
 				     &kmt_topology_fops);
 	ret = ret ?: kmt_create_file("stats", 0400, dir, NULL, &kmt_stats_fops);
+	ret = ret ?: kmt_create_file("mode", 0600, dir, NULL, &kmt_mode_fops);
+	ret = ret ?: kmt_create_file("triggers", 0600, dir, NULL,
+				     &kmt_triggers_fops);
+	ret = ret ?: kmt_create_file("frozen", 0600, dir, NULL, &kmt_frozen_fops);
+	ret = ret ?: kmt_create_file("caches", 0400, dir, NULL, &kmt_caches_fops);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;

@@ -9,6 +9,7 @@
 
 struct kmem_cache;
 struct page;
+struct task_struct;
 
 #ifdef CONFIG_KMEMTRACE
 void __init kmemtrace_init(void);
@@ -30,6 +31,48 @@ void __kmemtrace_alloc_pages_bulk(struct page *page, gfp_t gfp,
 				  int migratetype);
 void __kmemtrace_vmalloc(enum kmt_vmalloc_op op, const void *addr,
 			 unsigned int nr_pages, unsigned long caller);
+
+DECLARE_STATIC_KEY_FALSE(kmemtrace_trigger_key);
+void __kmemtrace_oom(struct task_struct *victim, int order, gfp_t gfp,
+		     bool memcg);
+void __kmemtrace_alloc_failed(enum kmt_trigger trig, gfp_t gfp,
+			      unsigned int order, struct kmem_cache *s);
+
+/**
+ * kmemtrace_oom - the OOM killer chose a victim
+ * @victim: the task it will kill
+ * @order:  order of the allocation that failed, -1 for a forced kill
+ * @gfp:    its GFP flags
+ * @memcg:  the OOM is a memory cgroup's
+ *
+ * A trigger of the flight recorder: it freezes the buffers, so that what
+ * led to the OOM can be read later.  Nothing unless it records in flight
+ * mode.
+ */
+static __always_inline void kmemtrace_oom(struct task_struct *victim,
+					  int order, gfp_t gfp, bool memcg)
+{
+	if (static_branch_unlikely(&kmemtrace_trigger_key))
+		__kmemtrace_oom(victim, order, gfp, memcg);
+}
+
+/**
+ * kmemtrace_alloc_failed - an allocation failed
+ * @trig:  KMT_TRIG_PAGE_ALLOC_FAIL or KMT_TRIG_SLAB_ALLOC_FAIL
+ * @gfp:   its GFP flags (with __GFP_NOWARN: nothing is done)
+ * @order: the order of the pages it could not get
+ * @s:     the slab cache, or NULL
+ *
+ * A trigger of the flight recorder, like kmemtrace_oom().  Any context.
+ */
+static __always_inline void kmemtrace_alloc_failed(enum kmt_trigger trig,
+						   gfp_t gfp,
+						   unsigned int order,
+						   struct kmem_cache *s)
+{
+	if (static_branch_unlikely(&kmemtrace_trigger_key))
+		__kmemtrace_alloc_failed(trig, gfp, order, s);
+}
 
 /**
  * kmemtrace_alloc_bulk - record the objects of a bulk allocation
@@ -180,6 +223,11 @@ static inline void kmemtrace_vmalloc(const void *addr,
 				     const void *caller) { }
 static inline void kmemtrace_vfree(const void *addr, unsigned int nr_pages,
 				   unsigned long caller) { }
+static inline void kmemtrace_oom(struct task_struct *victim, int order,
+				 gfp_t gfp, bool memcg) { }
+static inline void kmemtrace_alloc_failed(enum kmt_trigger trig, gfp_t gfp,
+					  unsigned int order,
+					  struct kmem_cache *s) { }
 #endif
 
 #endif /* _LINUX_KMEMTRACE_H */

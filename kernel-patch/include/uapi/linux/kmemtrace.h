@@ -281,12 +281,56 @@ enum kmt_field_id {
 	KMT_F_PPID		= 50,	/* its parent (KMT_TASK_NEW) */
 	KMT_F_FILENAME		= 51,	/* STR: what a task executed */
 	KMT_F_CGROUP		= 52,	/* STR: a cgroup v2 path */
+	KMT_F_TRIGGER		= 53,	/* enum kmt_trigger */
 	KMT_F_MAX		= 63,
 };
 
+/*
+ * What a KMT_EV_MARK record marks.  FROZEN is the last record the
+ * recorder wrote before a trigger froze it, with the trigger's fields;
+ * the other marks leave those fields 0 and empty.
+ */
 enum kmt_mark {
 	KMT_MARK_RECORDING_ON	= 1,	/* recording (re)started */
 	KMT_MARK_RECORDING_OFF	= 2,	/* recording stopped */
+	KMT_MARK_FROZEN		= 3,	/* a trigger froze the recorder */
+	KMT_MARK_ARMED		= 4,	/* recording again after a freeze */
+	KMT_MARK_FLIGHT		= 5,	/* from here: round-robin (flight mode) */
+	KMT_MARK_BOOT		= 6,	/* from here: drop when full (boot mode) */
+};
+
+/*
+ * How a CPU buffer that is full takes the next event.  BOOT drops it and
+ * counts it as lost: the earliest events are kept, for a reader that
+ * drains the buffers as they fill.  FLIGHT reuses the oldest sub-buffer
+ * and counts its events as overwritten: the latest events are kept, for
+ * a reader that comes after a trigger froze the recorder.  While a
+ * reader has a CPU's data file open, that CPU's buffer drops as in BOOT.
+ */
+enum kmt_mode {
+	KMT_MODE_BOOT		= 0,
+	KMT_MODE_FLIGHT		= 1,
+};
+
+/*
+ * What froze the recorder (KMT_F_TRIGGER of a KMT_MARK_FROZEN record).
+ * OOM: the OOM killer chose a victim (@task_pid, @comm; the failed
+ * allocation's @order and @gfp_flags) because the machine ran out of
+ * memory; MEMCG_OOM: because a memory cgroup reached its limit.
+ * PAGE_ALLOC_FAIL: a page allocation failed where the kernel warns of it
+ * (no __GFP_NOWARN).  SLAB_ALLOC_FAIL: a slab cache could not get a slab
+ * (@cache, @order its smallest slab).  MANUAL: root wrote to tracefs
+ * kmemtrace/frozen.  The @stack of every trigger is the current task's,
+ * from which readers take the allocation's caller; @comm is the current
+ * task's but for OOM.
+ */
+enum kmt_trigger {
+	KMT_TRIG_MANUAL		= 1,
+	KMT_TRIG_OOM		= 2,
+	KMT_TRIG_PAGE_ALLOC_FAIL = 3,
+	KMT_TRIG_SLAB_ALLOC_FAIL = 4,
+	KMT_TRIG_MEMCG_OOM	= 5,
+	KMT_NR_TRIGGERS		= 6,
 };
 
 /* Longest cache name written in a KMT_EV_CACHE_DEF record. */
@@ -436,8 +480,15 @@ static const struct kmt_layout name[] = {				\
 		KMT_FLD(NAME, STR, "name") } },				\
 	{ KMT_EV_CACHE_DESTROY, 1, {0}, "cache_destroy", {		\
 		KMT_FLD(CACHE, U16X, "cache") } },			\
-	{ KMT_EV_MARK, 1, {0}, "mark", {				\
-		KMT_FLD(MARK, U8X, "mark") } },				\
+	{ KMT_EV_MARK, 8, {0}, "mark", {				\
+		KMT_FLD(MARK, U8X, "mark"),				\
+		KMT_FLD(TRIGGER, U8X, "trigger"),			\
+		KMT_FLD(TASK_PID, U32X, "pid"),				\
+		KMT_FLD(ORDER, U8X, "order"),				\
+		KMT_FLD(GFP, U24X, "gfp_flags"),			\
+		KMT_FLD(CACHE, U16X, "cache"),				\
+		KMT_FLD(COMM, STR, "comm"),				\
+		KMT_FLD(STACK, STR, "stack") } },			\
 	{ KMT_EV_INITCALL_LEVEL, 1, {0}, "initcall_level", {		\
 		KMT_FLD(NAME, STR, "level") } },			\
 	{ KMT_EV_INITCALL_START, 1, {0}, "initcall_start", {		\
@@ -612,6 +663,7 @@ enum kmt_section_type {
 	KMT_SEC_MEMINFO	= 7,	/* /proc/meminfo text at the save */
 	KMT_SEC_VMSTAT	= 8,	/* /proc/vmstat text at the save */
 	KMT_SEC_ZONEINFO = 9,	/* /proc/zoneinfo text at the save */
+	KMT_SEC_FLIGHT	= 10,	/* struct kmt_flight_section + CPUs */
 };
 
 /**
@@ -638,6 +690,43 @@ struct kmt_cpu_section {
 	__u32	nr_subbufs;
 	__u64	events;
 	__u64	lost;
+};
+
+/**
+ * struct kmt_flight_cpu - one CPU's window in a KMT_SEC_FLIGHT section
+ * @cpu:          CPU number
+ * @reserved:     zero
+ * @overwritten:  events the kernel overwrote on this CPU (its counter)
+ * @window_start: time of the oldest event kept, 0: none kept
+ * @window_end:   time of the newest event kept, 0: none kept
+ */
+struct kmt_flight_cpu {
+	__u32	cpu;
+	__u32	reserved;
+	__u64	overwritten;
+	__u64	window_start;
+	__u64	window_end;
+};
+
+/**
+ * struct kmt_flight_section - payload start of a KMT_SEC_FLIGHT section
+ * @mode:         enum kmt_mode when the save began
+ * @trigger:      enum kmt_trigger that froze the recorder, 0: not frozen
+ * @trigger_ts:   time of the trigger (its KMT_MARK_FROZEN record)
+ * @frozen_ts:    time every CPU had been told to stop
+ * @nr_cpus:      &struct kmt_flight_cpu entries that follow
+ * @cpu_size:     sizeof(struct kmt_flight_cpu)
+ *
+ * Written by savers since kmemflight 0.20; a file without it was recorded
+ * in KMT_MODE_BOOT.
+ */
+struct kmt_flight_section {
+	__u32	mode;
+	__u32	trigger;
+	__u64	trigger_ts;
+	__u64	frozen_ts;
+	__u32	nr_cpus;
+	__u32	cpu_size;
 };
 
 #endif /* _UAPI_LINUX_KMEMTRACE_H */
