@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build the patched Linux 6.12 kernel for the QEMU tests.
 #
-#   qemu-tests/build-kernel.sh [qemu|debug|retain|bench|latency|systemd]
+#   qemu-tests/build-kernel.sh [qemu|debug|retain|bench|latency|systemd|flight]
 #
 # Sources come from Debian's linux-source-6.12 package.  Everything heavy
 # is cached under ${KMF_CACHE:-~/.cache/kmemflight}: the unpacked tree
@@ -22,7 +22,8 @@ retain) frags="qemu.config kmemtrace.config retain-test.config" ;;
 bench) frags="qemu.config kmemtrace.config bench.config" ;;
 latency) frags="qemu.config kmemtrace.config latency.config" ;;
 systemd) frags="qemu.config kmemtrace.config systemd.config" ;;
-*) echo "usage: $0 [qemu|debug|retain|bench|latency|systemd]" >&2; exit 2 ;;
+flight) frags="qemu.config kmemtrace.config flight.config" ;;
+*) echo "usage: $0 [qemu|debug|retain|bench|latency|systemd|flight]" >&2; exit 2 ;;
 esac
 
 log() { echo "build-kernel: $*" >&2; }
@@ -84,7 +85,7 @@ if [ -f "$build/.kmf-stamp" ] && [ "$(cat "$build/.kmf-stamp")" = "$inputs" ] &&
 	exit 0
 fi
 
-# The retain, bench, latency and systemd kernels are the QEMU kernel and
+# The retain, bench, latency, systemd and flight kernels are the QEMU kernel and
 # a sample or a few options more:
 # start from a copy of that build, so that only what differs is compiled.
 qemu_build=$cache/build-$tag-qemu

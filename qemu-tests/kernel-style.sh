@@ -15,10 +15,12 @@ suite=style
 # build-kernel.sh prepares the patched tree and the pristine git history
 "$repo/qemu-tests/build-kernel.sh" qemu > /dev/null || exit 1
 "$repo/qemu-tests/build-kernel.sh" retain > /dev/null || exit 1
+"$repo/qemu-tests/build-kernel.sh" flight > /dev/null || exit 1
 tag=$(dpkg-query -W -f='${Version}' linux-source-6.12 | tr '~' '_')
 src=$cache/src-$tag
 build=$cache/build-$tag-qemu
 retain=$cache/build-$tag-retain
+flight=$cache/build-$tag-flight
 
 series() {
 	"$repo/kernel-patch/format-patch.sh" "$src" "$out/series"
@@ -34,12 +36,15 @@ checkpatch_series() {
 
 w1_build() {	# the recorder, and the samples in the kernels that have them
 	rm -f "$build/mm/kmemtrace.o" "$build/samples/kmemtrace/kmemtrace-stress.o" \
-		"$retain/samples/kmemtrace/kmemtrace-retain.o"
+		"$retain/samples/kmemtrace/kmemtrace-retain.o" \
+		"$flight/samples/kmemtrace/kmemtrace-leak.o"
 	{ make -s -C "$src" O="$build" W=1 mm/kmemtrace.o samples/kmemtrace/kmemtrace-stress.o &&
-	  make -s -C "$src" O="$retain" W=1 samples/kmemtrace/kmemtrace-retain.o; } 2>&1 |
+	  make -s -C "$src" O="$retain" W=1 samples/kmemtrace/kmemtrace-retain.o &&
+	  make -s -C "$src" O="$flight" W=1 samples/kmemtrace/kmemtrace-leak.o; } 2>&1 |
 		tee "$out/w1.log"
 	[ -f "$build/samples/kmemtrace/kmemtrace-stress.o" ] &&
 	[ -f "$retain/samples/kmemtrace/kmemtrace-retain.o" ] &&
+	[ -f "$flight/samples/kmemtrace/kmemtrace-leak.o" ] &&
 		! grep -q 'warning:\|error:' "$out/w1.log"
 }
 
@@ -66,7 +71,7 @@ git_am() {	# apply the series to a sparse clone of the pristine tree
 
 check "format-patch series is generated" series
 check "checkpatch.pl --strict is clean on every patch" checkpatch_series
-check "mm/kmemtrace.o and the retain and stress samples build clean with W=1" w1_build
+check "mm/kmemtrace.o and the retain, stress and leak samples build clean with W=1" w1_build
 check "kernel-doc has no warnings" kernel_doc
 check "the series applies to pristine 6.12 with git am and matches the tree" git_am
 check_done
