@@ -84,6 +84,28 @@ static void print_groups(const struct kmt_trace *t)
 	printf("%s (kmemtrace.events=)\n", n ? "" : "none");
 }
 
+/* The recorder's mode at the save, and the trigger that froze it. */
+static void print_flight(const struct kmt_trace *t)
+{
+	const struct kmt_flight *f = &t->flight;
+
+	if (!f->present)
+		return;
+	printf("mode:        %s%s\n", kmt_mode_name(f->mode),
+	       f->mode == KMT_MODE_FLIGHT ?
+	       " (round-robin: the latest events are kept)" :
+	       " (the earliest events are kept)");
+	if (!f->trigger) {
+		printf("frozen:      no\n");
+		return;
+	}
+	printf("frozen:      by %s at %" PRIu64 ".%06" PRIu64
+	       " s, every CPU stopped %" PRIu64 " ns later\n",
+	       kmt_trigger_name(f->trigger), f->trigger_ts / 1000000000u,
+	       f->trigger_ts % 1000000000u / 1000u,
+	       f->frozen_ts >= f->trigger_ts ? f->frozen_ts - f->trigger_ts : 0);
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const char usage_text[] =
@@ -97,7 +119,7 @@ int cmd_info(int argc, char **argv)
 	struct kmt_trace t;
 	struct kmt_err err = { "" };
 	const char *path;
-	uint64_t *n, total = 0, kern = 0, lost = 0, bytes = 0;
+	uint64_t *n, total = 0, kern = 0, lost = 0, bytes = 0, over = 0;
 	char val[4096];
 	unsigned int i;
 	int ret;
@@ -168,22 +190,37 @@ int cmd_info(int argc, char **argv)
 			       " bytes at the save%s\n", mem_total, free_b,
 			       t.vmstat ? " (and /proc/vmstat)" : "");
 	}
+	print_flight(&t);
 	printf("caches:      %u\n", t.nr_caches);
 	printf("nodes:       %u\n", t.nr_nodes);
-	printf("%-6s %6s %10s %12s %12s %10s\n", "cpu", "node", "subbufs",
-	       "kernel", "in_file", "lost");
+	printf("%-6s %6s %10s %12s %12s %10s%s\n", "cpu", "node", "subbufs",
+	       "kernel", "in_file", "lost", t.flight.present ? "  overwritten  window" : "");
 	for (i = 0; i < t.nr_cpus; i++) {
 		const struct kmt_cpu_info *c = &t.cpus[i];
 
-		printf("%-6u %6d %10u %12" PRIu64 " %12" PRIu64 " %10" PRIu64 "\n",
+		printf("%-6u %6d %10u %12" PRIu64 " %12" PRIu64 " %10" PRIu64,
 		       c->cpu, c->node, c->nr_subbufs, c->events, n[i], c->lost);
+		if (t.flight.present && c->window_end)
+			printf(" %12" PRIu64 "  %" PRIu64 ".%06" PRIu64 "-%" PRIu64
+			       ".%06" PRIu64 " s", c->overwritten,
+			       c->window_start / 1000000000u,
+			       c->window_start % 1000000000u / 1000u,
+			       c->window_end / 1000000000u,
+			       c->window_end % 1000000000u / 1000u);
+		else if (t.flight.present)
+			printf(" %12" PRIu64 "  -", c->overwritten);
+		putchar('\n');
 		total += n[i];
 		kern += c->events;
 		lost += c->lost;
+		over += c->overwritten;
 		bytes += c->size;
 	}
-	printf("%-6s %6s %10s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 "\n", "total",
+	printf("%-6s %6s %10s %12" PRIu64 " %12" PRIu64 " %10" PRIu64, "total",
 	       "", "", kern, total, lost);
+	if (t.flight.present)
+		printf(" %12" PRIu64, over);
+	putchar('\n');
 	if (total)
 		printf("bytes/event: %.2f (sub-buffers), %.2f (whole file)\n",
 		       (double)bytes / (double)total, (double)t.len / (double)total);
@@ -296,6 +333,26 @@ static void print_memblock_fields(const struct kmt_event *ev)
 		printf(" cpu=%u", ev->buf_cpu);
 }
 
+/* " stack=a<b<c": the return addresses of a TEXT-varint stack, innermost first. */
+static void print_stack(const struct kmt_trace *t, const struct kmt_symtab *st,
+			bool raw, const uint8_t *p, size_t len)
+{
+	const uint8_t *end = p + len;
+	char sym[256];
+	unsigned int n;
+	uint64_t v;
+	bool first = true;
+
+	fputs(" stack=", stdout);
+	while (p < end && (n = kmt_get_uvar(p, end, &v))) {
+		p += n;
+		kmt_symtab_format(st, t->fmt.text_base + (uint64_t)kmt_unzigzag(v),
+				  raw, sym, sizeof(sym));
+		printf("%s%s", first ? "" : "<", sym);
+		first = false;
+	}
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const char usage_text[] =
@@ -338,6 +395,11 @@ int cmd_dump(int argc, char **argv)
 		if (ev.ctx == KMT_CTX_TASK)
 			printf(":%u", ev.pid);
 		printf(" %s", t.layout[ev.type].name);
+		/* a mark's trigger fields say something only for a freeze */
+		if (ev.type == KMT_EV_MARK && ev.mark != KMT_MARK_FROZEN)
+			ev.has &= KMT_HAS(KMT_F_MARK);
+		if (ev.type == KMT_EV_MARK && !ev.cache)
+			ev.has &= ~KMT_HAS(KMT_F_CACHE);
 		print_memblock_fields(&ev);
 		if (ev.has & KMT_HAS(KMT_F_CALL_SITE)) {
 			kmt_symtab_format(&st, ev.call_site, raw, sym, sizeof(sym));
@@ -388,6 +450,10 @@ int cmd_dump(int argc, char **argv)
 			       (int)ev.name_len, ev.name);
 		if (ev.has & KMT_HAS(KMT_F_MARK))
 			printf(" mark=%u", ev.mark);
+		if (ev.has & KMT_HAS(KMT_F_TRIGGER))
+			printf(" trigger=%s", kmt_trigger_name(ev.trigger));
+		if (ev.type == KMT_EV_MARK && (ev.has & KMT_HAS(KMT_F_STACK)))
+			print_stack(&t, &st, raw, ev.stack, ev.stack_len);
 		if (ev.has & KMT_HAS(KMT_F_RET))
 			printf(" ret=%d", ev.ret);
 		print_latency_fields(&t, &st, raw, &ev);

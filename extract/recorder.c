@@ -270,6 +270,56 @@ int kmt_recorder_flush(struct kmt_recorder *r)
 	return write_str(r->dir, "flush", "1");
 }
 
+int kmt_recorder_freeze(struct kmt_recorder *r, bool freeze)
+{
+	return write_str(r->dir, "frozen", freeze ? "1" : "0");
+}
+
+int kmt_recorder_flight(struct kmt_recorder *r, struct kmt_recorder_flight *f,
+			struct kmt_err *err)
+{
+	char path[4096], *buf, name[32];
+	unsigned long long tts, fts;
+	unsigned int frozen;
+	size_t len;
+	int ret, n;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(path, sizeof(path), "%s/mode", r->dir);
+	ret = kmt_read_file(path, &buf, &len);
+	if (ret)
+		return ret == -ENOENT ? ret : kmt_recorder_error(r, path, -ret, err);
+	if (!strcmp(buf, "flight\n"))
+		f->mode = KMT_MODE_FLIGHT;
+	else if (strcmp(buf, "boot\n")) {
+		ret = kmt_errf(err, EBADMSG, "%s: \"%.20s\" is not a mode", path, buf);
+		free(buf);
+		return ret;
+	}
+	free(buf);
+	snprintf(path, sizeof(path), "%s/frozen", r->dir);
+	ret = kmt_read_file(path, &buf, &len);
+	if (ret)
+		return kmt_recorder_error(r, path, -ret, err);
+	n = sscanf(buf, "%u %31s %llu %llu", &frozen, name, &tts, &fts);
+	if (n < 1 || (frozen && n != 4) || frozen > 1) {
+		ret = kmt_errf(err, EBADMSG, "%s: \"%.40s\" not understood", path, buf);
+		free(buf);
+		return ret;
+	}
+	free(buf);
+	if (frozen) {
+		for (f->trigger = 1; f->trigger < KMT_NR_TRIGGERS; f->trigger++)
+			if (!strcmp(kmt_trigger_name(f->trigger), name))
+				break;
+		if (f->trigger == KMT_NR_TRIGGERS)
+			f->trigger = KMT_NR_TRIGGERS;	/* a newer kernel's */
+		f->trigger_ts = tts;
+		f->frozen_ts = fts;
+	}
+	return 0;
+}
+
 int kmt_recorder_stats(struct kmt_recorder *r, struct kmt_cpu_stats **out,
 		       unsigned int *nr, struct kmt_err *err)
 {
@@ -292,10 +342,15 @@ int kmt_recorder_stats(struct kmt_recorder *r, struct kmt_cpu_stats **out,
 		uint64_t consumed;
 		int n_f;
 
-		/* kernels before CPU hotplug had no buffer_bytes column */
-		n_f = sscanf(line, "%u %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
-			     &c.cpu, &c.events, &c.lost, &consumed, &c.buffer);
-		c.has_buffer = n_f == 5;
+		/*
+		 * kernels before CPU hotplug had no buffer_bytes column,
+		 * those before flight mode no overwritten column
+		 */
+		c.overwritten = 0;
+		n_f = sscanf(line, "%u %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+			     " %" SCNu64, &c.cpu, &c.events, &c.lost, &consumed,
+			     &c.buffer, &c.overwritten);
+		c.has_buffer = n_f >= 5;
 		if (n_f < 3) {
 			free(buf);
 			free(s);

@@ -20,6 +20,14 @@ struct kmt_cpu_stats {
 	uint64_t lost;
 	uint64_t buffer;	/* bytes of its buffer, 0: none (yet) */
 	bool has_buffer;	/* the kernel says (else: every CPU has one) */
+	uint64_t overwritten;	/* flight mode's reused events (0: none, or no such kernel) */
+};
+
+/* The recorder's mode and freeze (kernels with flight mode). */
+struct kmt_recorder_flight {
+	uint32_t mode;		/* enum kmt_mode */
+	uint32_t trigger;	/* enum kmt_trigger, 0: armed */
+	uint64_t trigger_ts, frozen_ts;
 };
 
 /* Whether @c has a buffer to read. */
@@ -40,6 +48,14 @@ void kmt_recorder_close(struct kmt_recorder *r);
 int kmt_recorder_enabled(struct kmt_recorder *r, bool *on);
 int kmt_recorder_set(struct kmt_recorder *r, bool on);
 int kmt_recorder_flush(struct kmt_recorder *r);
+/*
+ * The mode and the freeze from tracefs kmemtrace/mode and frozen;
+ * -ENOENT for a kernel without flight mode.
+ */
+int kmt_recorder_flight(struct kmt_recorder *r, struct kmt_recorder_flight *f,
+			struct kmt_err *err);
+/* Write "0" (arm again) or "1" (freeze: the manual trigger) to frozen. */
+int kmt_recorder_freeze(struct kmt_recorder *r, bool freeze);
 int kmt_recorder_stats(struct kmt_recorder *r, struct kmt_cpu_stats **out,
 		       unsigned int *nr, struct kmt_err *err);
 /*

@@ -46,6 +46,7 @@ struct cpu_data {
 	uint64_t decoded;
 	uint32_t nr_subbufs;
 	uint32_t first_seq;
+	uint64_t first_ts, last_ts;	/* of the events decoded */
 };
 
 static void usage(FILE *f)
@@ -103,7 +104,9 @@ static int scan_cpu(struct kmt_recorder *r, struct cpu_data *c, char **caches,
 			memcpy(&h, c->data, sizeof(h));
 			c->first_seq = h.seq;
 		}
-		c->decoded++;
+		if (!c->decoded++)
+			c->first_ts = ev.ts;
+		c->last_ts = ev.ts;
 		if (ev.type == KMT_EV_CACHE_DEF && (ev.has & KMT_HAS(KMT_F_NAME))) {
 			ret = kmf_append(caches, clen, "%u %u %u %u %" PRIx64 " %.*s\n",
 				     ev.cache, ev.obj_size, ev.size, ev.align,
@@ -113,6 +116,39 @@ static int scan_cpu(struct kmt_recorder *r, struct cpu_data *c, char **caches,
 		}
 	}
 	c->nr_subbufs = (uint32_t)cur.nr_subbufs;
+	return ret;
+}
+
+/* The mode, the freeze and each CPU's window: KMT_SEC_FLIGHT. */
+static int write_flight(struct kmt_writer *w, const struct kmt_recorder_flight *fl,
+			const struct cpu_data *cpus, unsigned int nr,
+			struct kmt_err *err)
+{
+	struct kmt_flight_section fs = {
+		.mode = fl->mode,
+		.trigger = fl->trigger,
+		.trigger_ts = fl->trigger_ts,
+		.frozen_ts = fl->frozen_ts,
+		.nr_cpus = nr,
+		.cpu_size = sizeof(struct kmt_flight_cpu),
+	};
+	struct kmt_flight_cpu *fc = calloc(nr ? nr : 1, sizeof(*fc));
+	unsigned int i;
+	int ret;
+
+	if (!fc)
+		return kmt_errf(err, ENOMEM, "out of memory");
+	for (i = 0; i < nr; i++) {
+		fc[i].cpu = cpus[i].st.cpu;
+		fc[i].overwritten = cpus[i].st.overwritten;
+		if (cpus[i].decoded) {
+			fc[i].window_start = cpus[i].first_ts;
+			fc[i].window_end = cpus[i].last_ts;
+		}
+	}
+	ret = kmt_writer_section2(w, KMT_SEC_FLIGHT, &fs, sizeof(fs), fc,
+				  (size_t)nr * sizeof(*fc), err);
+	free(fc);
 	return ret;
 }
 
@@ -362,7 +398,11 @@ int cmd_save(int argc, char **argv)
 	struct kmt_writer w;
 	struct kmt_err err = { "" };
 	struct kmf_bootdir bd = { .dirfd = -1 };
+	struct kmt_recorder_flight fl;
+	bool has_flight = false;
 	char *meta = NULL, *ksyms = NULL, *topo = NULL, *caches = NULL;
+	char *kcaches = NULL;
+	size_t kcaches_len = 0;
 	char *meminfo = NULL, *vmstat = NULL, *zoneinfo = NULL;
 	size_t meminfo_len = 0, vmstat_len = 0, zoneinfo_len = 0;
 	char *alog = NULL, summary[512] = "";
@@ -370,7 +410,7 @@ int cmd_save(int argc, char **argv)
 	char path[4200];
 	unsigned int nr = 0, i, n, removed = 0;
 	char rotated[64] = "";
-	uint64_t events = 0, lost = 0, lost_nobuf = 0, bytes = 0;
+	uint64_t events = 0, lost = 0, lost_nobuf = 0, bytes = 0, overwritten = 0;
 	bool on = false, hidden = false, writing = false, spooled = false;
 	pid_t stopped = 0;
 	int ret, status = KMF_EXIT_FAIL;
@@ -477,6 +517,12 @@ int cmd_save(int argc, char **argv)
 		kmf_error("%s", err.msg);
 		goto out;
 	}
+	ret = kmt_recorder_flight(&r, &fl, &err);
+	if (ret && ret != -ENOENT) {
+		kmf_error("%s", err.msg);
+		goto out;
+	}
+	has_flight = !ret;
 	/*
 	 * The CPUs that had a buffer, and those that lost events for want
 	 * of one; not those that never came up.
@@ -537,7 +583,17 @@ int cmd_save(int argc, char **argv)
 		}
 		events += cpus[i].decoded;
 		lost += st[i].lost;
+		overwritten += st[i].overwritten;
 		bytes += cpus[i].size;
+	}
+	/* the caches that exist: a flight window lacks their definitions */
+	snprintf(path, sizeof(path), "%s/caches", r.dir);
+	ret = kmt_read_file(path, &kcaches, &kcaches_len);
+	if (!ret && kcaches_len)
+		ret = kmf_append(&caches, &caches_len, "%s", kcaches);
+	if (ret == -ENOMEM) {
+		kmf_error("out of memory");
+		goto kept;
 	}
 	if (!events) {
 		kmf_error("the recorder holds no events (were they saved or read already?)");
@@ -614,6 +670,8 @@ int cmd_save(int argc, char **argv)
 		ret = kmt_writer_section2(&w, KMT_SEC_CPU, &cs, sizeof(cs),
 					  cpus[i].data, cpus[i].size, &err);
 	}
+	if (has_flight && !ret)
+		ret = write_flight(&w, &fl, cpus, nr, &err);
 	ret = ret ?: kmt_writer_commit(&w, &err);
 	writing = false;
 	if (ret) {
@@ -661,9 +719,17 @@ int cmd_save(int argc, char **argv)
 	if (!o.quiet) {
 		if (summary[0])
 			printf("[ kmemflight: %s ]\n", summary);
+		char more[96] = "";
+
+		if (has_flight && fl.trigger)
+			snprintf(more, sizeof(more), ", frozen by %s",
+				 kmt_trigger_name(fl.trigger));
+		if (overwritten)
+			snprintf(more + strlen(more), sizeof(more) - strlen(more),
+				 ", %" PRIu64 " overwritten before them", overwritten);
 		printf("[ kmemflight: saved %" PRIu64 " events from %u CPUs (%" PRIu64
-		       " lost) to %s, %.1f bytes/event%s ]\n", events, nr, lost,
-		       o.path, (double)bytes / (double)events, rotated);
+		       " lost%s) to %s, %.1f bytes/event%s ]\n", events, nr, lost,
+		       more, o.path, (double)bytes / (double)events, rotated);
 	}
 	status = KMF_EXIT_OK;
 	goto out;
@@ -686,6 +752,7 @@ out:
 	free(ksyms);
 	free(topo);
 	free(caches);
+	free(kcaches);
 	free(alog);
 	kmt_spool_close(&sp);
 	kmt_recorder_close(&r);

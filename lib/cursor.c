@@ -509,6 +509,7 @@ static inline void set_field(struct kmt_event *ev, unsigned int id, uint64_t v)
 	case KMT_F_ALIGN: ev->align = (uint32_t)v; break;
 	case KMT_F_FLAGS: ev->flags = v; break;
 	case KMT_F_MARK: ev->mark = (uint32_t)v; break;
+	case KMT_F_TRIGGER: ev->trigger = (uint32_t)v; break;
 	case KMT_F_RET: ev->ret = (int32_t)v; break;
 	case KMT_F_NR_RECLAIMED: ev->nr_reclaimed = v; break;
 	case KMT_F_NR_SCANNED: ev->nr_scanned = v; break;

@@ -165,6 +165,7 @@ static bool field_value(const struct kmt_event *ev, uint8_t id, uint64_t *v)
 	case KMT_F_ALIGN: *v = ev->align; break;
 	case KMT_F_FLAGS: *v = ev->flags; break;
 	case KMT_F_MARK: *v = ev->mark; break;
+	case KMT_F_TRIGGER: *v = ev->trigger; break;
 	case KMT_F_RET: *v = (uint64_t)(int64_t)ev->ret; break;
 	case KMT_F_NR_RECLAIMED: *v = ev->nr_reclaimed; break;
 	case KMT_F_NR_SCANNED: *v = ev->nr_scanned; break;

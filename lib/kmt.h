@@ -15,7 +15,7 @@
 
 #include <linux/kmemtrace.h>
 
-#define KMT_VERSION "0.1.0"
+#define KMT_VERSION "0.20.0"
 
 /* A human explanation of the last failure, for the CLI to print. */
 struct kmt_err {
@@ -124,6 +124,17 @@ struct kmt_cpu_info {
 	uint64_t size;
 	int node;		/* from the topology, -1 if unknown */
 	uint64_t buffer;	/* bytes of its kernel buffer, from the topology */
+	/* from the flight section, else 0 */
+	uint64_t overwritten;	/* kernel's counter */
+	uint64_t window_start, window_end;
+};
+
+/* The recorder's mode and freeze at the save (KMT_SEC_FLIGHT). */
+struct kmt_flight {
+	bool present;		/* the file has the section */
+	uint32_t mode;		/* enum kmt_mode */
+	uint32_t trigger;	/* enum kmt_trigger, 0: not frozen */
+	uint64_t trigger_ts, frozen_ts;
 };
 
 struct kmt_node_range {
@@ -169,6 +180,8 @@ struct kmt_trace {
 
 	struct kmt_gfp_name *gfp;	/* the kernel's GFP names, native */
 	unsigned int nr_gfp;
+
+	struct kmt_flight flight;
 };
 
 int kmt_trace_open(const char *path, struct kmt_trace *t, struct kmt_err *err);
@@ -224,6 +237,10 @@ const char *kmt_compact_status_name(uint32_t status);
  */
 const char *kmt_memblock_op_name(uint32_t op);
 const char *kmt_task_op_name(uint32_t op);
+/* "oom", "page_alloc_fail": a KMT_F_TRIGGER value's name, "unknown" past the table. */
+const char *kmt_trigger_name(uint32_t trigger);
+/* "boot", "flight"; "unknown" past them. */
+const char *kmt_mode_name(uint32_t mode);
 
 /* More CPU ids than any kernel has (NR_CPUS tops out at 8192 today). */
 #define KMT_MAX_CPU_IDS		65536u
@@ -267,6 +284,7 @@ struct kmt_event {
 	uint32_t order;
 	int32_t migratetype;
 	uint32_t mark;
+	uint32_t trigger;	/* KMT_MARK_FROZEN: enum kmt_trigger */
 	int32_t ret;		/* an initcall's return value */
 	uint32_t obj_size, size, align;
 	uint64_t flags;

@@ -309,12 +309,63 @@ static int parse_caches(struct kmt_trace *t, const char *s, size_t len,
 	return 0;
 }
 
+/*
+ * The flight section: the mode and the freeze, and each CPU's overwritten
+ * count and window, onto the CPU sections read before it.
+ */
+static int parse_flight(struct kmt_trace *t, const uint8_t *p, size_t len,
+			struct kmt_err *err)
+{
+	struct kmt_flight_section fs;
+	uint32_t i, j;
+
+	if (len < sizeof(fs))
+		return kmt_errf(err, EBADMSG, "flight section is too short (%zu bytes)",
+				len);
+	memcpy(&fs, p, sizeof(fs));
+	fs.mode = sw32(t->swap, fs.mode);
+	fs.trigger = sw32(t->swap, fs.trigger);
+	fs.trigger_ts = sw64(t->swap, fs.trigger_ts);
+	fs.frozen_ts = sw64(t->swap, fs.frozen_ts);
+	fs.nr_cpus = sw32(t->swap, fs.nr_cpus);
+	fs.cpu_size = sw32(t->swap, fs.cpu_size);
+	if (fs.cpu_size < sizeof(struct kmt_flight_cpu) ||
+	    (uint64_t)fs.nr_cpus * fs.cpu_size > len - sizeof(fs))
+		return kmt_errf(err, EBADMSG,
+				"flight section: %" PRIu32 " CPUs of %" PRIu32
+				" bytes do not fit in its %zu bytes",
+				fs.nr_cpus, fs.cpu_size, len);
+	t->flight.present = true;
+	t->flight.mode = fs.mode;
+	t->flight.trigger = fs.trigger;
+	t->flight.trigger_ts = fs.trigger_ts;
+	t->flight.frozen_ts = fs.frozen_ts;
+	for (i = 0; i < fs.nr_cpus; i++) {
+		struct kmt_flight_cpu fc;
+		struct kmt_cpu_info *c = NULL;
+
+		memcpy(&fc, p + sizeof(fs) + (size_t)i * fs.cpu_size, sizeof(fc));
+		fc.cpu = sw32(t->swap, fc.cpu);
+		for (j = 0; j < t->nr_cpus && !c; j++)
+			if (t->cpus[j].cpu == fc.cpu)
+				c = &t->cpus[j];
+		if (!c)
+			return kmt_errf(err, EBADMSG,
+					"flight section: cpu %" PRIu32
+					" has no CPU section", fc.cpu);
+		c->overwritten = sw64(t->swap, fc.overwritten);
+		c->window_start = sw64(t->swap, fc.window_start);
+		c->window_end = sw64(t->swap, fc.window_end);
+	}
+	return 0;
+}
+
 static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 {
 	struct kmt_file_header h;
 	const uint8_t *p = t->base, *end = t->base + t->len;
-	const uint8_t *fmt = NULL, *topo = NULL, *caches = NULL;
-	size_t fmt_len = 0, topo_len = 0, caches_len = 0, off;
+	const uint8_t *fmt = NULL, *topo = NULL, *caches = NULL, *flight = NULL;
+	size_t fmt_len = 0, topo_len = 0, caches_len = 0, flight_len = 0, off;
 	uint32_t i;
 	int ret;
 
@@ -426,6 +477,10 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 			c->node = -1;
 			break;
 		}
+		case KMT_SEC_FLIGHT:
+			flight = data;
+			flight_len = s.size;
+			break;
 		default:
 			break;	/* newer writers may add sections */
 		}
@@ -443,6 +498,11 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 		return kmt_errf(err, -ret, "out of memory");
 	if (!t->nr_cpus)
 		return kmt_errf(err, EBADMSG, "no CPU sections: no events");
+	if (flight) {
+		ret = parse_flight(t, flight, flight_len, err);
+		if (ret)
+			return ret;
+	}
 	if (topo) {
 		ret = parse_topology(t, (const char *)topo, topo_len, err);
 		if (ret)
@@ -699,6 +759,26 @@ const char *kmt_memblock_op_name(uint32_t op)
 
 	return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] :
 	       "unknown";
+}
+
+const char *kmt_trigger_name(uint32_t trigger)
+{
+	static const char *const names[] = {
+		[KMT_TRIG_MANUAL] = "manual",
+		[KMT_TRIG_OOM] = "oom",
+		[KMT_TRIG_PAGE_ALLOC_FAIL] = "page_alloc_fail",
+		[KMT_TRIG_SLAB_ALLOC_FAIL] = "slab_alloc_fail",
+		[KMT_TRIG_MEMCG_OOM] = "memcg_oom",
+	};
+
+	return trigger < sizeof(names) / sizeof(names[0]) && names[trigger] ?
+	       names[trigger] : "unknown";
+}
+
+const char *kmt_mode_name(uint32_t mode)
+{
+	return mode == KMT_MODE_BOOT ? "boot" :
+	       mode == KMT_MODE_FLIGHT ? "flight" : "unknown";
 }
 
 const char *kmt_task_op_name(uint32_t op)

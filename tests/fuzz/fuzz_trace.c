@@ -15,6 +15,7 @@
 #include "fuzz.h"
 #include "../../analyze/latency.h"
 #include "../../analyze/memblock.h"
+#include "../../analyze/report.h"
 #include "../../analyze/slab.h"
 
 static bool inside(const void *p, size_t n, const uint8_t *data, size_t size)
@@ -162,6 +163,34 @@ static void symbols(const struct kmt_trace *t, const uint64_t *sites,
 	kmt_symtab_free(&st);
 }
 
+/*
+ * A flight-recorder file: the window lies within the CPUs' windows, and
+ * the trigger's caller is one of its stack's frames, read in bounds.
+ */
+static void window(const struct kmt_trace *t, const uint8_t *data, size_t size)
+{
+	struct kmt_window w;
+	struct kmt_err err;
+	uint64_t before;
+
+	if (!t->flight.present) {
+		CHECK(kmt_window_find(t, 0, &w, &err) == -EINVAL);
+		return;
+	}
+	for (before = 0; before <= 1000; before += 1000) {
+		if (kmt_window_find(t, before, &w, &err))
+			return;
+		CHECK(w.first <= w.complete);
+		CHECK(before || w.start == w.complete);
+		if (w.have_trig) {
+			CHECK(w.trig.type == KMT_EV_MARK && w.trig.mark == KMT_MARK_FROZEN);
+			if (w.trig.has & KMT_HAS(KMT_F_STACK))
+				CHECK(inside(w.trig.stack, w.trig.stack_len, data, size));
+			kmt_trigger_caller(t, NULL, w.trig.stack, w.trig.stack_len);
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kmt_trace t;
@@ -222,6 +251,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kmt_trace_meta(&t, "", buf, 1);
 	symbols(&t, sites, nr_sites);
 	who(&t, data, size);
+	window(&t, data, size);
 	kmt_trace_close(&t);
 	return 0;
 }

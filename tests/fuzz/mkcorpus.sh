@@ -6,7 +6,7 @@
 #
 #   fuzz_trace     whole .kmt files: mktrace basic, swapped, many, nosyms,
 #                  in both record formats (ABI 2 and 1), and latency, memblock and
-#                  footprint (wrappers, vmalloc) and tasks in ABI 2
+#                  footprint (wrappers, vmalloc), tasks and flight in ABI 2
 #   fuzz_cursor    the raw sub-buffers of every CPU section of those files
 #   fuzz_kallsyms  their KALLSYMS sections, and a hand-written sample
 #   fuzz_summary   kmemflight summary of mktrace diff-base and diff-new
@@ -91,8 +91,8 @@ for s in basic swapped many nosyms; do
 	KMT_BUILD_ABI=1 "$mktrace" "$s" "$out/fuzz_trace/$s-abi1.kmt"
 	split_sections "$s-abi1" "$out/fuzz_trace/$s-abi1.kmt"
 done
-# the latency groups', memblock, wrapper, vmalloc and task events exist in ABI 2 only
-for s in latency memblock footprint tasks; do
+# the latency groups', memblock, wrapper, vmalloc, task and flight events exist in ABI 2 only
+for s in latency memblock footprint tasks flight; do
 	"$mktrace" "$s" "$out/fuzz_trace/$s.kmt"
 	split_sections "$s" "$out/fuzz_trace/$s.kmt"
 done

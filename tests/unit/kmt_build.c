@@ -30,6 +30,8 @@ struct kb_cpu {
 	uint64_t events;
 	bool events_set;
 	uint64_t kernel_events;
+	uint64_t first_ts;	/* of its first record (window_start) */
+	uint64_t overwritten;	/* flight mode: the kernel's counter */
 };
 
 struct kb {
@@ -44,6 +46,8 @@ struct kb {
 	bool gfp_names;		/* write the GFP name table (longer header) */
 	int abi;		/* record format: KMT_ABI_VERSION or 1 */
 	bool raw_str;		/* the string is several STR fields, encoded */
+	bool flight;		/* write a KMT_SEC_FLIGHT section */
+	struct kmt_flight_section fl;
 };
 
 KMT_DEFINE_LAYOUTS_V1(v1_layouts);
@@ -310,6 +314,8 @@ static void record_bytes(struct kb *b, unsigned int cpu, uint64_t ts,
 		if (c->data.len - c->sb + len > b->subbuf_size)
 			close_subbuf(b, c);
 	}
+	if (!c->data.len)
+		c->first_ts = ts;
 	if (c->sb == SIZE_MAX) {
 		struct kmt_subbuf_header h = {
 			.magic = s32(b, KMT_SUBBUF_MAGIC),
@@ -396,6 +402,48 @@ void kb_page_alloc_stack(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 				    kmt_zigzag((int64_t)(frames[i] - KB_TEXT_BASE)));
 	record_bytes(b, cpu, ts, KMT_EV_PAGE_ALLOC, ctx, pid, v, 4,
 		     (const char *)stack, len);
+}
+
+void kb_set_flight(struct kb *b, uint32_t mode, uint32_t trigger,
+		   uint64_t trigger_ts, uint64_t frozen_ts)
+{
+	b->flight = true;
+	b->fl.mode = mode;
+	b->fl.trigger = trigger;
+	b->fl.trigger_ts = trigger_ts;
+	b->fl.frozen_ts = frozen_ts;
+}
+
+void kb_set_overwritten(struct kb *b, unsigned int cpu, uint64_t n)
+{
+	b->cpu[cpu].overwritten = n;
+}
+
+void kb_mark(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
+	     uint32_t mark, uint32_t trigger, uint32_t pid, uint32_t order,
+	     uint64_t gfp, uint32_t cache, const char *comm,
+	     const uint64_t *frames, unsigned int nr)
+{
+	uint64_t v[6] = { mark, trigger, pid, order, gfp, cache };
+	uint8_t blob[300], stack[16 * 10];
+	size_t len = 0, slen = 0, n = comm ? strlen(comm) : 0;
+	bool raw = b->raw_str;
+	unsigned int i;
+
+	for (i = 0; i < nr && i < 16; i++)
+		slen += kmt_put_uvar(stack + slen,
+				     kmt_zigzag((int64_t)(frames[i] - KB_TEXT_BASE)));
+	/* two strings, each with its length */
+	len += kmt_put_uvar(blob + len, n);
+	memcpy(blob + len, comm ? comm : "", n);
+	len += n;
+	len += kmt_put_uvar(blob + len, slen);
+	memcpy(blob + len, stack, slen);
+	len += slen;
+	b->raw_str = true;
+	record_bytes(b, cpu, ts, KMT_EV_MARK, by ? KMT_CTX_TASK : KMT_CTX_HARDIRQ,
+		     by, v, 6, (const char *)blob, len);
+	b->raw_str = raw;
 }
 
 static size_t stack_bytes(uint8_t *stack, const uint64_t *frames,
@@ -653,6 +701,31 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 		section(b, &out, KMT_SEC_CPU, &cs, sizeof(cs), c->data.p,
 			c->data.len), nsec++;
 	}
+	if (b->flight) {
+		struct kmt_flight_section fs = {
+			.mode = s32(b, b->fl.mode),
+			.trigger = s32(b, b->fl.trigger),
+			.trigger_ts = s64(b, b->fl.trigger_ts),
+			.frozen_ts = s64(b, b->fl.frozen_ts),
+			.nr_cpus = s32(b, b->nr_cpus),
+			.cpu_size = s32(b, sizeof(struct kmt_flight_cpu)),
+		};
+		struct kb_buf fc = { 0 };
+
+		for (i = 0; i < b->nr_cpus; i++) {
+			struct kb_cpu *c = &b->cpu[i];
+			struct kmt_flight_cpu e = {
+				.cpu = s32(b, i),
+				.overwritten = s64(b, c->overwritten),
+				.window_start = s64(b, c->data.len ? c->first_ts : 0),
+				.window_end = s64(b, c->data.len ? c->prev_ts : 0),
+			};
+
+			buf_put(&fc, &e, sizeof(e));
+		}
+		section(b, &out, KMT_SEC_FLIGHT, &fs, sizeof(fs), fc.p, fc.len), nsec++;
+		free(fc.p);
+	}
 	((struct kmt_file_header *)out.p)->nr_sections = s32(b, nsec);
 	((struct kmt_file_header *)out.p)->file_size = s64(b, out.len);
 	free(fmt.p);
@@ -751,15 +824,35 @@ int kb_write_recorder(struct kb *b, const char *dir, bool old,
 	ret = ret ?: put_file(path, "topology", topo.p, topo.len);
 	if (old)
 		buf_put(&stats, "# cpu events lost subbufs_read\n", 31);
+	else if (b->flight)
+		buf_put(&stats, "# cpu events lost subbufs_read buffer_bytes overwritten\n", 56);
 	else
 		buf_put(&stats, "# cpu events lost subbufs_read buffer_bytes\n", 44);
+	if (b->flight) {
+		snprintf(line, sizeof(line), "%s\n",
+			 b->fl.mode == KMT_MODE_FLIGHT ? "flight" : "boot");
+		ret = ret ?: put_file(path, "mode", line, strlen(line));
+		if (b->fl.trigger)
+			snprintf(line, sizeof(line), "1 %s %llu %llu\n",
+				 b->fl.trigger == KMT_TRIG_OOM ? "oom" : "manual",
+				 (unsigned long long)b->fl.trigger_ts,
+				 (unsigned long long)b->fl.frozen_ts);
+		else
+			snprintf(line, sizeof(line), "0\n");
+		ret = ret ?: put_file(path, "frozen", line, strlen(line));
+		ret = ret ?: put_file(path, "triggers", "manual,oom,page_alloc_fail,slab_alloc_fail\n", 44);
+	}
 	for (i = 0; i < b->nr_cpus && !ret; i++) {
 		struct kb_cpu *c = &b->cpu[i];
 
 		close_subbuf(b, c);
-		snprintf(line, sizeof(line), "%u %llu %llu 0%s\n", i,
+		snprintf(line, sizeof(line), "%u %llu %llu 0%s", i,
 			 (unsigned long long)(c->events_set ? c->kernel_events : c->events),
 			 (unsigned long long)c->lost, old ? "" : " " KB_STR(KB_BUFFER_BYTES));
+		if (b->flight)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), " %llu",
+				 (unsigned long long)c->overwritten);
+		strcat(line, "\n");
 		buf_put(&stats, line, strlen(line));
 		snprintf(path, sizeof(path), "%s/kmemtrace/per_cpu/cpu%u", dir, i);
 		if (mkdir(path, 0700) && errno != EEXIST)
@@ -1028,6 +1121,56 @@ const char kb_lat_kallsyms[] =
  * unit: systemd-udevd.service 1536, getty@tty1.service 8192, init.scope
  * 64, the root cgroup 348.
  */
+/*
+ * A flight-recorder save: two CPUs that overwrote 1000 and 200 events
+ * before the window, cpu 1's window starting later (at 1500) than cpu
+ * 0's (at 1000), and the OOM killer freezing the recorder at 9000 with
+ * pid 42 (hog) as its victim.  leak_fn (alloc_thing+0x10) keeps three
+ * 4 KiB objects, helper_init+0x5 one 64-byte object, one object is
+ * allocated and freed in the window, one freed that was allocated
+ * before it.  The numbers are worked out in
+ * tests/cli/expect/flight.window.
+ */
+void kb_scenario_flight(struct kb *b)
+{
+	static const char syms[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81001000 T alloc_thing\n"
+		"ffffffff81002000 t helper_init\n"
+		"ffffffff81003000 T free_thing\n"
+		"ffffffff81004000 T out_of_memory\n"
+		"ffffffff81005000 t __alloc_pages_slowpath.constprop.0\n"
+		"ffffffff82000000 D some_data\n";
+	const uint64_t stack[] = {
+		T(0x4100),	/* out_of_memory+0x100 */
+		T(0x5040),	/* __alloc_pages_slowpath.constprop.0+0x40 */
+		T(0x1020),	/* alloc_thing+0x20: the caller */
+		T(0x2008),
+	};
+
+	kb_set_kallsyms(b, syms);
+	kb_set_gfp_names(b, true);
+	kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 42, T(0x2005), D(0x100), 64, 64, 0xcc0, -1);
+	kb_kmalloc(b, 0, 1200, KMT_CTX_TASK, 42, T(0x1010), D(0x1000), 4096, 4096, 0xcc0, -1);
+	kb_task(b, 1, 1500, 1, KMT_TASK_EXEC, 42, 0, "hog", "/bin/hog", "/");
+	kb_kmalloc(b, 1, 2000, KMT_CTX_TASK, 42, T(0x1010), D(0x2000), 4096, 4096, 0xcc0, -1);
+	kb_kmalloc(b, 0, 3000, KMT_CTX_TASK, 42, T(0x1010), D(0x3000), 4096, 4096, 0xcc0, -1);
+	kb_kmalloc(b, 1, 4000, KMT_CTX_TASK, 7, T(0x1010), D(0x4000), 4096, 4096, 0xcc0, -1);
+	kb_kmalloc(b, 0, 5000, KMT_CTX_TASK, 7, T(0x2005), D(0x5000), 100, 128, 0xcc0, -1);
+	kb_kfree(b, 1, 6000, KMT_CTX_TASK, 7, T(0x3008), D(0x5000));
+	kb_kfree(b, 0, 6500, KMT_CTX_TASK, 42, T(0x3008), D(0x100));
+	kb_kmalloc(b, 1, 7000, KMT_CTX_SOFTIRQ, 0, T(0x2005), D(0x6000), 64, 64, 0x820, -1);
+	kb_page_alloc(b, 0, 8000, KMT_CTX_TASK, 42, 0x2001, 0, 0x140dca, 1);
+	kb_page_alloc(b, 1, 8500, KMT_CTX_TASK, 42, 0x3001, 2, 0xcc0, 0);
+	kb_mark(b, 0, 9000, 42, KMT_MARK_FROZEN, KMT_TRIG_OOM, 42, 0, 0x140dca, 0,
+		"hog", stack, 4);
+	kb_set_overwritten(b, 0, 1000);
+	kb_set_overwritten(b, 1, 200);
+	kb_set_kernel_events(b, 0, 1000 + 7);
+	kb_set_kernel_events(b, 1, 200 + 6);
+	kb_set_flight(b, KMT_MODE_FLIGHT, KMT_TRIG_OOM, 9000, 9060);
+}
+
 void kb_scenario_tasks(struct kb *b)
 {
 	kb_set_kallsyms(b, kb_kallsyms);

@@ -38,6 +38,20 @@ void kb_set_proc(struct kb *b, const char *meminfo, const char *vmstat,
 		 const char *zoneinfo);
 void kb_set_topology(struct kb *b, const char *text);
 
+/*
+ * Flight mode: write a KMT_SEC_FLIGHT section (and the recorder's flight
+ * files); the kernel's overwritten counter of a CPU; a mark record, with
+ * the trigger's fields for KMT_MARK_FROZEN (by: the task that wrote it,
+ * 0 for an interrupt).
+ */
+void kb_set_flight(struct kb *b, uint32_t mode, uint32_t trigger,
+		   uint64_t trigger_ts, uint64_t frozen_ts);
+void kb_set_overwritten(struct kb *b, unsigned int cpu, uint64_t n);
+void kb_mark(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
+	     uint32_t mark, uint32_t trigger, uint32_t pid, uint32_t order,
+	     uint64_t gfp, uint32_t cache, const char *comm,
+	     const uint64_t *frames, unsigned int nr);
+
 /* ctx is enum kmt_ctx; pid is written for KMT_CTX_TASK only. */
 void kb_kmalloc(struct kb *b, unsigned int cpu, uint64_t ts, int ctx,
 		uint32_t pid, uint64_t call_site, uint64_t ptr, uint64_t req,
@@ -138,6 +152,8 @@ extern const char kb_lat_kallsyms[];
 void kb_scenario_latency(struct kb *b);
 /* who allocated: fork, exec, rename, cgroup moves (t0096-tasks.sh) */
 void kb_scenario_tasks(struct kb *b);
+/* A flight-recorder window frozen by the OOM killer. */
+void kb_scenario_flight(struct kb *b);
 
 /* The whole file in memory (malloc'd), or written to path. */
 int kb_finish(struct kb *b, uint8_t **out, size_t *len);

@@ -470,6 +470,14 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && (!strcmp(argv[1], "flight") || !strcmp(argv[1], "flight-recorder"))) {
+		b = kb_new(2, 4096);
+		kb_scenario_flight(b);
+		ret = !strcmp(argv[1], "flight") ? kb_write(b, argv[2]) :
+		      kb_write_recorder(b, argv[2], false, 0, 0);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "tasks")) {
 		b = kb_new(2, 4096);
 		kb_scenario_tasks(b);
