@@ -29,6 +29,7 @@ int kmf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cmd_attach(int argc, char **argv);
 int cmd_save(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

@@ -16,6 +16,7 @@ char *kmf_argv0;
 static const struct kmf_cmd cmds[] = {
 	{ "attach", cmd_attach, "drain the kernel recorder into a spool as it fills (boot-long)" },
 	{ "save",   cmd_save,   "stop the kernel recorder and write its events to a file" },
+	{ "watch",  cmd_watch,  "flight recorder: save the buffers whenever a trigger freezes them" },
 	{ "report", cmd_report, "perf-kmem style tables from a saved trace" },
 	{ "info",   cmd_info,   "what a saved trace holds: kernel, CPUs, events, losses" },
 	{ "dump",   cmd_dump,   "print the raw events of a saved trace, one per line" },

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../analyze/footprint.h"
@@ -40,14 +41,15 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-int kmf_bootdir_open(struct kmf_bootdir *b, const char *dir, struct kmt_err *err)
+static int open_dir(struct kmf_bootdir *b, const char *dir, const char *what,
+		    struct kmt_err *err)
 {
 	int ret;
 
 	memset(b, 0, sizeof(*b));
 	b->dirfd = -1;
 	if (!*dir)
-		return kmt_errf(err, EINVAL, "--boot-dir: an empty directory name");
+		return kmt_errf(err, EINVAL, "%s: an empty directory name", what);
 	ret = make_dirs(dir);
 	if (ret)
 		return kmt_errf(err, -ret, "cannot create the directory %s: %s",
@@ -58,6 +60,16 @@ int kmf_bootdir_open(struct kmf_bootdir *b, const char *dir, struct kmt_err *err
 		return kmt_errf(err, ret, "%s: %s", dir,
 				ret == ENOTDIR ? "not a directory" : strerror(ret));
 	}
+	return 0;
+}
+
+int kmf_bootdir_open(struct kmf_bootdir *b, const char *dir, struct kmt_err *err)
+{
+	int ret = open_dir(b, dir, "--boot-dir", err);
+
+	if (ret)
+		return ret;
+	b->prefix = "boot-";
 	kmt_boot_id(b->id, sizeof(b->id));
 	if (!b->id[0] || strchr(b->id, '/'))
 		return kmt_errf(err, ENOENT,
@@ -142,11 +154,44 @@ static int cmp_saved(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static bool is_saved_boot(const char *name)
+int kmf_flightdir_open(struct kmf_bootdir *b, const char *dir,
+		       const char *trigger, struct kmt_err *err)
 {
-	size_t n = strlen(name);
+	char stamp[32];
+	struct tm tm;
+	time_t now = time(NULL);
+	unsigned int i;
+	int ret = open_dir(b, dir, "watch", err);
 
-	return n > strlen("boot-") + strlen(KMT_SUFFIX) && !strncmp(name, "boot-", 5) &&
+	if (ret)
+		return ret;
+	b->prefix = "flight-";
+	if (!gmtime_r(&now, &tm) ||
+	    !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
+		snprintf(stamp, sizeof(stamp), "%lld", (long long)now);
+	for (i = 1; i < 1000; i++) {
+		if (i == 1)
+			snprintf(b->kmt, sizeof(b->kmt), "flight-%s-%.32s" KMT_SUFFIX,
+				 stamp, trigger);
+		else
+			snprintf(b->kmt, sizeof(b->kmt), "flight-%s-%.32s-%u" KMT_SUFFIX,
+				 stamp, trigger, i);
+		if (faccessat(b->dirfd, b->kmt, F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+		    errno == ENOENT)
+			break;
+	}
+	if (i == 1000)
+		return kmt_errf(err, EEXIST, "%s: no free name for %s", dir, b->kmt);
+	snprintf(b->path, sizeof(b->path), "%s%s%s", dir,
+		 dir[strlen(dir) - 1] == '/' ? "" : "/", b->kmt);
+	return 0;
+}
+
+static bool is_saved(const char *prefix, const char *name)
+{
+	size_t n = strlen(name), p = strlen(prefix);
+
+	return n > p + strlen(KMT_SUFFIX) && !strncmp(name, prefix, p) &&
 	       !strcmp(name + n - strlen(KMT_SUFFIX), KMT_SUFFIX);
 }
 
@@ -173,7 +218,7 @@ int kmf_bootdir_rotate(struct kmf_bootdir *b, unsigned int keep,
 	}
 	rewinddir(d);
 	while ((de = readdir(d))) {
-		if (!is_saved_boot(de->d_name) || !strcmp(de->d_name, b->kmt))
+		if (!is_saved(b->prefix, de->d_name) || !strcmp(de->d_name, b->kmt))
 			continue;
 		/* only regular files: never a link to something else */
 		if (fstatat(b->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
