@@ -15,7 +15,7 @@
 #include "slab.h"
 
 #define DEFAULT_SORT "frag,hit,bytes"
-#define VALID_OPTS "--slab, --page, --live, --phase, --latency, --memblock, --footprint, --threshold, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help"
+#define VALID_OPTS "--slab, --page, --live, --phase, --latency, --memblock, --footprint, --window, --before, --threshold, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help"
 
 static void usage(FILE *f)
 {
@@ -50,6 +50,14 @@ static void usage(FILE *f)
 		"                          recorder's buffers, against the kernel's own\n"
 		"                          totals, and how much of what the kernel holds\n"
 		"                          the trace explains\n"
+		"    --window              a flight-recorder save (kmemflight watch): what\n"
+		"                          froze the recorder (the OOM killer's victim, the\n"
+		"                          failed allocation and its caller), the window\n"
+		"                          the buffers kept, and what was allocated in it\n"
+		"                          and still held at the trigger: by callsite, by\n"
+		"                          cache, by process, pages by order\n"
+		"    --before <time>       with --window: only the last <time> before the\n"
+		"                          trigger, with a unit ns, us, ms or s: 5s\n"
 		"    --threshold <time>    with --latency: list episodes of at least this\n"
 		"                          long, with a unit ns, us, ms or s: 134us\n"
 		"                          (default 0: all)\n"
@@ -152,7 +160,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE, OPT_LIVE,
 	       OPT_TIME, OPT_AT, OPT_PHASE, OPT_ALLOC, OPT_JSON, OPT_CSV,
 	       OPT_VMLINUX, OPT_LATENCY, OPT_THRESHOLD, OPT_MEMBLOCK,
-	       OPT_FOOTPRINT };
+	       OPT_FOOTPRINT, OPT_WINDOW, OPT_BEFORE };
 	static const struct option longopts[] = {
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -162,6 +170,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "latency", no_argument, NULL, OPT_LATENCY },
 		{ "memblock", no_argument, NULL, OPT_MEMBLOCK },
 		{ "footprint", no_argument, NULL, OPT_FOOTPRINT },
+		{ "window", no_argument, NULL, OPT_WINDOW },
+		{ "before", required_argument, NULL, OPT_BEFORE },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "time", required_argument, NULL, OPT_TIME },
@@ -200,6 +210,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case OPT_LATENCY: o->latency = true; break;
 		case OPT_MEMBLOCK: o->memblock = true; break;
 		case OPT_FOOTPRINT: o->footprint = true; break;
+		case OPT_WINDOW: o->window = true; break;
+		case OPT_BEFORE:
+			if (parse_duration(optarg, &o->before) || !o->before)
+				return kmf_usage_error("--before wants a time with a unit ns, us, ms or s (e.g. 5s), not '%s'",
+						       optarg);
+			break;
 		case OPT_THRESHOLD:
 			if (parse_duration(optarg, &o->threshold))
 				return kmf_usage_error("--threshold wants a time with a unit ns, us, ms or s (e.g. 134us), not '%s'",
@@ -241,6 +257,14 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 					       argv[optind - 1], VALID_OPTS);
 		}
 	}
+	if (o->before && !o->window)
+		return kmf_usage_error("--before goes with --window");
+	if (o->window && (o->slab || o->page || o->live || o->phase || o->alloc ||
+			  o->latency || o->memblock || o->footprint || o->json ||
+			  o->csv || sort_given))
+		return kmf_usage_error("--window is a report of its own: not with --slab, --page, --live, --phase, --latency, --memblock, --footprint, --alloc, --sort, --json or --csv");
+	if (o->window && (o->start || o->end != UINT64_MAX))
+		return kmf_usage_error("--window ends at the trigger: not with --time or --at (--before chooses how far back)");
 	if (threshold_given && !o->latency)
 		return kmf_usage_error("--threshold goes with --latency");
 	if (o->latency && (o->slab || o->page || o->live || o->phase || o->alloc ||
@@ -256,7 +280,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	if (o->footprint && (o->start || o->end != UINT64_MAX))
 		return kmf_usage_error("--footprint is at the save, where the kernel's totals were taken: not with --time or --at");
 	if (!o->slab && !o->page && !o->live && !o->phase && !o->latency &&
-	    !o->memblock && !o->footprint)
+	    !o->memblock && !o->footprint && !o->window)
 		o->slab = true;
 	if (o->alloc && !o->page && !o->live && !o->phase)
 		o->slab = true;
@@ -519,7 +543,8 @@ static void print_wrappers(const struct kmt_slab *s, const struct report_opts *o
 }
 
 static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
-		       const struct kmt_symtab *st, const struct report_opts *o)
+		       const struct kmt_symtab *st, const struct report_opts *o,
+		       const char *title)
 {
 	static const char *const life[KMT_LIFE_BUCKETS] = {
 		"< 1us", "< 10us", "< 100us", "< 1ms", "< 10ms", "< 100ms",
@@ -532,9 +557,12 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 	uint64_t freed = 0;
 	int w = KMT_NAME_COL;
 
-	printf("Boot footprint at %" PRIu64 ".%09" PRIu64 " s (the last event taken):"
-	       " slab objects allocated and never freed\n",
-	       s->last_ts / 1000000000u, s->last_ts % 1000000000u);
+	if (title)
+		printf("%s\n", title);
+	else
+		printf("Boot footprint at %" PRIu64 ".%09" PRIu64 " s (the last event taken):"
+		       " slab objects allocated and never freed\n",
+		       s->last_ts / 1000000000u, s->last_ts % 1000000000u);
 	if (!live) {
 		kmf_error("out of memory");
 		return;
@@ -573,7 +601,7 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 		printf("(%" PRIu64 " objects, %" PRIu64 " bytes, were allocated again at"
 		       " their address without a free in the trace: counted as freed)\n",
 		       s->nr_untraced_frees, s->untraced_free_bytes);
-	if (t->has_buffers)
+	if (t->has_buffers && !title)
 		printf("The recorder's own: %" PRIu64 " bytes in %" PRIu64
 		       " objects and %" PRIu64 " bytes of pages, allocated by its"
 		       " functions and its initcalls (in the tables), and %" PRIu64
@@ -756,6 +784,49 @@ static void print_phases(const struct kmt_slab *s, const struct kmt_symtab *st,
 	print_who(s->by_unit, s->nr_by_unit, "systemd units", "Unit (of the cgroup)", o);
 }
 
+/*
+ * --window: what froze the flight recorder, its window, and what the
+ * window allocated and still held at the trigger.
+ */
+static int report_window(const struct kmt_trace *t, const struct kmt_symtab *st,
+			 struct report_opts *o, struct kmt_slab *s)
+{
+	struct kmt_window w;
+	struct kmt_err err = { "" };
+	char title[160];
+
+	if (kmt_window_find(t, o->before, &w, &err)) {
+		kmf_error("%s: %s", o->path, err.msg);
+		return KMF_EXIT_FAIL;
+	}
+	printf("Flight recorder window of %s\n", o->path);
+	kmt_window_print(t, st, &w, o->raw_ip);
+	o->start = w.start;
+	o->end = w.end;
+	if (kmt_slab_analyze_range(t, w.start, w.end, false, st, s, &err)) {
+		kmf_error("%s: %s", o->path, err.msg);
+		return KMF_EXIT_FAIL;
+	}
+	if (s->lost)
+		kmf_warn("%" PRIu64 " events were lost in the window: totals are short",
+			 s->lost);
+	kmt_slab_sort(s, o->keys, o->nr_keys);
+	kmt_page_sort(s, o->pkeys, o->nr_pkeys);
+	printf("\n");
+	snprintf(title, sizeof(title),
+		 "Allocated in the window and still held at the %s: slab objects by callsite",
+		 t->flight.trigger ? "trigger" : "save");
+	print_live(t, s, st, o, title);
+	if (s->has_tasks)
+		print_who(s->by_comm, s->nr_by_comm, "Processes (in the window)",
+			  "Process (comm)", o);
+	else
+		printf("\n(no task records in the window: who allocated is not known)\n");
+	printf("\n");
+	print_page_summary(s);
+	return KMF_EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
@@ -817,6 +888,10 @@ int cmd_report(int argc, char **argv)
 			status = KMF_EXIT_OK;
 		goto out;
 	}
+	if (o.window) {
+		status = report_window(&t, sym, &o, &s);
+		goto out;
+	}
 	ret = kmt_slab_analyze_range(&t, o.start, o.end, o.alloc, sym, &s, &err);
 	if (ret) {
 		kmf_error("%s: %s", o.path, err.msg);
@@ -854,7 +929,7 @@ int cmd_report(int argc, char **argv)
 			printf("\n");
 	}
 	if (o.live) {
-		print_live(&t, &s, sym, &o);
+		print_live(&t, &s, sym, &o, NULL);
 		if (o.slab || o.page)
 			printf("\n");
 	}

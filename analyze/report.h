@@ -31,7 +31,34 @@ struct report_opts {
 	uint64_t threshold;	/* --latency: ns */
 	bool memblock;
 	bool footprint;
+	bool window;
+	uint64_t before;	/* --window --before: ns, 0: the whole window */
 };
+
+/* --window: the flight recorder's window up to its trigger. */
+struct kmt_window {
+	uint64_t first;		/* the oldest event kept on any CPU */
+	uint64_t complete;	/* from here every CPU has its events */
+	unsigned int late_cpu;	/* the CPU whose window starts there */
+	uint64_t end;		/* the trigger, or the newest event */
+	uint64_t start;		/* what the tables cover: start to end */
+	uint64_t overwritten;	/* events overwritten before the window */
+	bool have_trig;
+	struct kmt_event trig;	/* the KMT_MARK_FROZEN record */
+};
+
+/*
+ * The window of a flight-recorder save, and the tables' range: the
+ * @before ns before its end, or (0) where every CPU has events.  0, or a
+ * negative errno with @err set (a file saved in boot mode).
+ */
+int kmt_window_find(const struct kmt_trace *t, uint64_t before,
+		    struct kmt_window *w, struct kmt_err *err);
+void kmt_window_print(const struct kmt_trace *t, const struct kmt_symtab *st,
+		      const struct kmt_window *w, bool raw);
+/* The caller a trigger's stack names: its first frame outside the allocators. */
+uint64_t kmt_trigger_caller(const struct kmt_trace *t, const struct kmt_symtab *st,
+			    const uint8_t *stack, size_t len);
 
 /*
  * The views of a report for scripts: one JSON document, or CSV tables
