@@ -104,7 +104,7 @@ test_expect_success 'bad --time and --at values exit 2 and say what is wanted' '
 
 test_expect_success 'an unknown option lists the valid ones (exit 2)' '
 	test_must_fail --code=2 "$KMF" report --bogus t.kmt 2> err &&
-	grep -q "^kmemflight report: unknown option .--bogus. (valid: --slab, --page, --live, --phase, --latency, --memblock, --footprint, --threshold, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help)$" err &&
+	grep -q "^kmemflight report: unknown option .--bogus. (valid: --slab, --page, --live, --phase, --latency, --memblock, --footprint, --window, --before, --threshold, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help)$" err &&
 	"$KMF" report --help | grep -o -- "--[a-z][a-z-]*" | sort -u > from-help &&
 	grep -o -- "--[a-z][a-z-]*" err | grep -v -- --bogus | sort -u > from-err &&
 	test_cmp from-help from-err &&
