@@ -3,7 +3,8 @@
 # unit tests and CLI tests under ASan+UBSan, a fuzz smoke run of every
 # parser, the parity with perf kmem on a recording of this machine, the
 # shell lint, the kernel style gates, the series compiled with Debian's
-# configuration, the QEMU boot tests, a Debian boot with systemd in the
+# configuration, the QEMU boot tests, the flight recorder's triggers in
+# a QEMU guest, a Debian boot with systemd in the
 # initramfs and the root, and the boot regression gate.
 # Ends with "N passed, N failed".
 set -u
@@ -109,6 +110,7 @@ suite shellcheck shell_lint
 suite kernel-style qemu-tests/kernel-style.sh
 suite distro-config qemu-tests/distro-config.sh
 suite qemu qemu-tests/run.sh
+suite flight qemu-tests/flight-run.sh
 suite systemd qemu-tests/systemd-run.sh
 suite boot-regression qemu-tests/boot-regression.sh
 

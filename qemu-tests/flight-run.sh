@@ -1,0 +1,136 @@
+#!/bin/sh
+# The flight suite: a guest booted with kmemtrace.mode=flight runs
+# 'kmemflight watch', and qemu-tests/flight-hook.sh makes each trigger
+# fire in turn: the OOM killer, a failed page allocation and a failed
+# slab allocation (the kmemtrace-leak sample runs ZONE_DMA out of
+# memory), and manual freezes.  The checks read the files the watch
+# saved: the trigger and its culprit, the window's top callsite, and
+# the kernel's counters against the events in the files.
+# Prints "ok/not ok" per check and "flight: N passed, N failed".
+set -u
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+out=${KMF_QEMU_OUT:-$repo/build/qemu-tests}/flight
+kmf=$repo/build/kmemflight
+suite=flight
+mkdir -p "$out"
+# shellcheck source=qemu-tests/check.sh
+. "$repo/qemu-tests/check.sh"
+
+kernel=$("$repo/qemu-tests/build-kernel.sh" flight) || {
+	echo "not ok 1 - flight: build the kernel with the leak sample"
+	echo "flight: 0 passed, 1 failed"
+	exit 1
+}
+make -s -C "$repo" build/kmemflight || exit 1
+
+g=$out/guest
+all=$g/all
+booted() {
+	"$repo/qemu-tests/boot.sh" -k "$kernel" -c 2 -m 256M -t 600 \
+		-x "$repo/qemu-tests/flight-hook.sh" \
+		-a "kmemtrace.enable=1 kmemtrace.mode=flight kmemtrace.subbufs=8" "$g" || return 1
+	cat "$g/hook.err" "$g/watch.err" "$g/watch.out"
+	[ "$(cat "$g/hook.rc")" = 0 ] && [ "$(cat "$g/watch.rc")" = 0 ]
+}
+check "boot with kmemtrace.mode=flight, kmemflight watch saves 5 freezes" booted
+
+# the saved files, in the order of their triggers
+in_order() {
+	for f in "$all"/flight-*.kmt; do
+		"$kmf" info "$f" | sed -n "s|^frozen:      by [a-z_]* at \([0-9.]*\) s.*|\1 $f|p"
+	done | sort -n | cut -d' ' -f2
+}
+# the saved file of trigger TRIGGER, the Nth of them
+file() { in_order | grep -E -- "-$1(-[0-9]+)?\.kmt\$" | sed -n "${2:-1}p"; }
+window() { "$kmf" report --window "$1" > "$1.window" 2> "$1.window.err"; cat "$1.window"; }
+
+armed() {
+	cat "$g/armed"
+	printf 'flight\nmanual,oom,page_alloc_fail,slab_alloc_fail\n0\n' | cmp -s - "$g/armed"
+}
+check "watch armed the recorder: flight mode, the default triggers" armed
+
+storm_overwrote() {	# the storm overwrote events and lost none
+	cat "$g/stats.storm"
+	awk '!/^#/ { o += $6; l += $3 } END { exit !(o > 0 && l == 0) }' "$g/stats.storm"
+}
+check "an allocation storm overwrites the oldest events, loses none" storm_overwrote
+
+saved_files() {	# one file per trigger, the oldest past --keep 4 removed
+	find "$all" -name '*.kmt'; echo; cat "$g/flight.ls"
+	[ "$(find "$all" -name '*.kmt' | wc -l)" = 5 ] && [ -n "$(file oom)" ] &&
+		[ -n "$(file page_alloc_fail)" ] && [ -n "$(file slab_alloc_fail)" ] &&
+		[ -n "$(file manual 2)" ] && [ "$(wc -l < "$g/flight.ls")" = 4 ] &&
+		! grep -q -- '-oom\.kmt$' "$g/flight.ls" &&
+		[ "$(stat -c %a "$(file oom)")" = 600 ]
+}
+check "one file per trigger, named for it; --keep 4 removed the oldest" saved_files
+
+oom_caught() {	# the victim the OOM killer chose, the allocation that failed
+	f=$(file oom)
+	window "$f" || return 1
+	victim=$(cut -d' ' -f1 "$g/oom.victim")
+	echo "victim: $(cat "$g/oom.victim")"
+	grep -q '^Trigger:   oom at ' "$f.window" &&
+		grep -qx "Victim:    pid $victim (tail)" "$f.window" &&
+		grep -q '^Request:   order 0, GFP_HIGHUSER_MOVABLE|' "$f.window" &&
+		grep -q "^$victim 137\$" "$g/oom.victim"
+}
+check "OOM: the trigger names the victim (tail) and the allocation" oom_caught
+
+leak_on_top() {	# FILE LEAKFILE: the leak is the window's top callsite, all of it
+	window "$1" || return 1
+	cat "$2"
+	bytes=$(cut -d' ' -f3 "$2")
+	top=$(awk -F'|' '/^ Callsite/ { getline; getline; print; exit }' "$1.window")
+	echo "top: $top"
+	echo "$top" | awk -F'|' -v b="$bytes" '{ gsub(/ /, "", $1); gsub(/ /, "", $2)
+			exit !($1 ~ /^kmemtrace_leak_dma\+0x[0-9a-f]+$/ && $2 == b && b > 1000000) }'
+}
+
+page_fail_caught() {
+	f=$(file page_alloc_fail)
+	leak_on_top "$f" "$g/leak.page" &&
+		grep -q '^Trigger:   page_alloc_fail at ' "$f.window" &&
+		grep -qF 'Request:   order 0, GFP_KERNEL|GFP_DMA|__GFP_RETRY_MAYFAIL|__GFP_COMP, from kmemtrace_leak_dma+0x' "$f.window"
+}
+check "page allocation failure: the leak's caller, and the leak on top of the window" page_fail_caught
+
+slab_fail_caught() {
+	f=$(file slab_alloc_fail)
+	cat "$g/triggers.slab"
+	leak_on_top "$f" "$g/leak.slab" &&
+		grep -q '^Trigger:   slab_alloc_fail at ' "$f.window" &&
+		grep -q ', cache dma-kmalloc-2k, from kmemtrace_leak_dma+0x' "$f.window"
+}
+check "slab allocation failure (page_alloc_fail off): its cache and caller" slab_fail_caught
+
+counts_exact() {	# per CPU: the kernel's events = overwritten + all saved so far
+	: > "$out/counts"
+	for f in $(in_order) "$g/boot.kmt"; do
+		"$kmf" info "$f" | awk -v f="${f##*/}" '$1 ~ /^[0-9]+$/ { print f, $1, $4, $5, $6, ($7 == "" ? 0 : $7) }'
+	done > "$out/counts"
+	cat "$out/counts"
+	awk '{ read[$2] += $4
+		if ($5 != 0 || $3 != $6 + read[$2]) { print "mismatch:", $0; bad = 1 }
+		n++ } END { exit bad || n < 12 }' "$out/counts"
+}
+check "the kernel's counters: every event was saved or counted overwritten" counts_exact
+
+rearmed() {	# each save after the first starts after the trigger before it
+	prev=0
+	for f in $(in_order); do
+		"$kmf" info "$f" > "$f.info" || return 1
+		trig=$(sed -n 's/^frozen:      by [a-z_]* at \([0-9.]*\) s.*/\1/p' "$f.info")
+		first=$(awk '$1 ~ /^[0-9]+$/ && $8 != "" { split($8, w, "-"); print w[1] }' "$f.info" | sort -n | head -1)
+		echo "${f##*/}: window from $first, trigger $trig"
+		[ -n "$trig" ] && [ -n "$first" ] || return 1
+		awk -v a="$prev" -v b="$first" 'BEGIN { exit !(b > a) }' || return 1
+		prev=$trig
+	done
+	cat "$g/frozen.end"; [ "$(cat "$g/frozen.end")" = 0 ]
+}
+check "after each save the recorder runs again" rearmed
+
+check_done
