@@ -131,7 +131,8 @@ if [ -n "$debkernel" ]; then
 	mkdir -p "$root/lib/modules"
 	cp -a "$debkernel/lib/modules/$kver" "$root/lib/modules/"
 fi
-systemctl --root="$root" -q enable kmemflight-attach.service kmemflight-save.service
+systemctl --root="$root" -q enable kmemflight-attach.service kmemflight-save.service \
+	kmemflight-watch.service
 echo kmftest > "$root/etc/hostname"
 echo "/dev/vda / ext4 rw 0 1" > "$root/etc/fstab"
 [ -z "$keep" ] || echo "KMEMFLIGHT_KEEP=$keep" > "$root/etc/default/kmemflight"
@@ -151,8 +152,25 @@ systemctl --failed --no-pager --plain > "$d/failed" 2>&1
 systemctl status --no-pager -l kmemflight-save.service > "$d/save.status" 2>&1
 systemctl status --no-pager -l kmemflight-attach.service > "$d/attach.status" 2>&1
 systemctl show -p ActiveEnterTimestampMonotonic multi-user.target > "$d/multi-user" 2>&1
+# the watch arms the recorder after the save; a manual freeze, saved by it
+watching() {	# N: the watch said it waits N times, up to 60 s
+	i=0
+	while [ "$(journalctl -b -u kmemflight-watch.service -o cat | grep -c 'waiting for a trigger')" -lt "$1" ] &&
+		[ $i -lt 600 ] && ! systemctl -q is-failed kmemflight-watch.service; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+watching 1
+cat /sys/kernel/tracing/kmemtrace/mode > "$d/mode" 2>&1
+echo 1 > /sys/kernel/tracing/kmemtrace/frozen 2> "$d/freeze.err"
+watching 2
+ls /var/lib/kmemflight/flight > "$d/flight.ls" 2>&1
+cp /var/lib/kmemflight/flight/*.kmt "$d/" 2>/dev/null
+cat /sys/kernel/tracing/kmemtrace/frozen > "$d/frozen" 2>&1
+systemctl status --no-pager -l kmemflight-watch.service > "$d/watch.status" 2>&1
 ls -l /var/lib/kmemflight > "$d/lib.ls" 2>&1
-stat -c '%a %U %n' /var/lib/kmemflight /var/lib/kmemflight/* > "$d/lib.stat" 2>&1
+stat -c '%a %U %F %n' /var/lib/kmemflight /var/lib/kmemflight/* /var/lib/kmemflight/flight/* > "$d/lib.stat" 2>&1
 cp /var/lib/kmemflight/* "$d/" 2>/dev/null
 ls -la /run/kmemflight > "$d/spool.ls" 2>&1
 cat /run/kmemflight/log > "$d/spool.log" 2>&1
@@ -167,7 +185,7 @@ chmod 0755 "$root/usr/local/sbin/kmftest-collect"
 cat > "$root/etc/systemd/system/kmftest-collect.service" <<'UNIT'
 [Unit]
 Description=kmemflight test: collect the results and power off
-After=kmemflight-save.service multi-user.target
+After=kmemflight-save.service kmemflight-watch.service multi-user.target
 
 [Service]
 Type=oneshot

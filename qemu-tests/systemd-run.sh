@@ -60,10 +60,10 @@ saved_by_unit() {	# DIR: the unit's journal line names this boot's file
 		head -c 19 "$1/boot-$(cat "$1/boot_id").summary" | grep -qx "kmemflight-summary "
 }
 
-private_files() {	# DIR: the directory 0700, the files 0600, root's
+private_files() {	# DIR: the directories 0700, the files 0600, root's
 	cat "$1/lib.stat"
-	awk '$1 != ($3 == "/var/lib/kmemflight" ? "700" : "600") || $2 != "root" { bad = 1 }
-		END { exit bad || NR != 3 }' "$1/lib.stat"
+	awk '$1 != ($3 == "directory" ? "700" : "600") || $2 != "root" { bad = 1 }
+		END { exit bad || NR != 5 }' "$1/lib.stat"
 }
 
 nothing_lost() {	# FILE
@@ -137,6 +137,16 @@ who_allocated() {	# DIR: report --phase names the processes and units
 	done
 }
 
+watched() {	# DIR: the watch unit's file of the manual freeze
+	cat "$1/mode" "$1/freeze.err" "$1/flight.ls" "$1/frozen"
+	f=$1/$(grep -m1 '^flight-.*-manual\.kmt$' "$1/flight.ls")
+	[ "$(cat "$1/mode")" = flight ] && [ ! -s "$1/freeze.err" ] &&
+		[ "$(wc -l < "$1/flight.ls")" = 1 ] && [ -f "$f" ] &&
+		[ "$(cat "$1/frozen")" = 0 ] &&
+		"$kmf" info "$f" | grep -q '^frozen:      by manual at ' &&
+		grep -q 'Active: active (running)' "$1/watch.status"
+}
+
 rotated() {	# the second boot kept only itself (KMEMFLIGHT_KEEP=1)
 	cat "$b2/lib.ls"
 	id1=$(cat "$b1/boot_id")
@@ -153,7 +163,7 @@ if [ -f "$b1/collected" ]; then
 	check "boot 1: multi-user.target reached, no unit failed" reached_multi_user "$b1"
 	check "boot 1: kmemflight-save.service saved this boot, one journal line, a summary next to it" \
 		saved_by_unit "$b1"
-	check "boot 1: /var/lib/kmemflight is 0700, the files 0600, root's" private_files "$b1"
+	check "boot 1: /var/lib/kmemflight and its flight/ are 0700, the files 0600, root's" private_files "$b1"
 	check "boot 1: 0 events lost on the default buffers, kernel counters == file" \
 		nothing_lost "$(trace "$b1")"
 	check "boot 1: the initramfs's attach survived switch-root and drained until the save" \
@@ -164,6 +174,8 @@ if [ -f "$b1/collected" ]; then
 		three_parts "$b1"
 	check "boot 1: report --phase names who allocated: udevd, journald and their units" \
 		who_allocated "$b1"
+	check "boot 1: kmemflight-watch.service armed flight mode after the save, saved a manual freeze, armed again" \
+		watched "$b1"
 fi
 if [ -f "$b2/collected" ]; then
 	check "boot 2: saved again, 0 lost" sh -c "grep -q 'status=0/SUCCESS' '$b2/save.status' &&
