@@ -5,18 +5,23 @@
 # and ftrace's kmem events off or on, ROUNDS times in turn, PAIRS pairs
 # per CPU each; print one line per state, round and CPU.  PAIRS and
 # ROUNDS come from the kernel command line: kmfbench.pairs=N kmfbench.rounds=N.
+# kmfbench.states=off,flight,ftrace times kmemflight's recorder in flight
+# mode instead (buffers that wrap: the oldest sub-buffer reused).
 set -eu
 
 bench=/sys/kernel/debug/kmemtrace-bench
 recorder=/sys/kernel/tracing/kmemtrace/enable
+mode=/sys/kernel/tracing/kmemtrace/mode
 tracing=/sys/kernel/tracing
 pairs=20000
 rounds=5
+states="off kmemflight ftrace both"
 read -r cmdline < /proc/cmdline
 for arg in $cmdline; do
 	case $arg in
 	kmfbench.pairs=*) pairs=${arg#*=} ;;
 	kmfbench.rounds=*) rounds=${arg#*=} ;;
+	kmfbench.states=*) states=$(echo "${arg#*=}" | tr , ' ') ;;
 	esac
 done
 mount -t tracefs nodev "$tracing"
@@ -33,10 +38,11 @@ ftrace() {
 echo 1 > "$tracing/tracing_on"
 round=1
 while [ "$round" -le "$rounds" ]; do
-	for state in off kmemflight ftrace both; do
+	for state in $states; do
 		case $state in
 		off)		echo 0 > "$recorder"; ftrace 0 ;;
 		kmemflight)	echo 1 > "$recorder"; ftrace 0 ;;
+		flight)		echo flight > "$mode"; echo 1 > "$recorder"; ftrace 0 ;;
 		ftrace)		echo 0 > "$recorder"; ftrace 1 ;;
 		both)		echo 1 > "$recorder"; ftrace 1 ;;
 		esac

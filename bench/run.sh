@@ -36,18 +36,20 @@ log() { echo "bench: $*" >&2; }
 # Twice: in wall-clock time (TCG, noisy: the median of ROUNDS rounds), and
 # with -icount shift=0, where the guest clock advances one nanosecond per
 # guest instruction: an exact instruction count, the same on every run.
-cost_boot() {	# NAME ROUNDS [QEMU ARGS]
-	KMF_QEMU_ARGS=${3:-} "$repo/qemu-tests/boot.sh" -k "$bench" -c 2 -t 1800 \
+cost_boot() {	# NAME ROUNDS QEMU-ARGS [STATES SUBBUFS MODE]
+	states=${4:-off,kmemflight,ftrace,both}
+	KMF_QEMU_ARGS=$3 "$repo/qemu-tests/boot.sh" -k "$bench" -c 2 -t 1800 \
 		-x "$repo/bench/guest-cost.sh" \
-		-a "kmemtrace.enable=1 kmemtrace.subbufs=1024 kmemtrace.subbuf_size=65536 kmfbench.pairs=$pairs kmfbench.rounds=$2" \
+		-a "kmemtrace.enable=1 kmemtrace.mode=${6:-boot} kmemtrace.subbufs=${5:-1024} kmemtrace.subbuf_size=65536 kmfbench.pairs=$pairs kmfbench.rounds=$2 kmfbench.states=$states" \
 		"$out/$1" > "$out/$1.log" 2>&1
 	[ "$(cat "$out/$1/hook.rc")" = 0 ] || { cat "$out/$1/hook.err" >&2; exit 1; }
-	# the recorder must have kept everything while the bench ran
-	awk '!/^#/ && NF == 4 && $3 != 0 { bad = 1 } END { exit bad }' "$out/$1/hook.out" || {
+	# the recorder must have kept (or, in flight mode, overwritten and
+	# counted) everything while the bench ran
+	awk '!/^#/ && NF >= 4 && $3 != 0 { bad = 1 } END { exit bad }' "$out/$1/hook.out" || {
 		log "the recorder lost events during the cost runs: bigger buffers needed"; exit 1; }
 	# per state: the median over rounds of the ns per pair (all CPUs), for
 	# the slab and the page loop; a pair is two events
-	awk -v pairs="$pairs" '
+	awk -v pairs="$pairs" -v states="$states" '
 	$1 == "state" {
 		slab[$2, $4] += $8; page[$2, $4] += $10; via[$2, $4] += $12
 		cpus[$2, $4]++; rounds[$2] = $4 > rounds[$2] ? $4 : rounds[$2]
@@ -57,8 +59,8 @@ cost_boot() {	# NAME ROUNDS [QEMU ARGS]
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
 	END {
-		split("off kmemflight ftrace both", st, " ")
-		for (s = 1; s <= 4; s++) {
+		ns = split(states, st, ",")
+		for (s = 1; s <= ns; s++) {
 			n = rounds[st[s]]
 			for (r = 1; r <= n; r++) {
 				a[r] = slab[st[s], r] / (pairs * cpus[st[s], r])
@@ -67,23 +69,29 @@ cost_boot() {	# NAME ROUNDS [QEMU ARGS]
 			}
 			ms[st[s]] = median(a, n); mp[st[s]] = median(b, n); mv[st[s]] = median(c, n)
 		}
-		for (s = 1; s <= 4; s++)
+		for (s = 1; s <= ns; s++)
 			printf "pair %s %.1f %.1f\n", st[s], ms[st[s]], mp[st[s]]
-		for (s = 2; s <= 4; s++) {
+		for (s = 2; s <= ns; s++) {
 			es = (ms[st[s]] - ms["off"]) / 2; ep = (mp[st[s]] - mp["off"]) / 2
 			printf "event %s %.1f %.1f %.1f\n", st[s], es, ep, (es + ep) / 2
 		}
 		# kvmalloc()/kvfree(): the pair, and what its allocation costs
 		# over a kmalloc() one (the free is the same kfree event)
-		for (s = 1; s <= 4; s++)
+		for (s = 1; s <= ns; s++)
 			printf "via %s %.1f %.1f\n", st[s], mv[st[s]],
 			       (s > 1 ? (mv[st[s]] - mv["off"]) - (ms[st[s]] - ms["off"]) / 2 : 0)
 	}' "$out/$1/hook.out" > "$out/$1.txt"
 }
 log "recorder cost: $rounds rounds of $pairs pairs per CPU in 4 states, wall clock"
-cost_boot cost "$rounds"
+cost_boot cost "$rounds" ""
 log "recorder cost: the same in guest instructions (-icount shift=0)"
 cost_boot insns 1 "-icount shift=0"
+# flight mode: 8 x 64 KiB per CPU, which every round wraps many times
+log "recorder cost in flight mode (round-robin), wall clock and instructions"
+cost_boot fcost "$rounds" "" off,flight,ftrace 8 flight
+cost_boot finsns 1 "-icount shift=0" off,flight,ftrace 8 flight
+overwritten() { awk '!/^#/ && NF >= 6 { o += $6 } END { print o + 0 }' "$out/$1/hook.out"; }
+[ "$(overwritten finsns)" -gt 0 ] || { log "flight mode overwrote nothing: the buffers never wrapped"; exit 1; }
 # the kvmalloc loop must have gone through the wrapper path: every
 # allocation of it, in the two states kmemflight recorded, put past
 # __kvmalloc_node_noprof to its caller
@@ -99,6 +107,12 @@ ratio() {
 }
 ratio=$(ratio cost)
 iratio=$(ratio insns)
+fratio() {
+	awk -v a="$(cost "$1" event flight 5)" -v b="$(cost "$1" event ftrace 5)" \
+		'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
+}
+ffratio=$(fratio fcost)
+firatio=$(fratio finsns)
 
 join() {	# FILE1 FILE2 KIND: the KIND lines of both, side by side, by state
 	awk -v k="$3" '$1 == k { print $2, $3, $4, $5 }' "$1" > "$out/join1"
@@ -177,6 +191,8 @@ Benchmarks are not tests: nothing here passes or fails.
 |---|---|---|---|---|
 | cost per event, kernel, wall clock (median of $rounds rounds) | $(cost cost event kmemflight 5) ns | $(cost cost event ftrace 5) ns | ratio <= 0.33 | ratio **$ratio** |
 | cost per event, kernel, guest instructions | $(cost insns event kmemflight 5) | $(cost insns event ftrace 5) | | ratio **$iratio** |
+| the same in flight mode (round-robin), wall clock | $(cost fcost event flight 5) ns | $(cost fcost event ftrace 5) ns | ratio <= 0.25 | ratio **$ffratio** |
+| the same in flight mode, guest instructions | $(cost finsns event flight 5) | $(cost finsns event ftrace 5) | | ratio **$firatio** |
 | bytes per event, one boot | $kmf_sub B (sub-buffers), $kmf_file B (file) | $ft_per B | <= 20 B | |
 | boot to /init, median of $boots (enable=0 / =1) | $on_med s (=1) | | <= 2 % | **$overhead %** over $off_med s |
 | boot to /init, guest instructions (enable=0 / =1) | $(awk -v v="$ion" 'BEGIN { printf "%.0f M", v * 1000 }') (=1) | | <= 2 % | **$ioverhead %** over $(awk -v v="$ioff" 'BEGIN { printf "%.0f M", v * 1000 }') |
@@ -222,6 +238,22 @@ $(join "$out/cost.txt" "$out/insns.txt" via | awk '{ printf "| %s | %s ns | %s n
 kmemflight / ftrace: **$ratio** in time, **$iratio** in instructions. The
 recorder lost no event during the runs (its per-CPU lost counters,
 checked after the runs).
+
+Flight mode, in a second boot (\`kmemtrace.mode=flight kmemtrace.subbufs=8 kmemtrace.subbuf_size=65536\`:
+512 KiB per CPU, which each state's run wraps many times, so that the
+writers reuse the oldest sub-buffer once every 64 KiB), states off,
+kmemflight in flight mode, ftrace:
+
+| state | kmalloc+kfree pair | alloc_page+free pair | pair, instructions | page pair, instructions |
+|---|---|---|---|---|
+$(join "$out/fcost.txt" "$out/finsns.txt" pair | awk '{ printf "| %s | %s ns | %s ns | %s | %s |\n", $1, $2, $3, $4, $5 }')
+
+| recorder | slab event | page event | mean | slab event, instructions | page event, instructions | mean |
+|---|---|---|---|---|---|---|
+$(join "$out/fcost.txt" "$out/finsns.txt" event | awk '{ printf "| %s | %s ns | %s ns | %s ns | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7 }')
+
+Flight mode / ftrace: **$ffratio** in time, **$firatio** in instructions;
+$(overwritten finsns) events overwritten (counted) in the counted run, none lost.
 
 ## 2. Bytes per event
 
