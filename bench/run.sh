@@ -45,7 +45,7 @@ cost_boot() {	# NAME ROUNDS QEMU-ARGS [STATES SUBBUFS MODE]
 	[ "$(cat "$out/$1/hook.rc")" = 0 ] || { cat "$out/$1/hook.err" >&2; exit 1; }
 	# the recorder must have kept (or, in flight mode, overwritten and
 	# counted) everything while the bench ran
-	awk '!/^#/ && NF >= 4 && $3 != 0 { bad = 1 } END { exit bad }' "$out/$1/hook.out" || {
+	awk '$1 ~ /^[0-9]+$/ && NF >= 4 && $3 != 0 { bad = 1 } END { exit bad }' "$out/$1/hook.out" || {
 		log "the recorder lost events during the cost runs: bigger buffers needed"; exit 1; }
 	# per state: the median over rounds of the ns per pair (all CPUs), for
 	# the slab and the page loop; a pair is two events
@@ -90,7 +90,7 @@ cost_boot insns 1 "-icount shift=0"
 log "recorder cost in flight mode (round-robin), wall clock and instructions"
 cost_boot fcost "$rounds" "" off,flight,ftrace 8 flight
 cost_boot finsns 1 "-icount shift=0" off,flight,ftrace 8 flight
-overwritten() { awk '!/^#/ && NF >= 6 { o += $6 } END { print o + 0 }' "$out/$1/hook.out"; }
+overwritten() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 { o += $6 } END { print o + 0 }' "$out/$1/hook.out"; }
 [ "$(overwritten finsns)" -gt 0 ] || { log "flight mode overwrote nothing: the buffers never wrapped"; exit 1; }
 # the kvmalloc loop must have gone through the wrapper path: every
 # allocation of it, in the two states kmemflight recorded, put past
