@@ -4,7 +4,8 @@
 # turn, each once the watch has saved the one before and armed the
 # recorder again:
 #
-#  1. an allocation storm (the kmemtrace-stress sample), which overwrites;
+#  1. an allocation storm (the kmemtrace-stress sample), which overwrites,
+#     then a minute of it, with the kernel's memory before and after;
 #  2. the OOM killer: busybox tail /dev/zero keeps all it reads;
 #  3. a failed page allocation: the kmemtrace-leak sample runs ZONE_DMA
 #     out of memory;
@@ -44,6 +45,18 @@ waited 1 || exit 1
 cat $k/mode $k/triggers $k/frozen > /out/armed
 echo 20000 > /sys/kernel/debug/kmemtrace-stress
 cat $k/stats > /out/stats.storm
+grep -E '^(MemFree|Slab|KernelStack|PageTables):' /proc/meminfo > /out/mem.before
+start=$(cut -d' ' -f1 /proc/uptime)
+rounds=0
+: > /out/long.pairs
+while awk -v s="$start" -v n="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { exit !(n - s < 60) }'; do
+	echo 1000000 > /sys/kernel/debug/kmemtrace-stress
+	cat /sys/kernel/debug/kmemtrace-stress >> /out/long.pairs
+	rounds=$((rounds + 1))
+done
+echo "$start $(cut -d' ' -f1 /proc/uptime) $rounds" > /out/long.time
+cat $k/stats > /out/stats.long
+grep -E '^(MemFree|Slab|KernelStack|PageTables):' /proc/meminfo > /out/mem.after
 tail /dev/zero &
 victim=$!
 wait $victim
