@@ -824,6 +824,10 @@ static int report_window(const struct kmt_trace *t, const struct kmt_symtab *st,
 		printf("\n(no task records in the window: who allocated is not known)\n");
 	printf("\n");
 	print_page_summary(s);
+	/* the reclaim and compaction of the window, when they were recorded */
+	printf("\n");
+	if (kmt_report_latency(t, st, o, o->path, &err))
+		printf("(no allocation latency in the window: the reclaim and compaction groups were not recorded in it, kmemtrace.events=kmem,boot,latency)\n");
 	return KMF_EXIT_OK;
 }
 

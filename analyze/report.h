@@ -36,7 +36,10 @@ struct report_opts {
 };
 
 /* --window: the flight recorder's window up to its trigger. */
+#define KMT_WINDOW_BEGINS	16
 struct kmt_window {
+	struct { uint32_t pid; uint64_t ts; } begins[KMT_WINDOW_BEGINS];
+	unsigned int nr_begins;
 	uint64_t first;		/* the oldest event kept on any CPU */
 	uint64_t complete;	/* from here every CPU has its events */
 	unsigned int late_cpu;	/* the CPU whose window starts there */
@@ -45,6 +48,7 @@ struct kmt_window {
 	uint64_t overwritten;	/* events overwritten before the window */
 	bool have_trig;
 	struct kmt_event trig;	/* the KMT_MARK_FROZEN record */
+	uint64_t stall_begin;	/* reclaim_stall: its reclaim_begin, 0: not found */
 };
 
 /*
@@ -54,6 +58,8 @@ struct kmt_window {
  */
 int kmt_window_find(const struct kmt_trace *t, uint64_t before,
 		    struct kmt_window *w, struct kmt_err *err);
+void kmt_window_note_begin(struct kmt_window *w, uint32_t pid, uint64_t ts);
+uint64_t kmt_window_begin_of(const struct kmt_window *w, uint32_t pid);
 void kmt_window_print(const struct kmt_trace *t, const struct kmt_symtab *st,
 		      const struct kmt_window *w, bool raw);
 /* The caller a trigger's stack names: its first frame outside the allocators. */

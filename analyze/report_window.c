@@ -76,6 +76,31 @@ uint64_t kmt_trigger_caller(const struct kmt_trace *t, const struct kmt_symtab *
 	return 0;
 }
 
+/* The last reclaim_begin of a few recent pids: a stall names its task. */
+void kmt_window_note_begin(struct kmt_window *w, uint32_t pid, uint64_t ts)
+{
+	unsigned int i, slot = w->nr_begins % KMT_WINDOW_BEGINS;
+
+	for (i = 0; i < KMT_WINDOW_BEGINS && i < w->nr_begins; i++)
+		if (w->begins[i].pid == pid) {
+			w->begins[i].ts = ts;
+			return;
+		}
+	w->begins[slot].pid = pid;
+	w->begins[slot].ts = ts;
+	w->nr_begins++;
+}
+
+uint64_t kmt_window_begin_of(const struct kmt_window *w, uint32_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < KMT_WINDOW_BEGINS && i < w->nr_begins; i++)
+		if (w->begins[i].pid == pid)
+			return w->begins[i].ts;
+	return 0;
+}
+
 int kmt_window_find(const struct kmt_trace *t, uint64_t before,
 		    struct kmt_window *w, struct kmt_err *err)
 {
@@ -114,12 +139,19 @@ int kmt_window_find(const struct kmt_trace *t, uint64_t before,
 	ret = kmt_merge_init(&m, t, err);
 	if (ret)
 		return ret;
-	while ((ret = kmt_merge_next(&m, &ev, err)) > 0)
+	while ((ret = kmt_merge_next(&m, &ev, err)) > 0) {
 		if (ev.type == KMT_EV_MARK && ev.mark == KMT_MARK_FROZEN) {
 			w->trig = ev;
 			w->have_trig = true;
 		}
+		/* the last direct reclaim each task began: a stall's start */
+		if (ev.type == KMT_EV_RECLAIM_BEGIN && ev.ctx == KMT_CTX_TASK &&
+		    !w->have_trig)
+			kmt_window_note_begin(w, ev.pid, ev.ts);
+	}
 	kmt_merge_free(&m);
+	if (w->have_trig && w->trig.trigger == KMT_TRIG_RECLAIM_STALL)
+		w->stall_begin = kmt_window_begin_of(w, w->trig.task_pid);
 	return ret < 0 ? ret : 0;
 }
 
@@ -153,7 +185,10 @@ void kmt_window_print(const struct kmt_trace *t, const struct kmt_symtab *st,
 			printf("Task:      pid %u (%.*s)\n", e->task_pid,
 			       (int)e->comm_len, e->comm);
 		kmt_gfp_format(t, e->gfp, gfp, sizeof(gfp));
-		printf("Request:   order %u, %s", e->order, gfp);
+		if (e->order == 255)	/* the kernel's mark of a forced OOM kill */
+			printf("Request:   none: a forced OOM kill (sysrq), %s", gfp);
+		else
+			printf("Request:   order %u, %s", e->order, gfp);
 		if (e->cache) {
 			const struct kmt_cache *k = kmt_trace_cache(t, e->cache);
 
@@ -165,6 +200,13 @@ void kmt_window_print(const struct kmt_trace *t, const struct kmt_symtab *st,
 			printf(", from %s", name);
 		}
 		printf("\n");
+		if (e->trigger == KMT_TRIG_RECLAIM_STALL && w->stall_begin &&
+		    w->stall_begin <= f->trigger_ts) {
+			secs(b, sizeof(b), w->stall_begin);
+			printf("Stall:     direct reclaim from %s s, %" PRIu64
+			       " us before the trigger\n", b,
+			       (f->trigger_ts - w->stall_begin) / 1000u);
+		}
 	}
 	secs(a, sizeof(a), w->first);
 	secs(b, sizeof(b), w->complete);

@@ -313,11 +313,23 @@ static int parse_caches(struct kmt_trace *t, const char *s, size_t len,
  * The flight section: the mode and the freeze, and each CPU's overwritten
  * count and window, onto the CPU sections read before it.
  */
+struct cpu_idx {
+	uint32_t cpu, idx;
+};
+
+static int cmp_cpu_idx(const void *a, const void *b)
+{
+	const struct cpu_idx *x = a, *y = b;
+
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
 static int parse_flight(struct kmt_trace *t, const uint8_t *p, size_t len,
 			struct kmt_err *err)
 {
 	struct kmt_flight_section fs;
-	uint32_t i, j;
+	struct cpu_idx *by_cpu, key, *hit;
+	uint32_t i;
 
 	if (len < sizeof(fs))
 		return kmt_errf(err, EBADMSG, "flight section is too short (%zu bytes)",
@@ -340,23 +352,34 @@ static int parse_flight(struct kmt_trace *t, const uint8_t *p, size_t len,
 	t->flight.trigger = fs.trigger;
 	t->flight.trigger_ts = fs.trigger_ts;
 	t->flight.frozen_ts = fs.frozen_ts;
+	/* the CPU sections by CPU number: a lookup per entry in log time */
+	by_cpu = malloc((t->nr_cpus ? t->nr_cpus : 1) * sizeof(*by_cpu));
+	if (!by_cpu)
+		return -ENOMEM;
+	for (i = 0; i < t->nr_cpus; i++) {
+		by_cpu[i].cpu = t->cpus[i].cpu;
+		by_cpu[i].idx = i;
+	}
+	qsort(by_cpu, t->nr_cpus, sizeof(*by_cpu), cmp_cpu_idx);
 	for (i = 0; i < fs.nr_cpus; i++) {
 		struct kmt_flight_cpu fc;
-		struct kmt_cpu_info *c = NULL;
+		struct kmt_cpu_info *c;
 
 		memcpy(&fc, p + sizeof(fs) + (size_t)i * fs.cpu_size, sizeof(fc));
-		fc.cpu = sw32(t->swap, fc.cpu);
-		for (j = 0; j < t->nr_cpus && !c; j++)
-			if (t->cpus[j].cpu == fc.cpu)
-				c = &t->cpus[j];
-		if (!c)
+		key.cpu = sw32(t->swap, fc.cpu);
+		hit = bsearch(&key, by_cpu, t->nr_cpus, sizeof(*by_cpu), cmp_cpu_idx);
+		if (!hit) {
+			free(by_cpu);
 			return kmt_errf(err, EBADMSG,
 					"flight section: cpu %" PRIu32
-					" has no CPU section", fc.cpu);
+					" has no CPU section", key.cpu);
+		}
+		c = &t->cpus[hit->idx];
 		c->overwritten = sw64(t->swap, fc.overwritten);
 		c->window_start = sw64(t->swap, fc.window_start);
 		c->window_end = sw64(t->swap, fc.window_end);
 	}
+	free(by_cpu);
 	return 0;
 }
 
@@ -769,6 +792,7 @@ const char *kmt_trigger_name(uint32_t trigger)
 		[KMT_TRIG_PAGE_ALLOC_FAIL] = "page_alloc_fail",
 		[KMT_TRIG_SLAB_ALLOC_FAIL] = "slab_alloc_fail",
 		[KMT_TRIG_MEMCG_OOM] = "memcg_oom",
+		[KMT_TRIG_RECLAIM_STALL] = "reclaim_stall",
 	};
 
 	return trigger < sizeof(names) / sizeof(names[0]) && names[trigger] ?

@@ -7,6 +7,8 @@
 #  1. an allocation storm (the kmemtrace-stress sample), which overwrites,
 #     then a minute of it, with the kernel's memory before and after;
 #  2. the OOM killer: busybox tail /dev/zero keeps all it reads;
+#     then the same with the reclaim group recorded and a 1 us threshold:
+#     a direct reclaim stall;
 #  3. a failed page allocation: the kmemtrace-leak sample runs ZONE_DMA
 #     out of memory;
 #  4. the same with the page_alloc_fail trigger off: a failed slab
@@ -21,7 +23,7 @@ k=/sys/kernel/tracing/kmemtrace
 rm -rf /out/flight /out/all
 mkdir -p /run /out/all
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-kmemflight watch --count 5 --keep 4 /out/flight > /out/watch.out 2> /out/watch.err &
+kmemflight watch --count 6 --keep 4 /out/flight > /out/watch.out 2> /out/watch.err &
 watch=$!
 
 waited() {	# N: the watch waits for its Nth trigger (saved N - 1), up to 120 s
@@ -62,16 +64,31 @@ victim=$!
 wait $victim
 echo "$victim $?" > /out/oom.victim
 waited 2 || exit 1
+# a direct reclaim longer than 1 us, with the reclaim group recorded;
+# the watch stopped meanwhile, so that the OOM kill that follows finds
+# the recorder still frozen and no second freeze can come of it
+kill -STOP $watch
+echo kmem,boot,reclaim > $k/events
+echo 1 > $k/stall_us
+tail /dev/zero &
+victim=$!
+wait $victim
+echo "$victim $?" > /out/stall.victim
+cat $k/frozen > /out/stall.frozen
+echo 1000000 > $k/stall_us
+echo kmem,boot > $k/events
+kill -CONT $watch
+waited 3 || exit 1
 echo dma > /sys/kernel/debug/kmemtrace-leak
 cat /sys/kernel/debug/kmemtrace-leak > /out/leak.page
-waited 3 || exit 1
+waited 4 || exit 1
 echo oom,slab_alloc_fail,manual > $k/triggers
 cat $k/triggers > /out/triggers.slab
 echo dma > /sys/kernel/debug/kmemtrace-leak
 cat /sys/kernel/debug/kmemtrace-leak > /out/leak.slab
-waited 4 || exit 1
-echo 1 > $k/frozen
 waited 5 || exit 1
+echo 1 > $k/frozen
+waited 6 || exit 1
 echo 1 > $k/frozen
 wait $watch
 echo $? > /out/watch.rc

@@ -33,7 +33,7 @@ booted() {
 	cat "$g/hook.err" "$g/watch.err" "$g/watch.out"
 	[ "$(cat "$g/hook.rc")" = 0 ] && [ "$(cat "$g/watch.rc")" = 0 ]
 }
-check "boot with kmemtrace.mode=flight, kmemflight watch saves 5 freezes" booted
+check "boot with kmemtrace.mode=flight, kmemflight watch saves 6 freezes" booted
 
 # the saved files, in the order of their triggers
 in_order() {
@@ -47,7 +47,7 @@ window() { "$kmf" report --window "$1" > "$1.window" 2> "$1.window.err"; cat "$1
 
 armed() {
 	cat "$g/armed"
-	printf 'flight\nmanual,oom,page_alloc_fail,slab_alloc_fail\n0\n' | cmp -s - "$g/armed"
+	printf 'flight\nmanual,oom,page_alloc_fail,slab_alloc_fail,reclaim_stall\n0\n' | cmp -s - "$g/armed"
 }
 check "watch armed the recorder: flight mode, the default triggers" armed
 
@@ -78,15 +78,17 @@ long_run() {	# a minute's storm: every event recorded (then overwritten) or coun
 }
 check "a minute's allocation storm: every event recorded or counted, the kernel's memory as it was" long_run
 
-saved_files() {	# one file per trigger, the oldest past --keep 4 removed
+saved_files() {	# one file per trigger, the oldest two past --keep 4 removed
 	find "$all" -name '*.kmt'; echo; cat "$g/flight.ls"
-	[ "$(find "$all" -name '*.kmt' | wc -l)" = 5 ] && [ -n "$(file oom)" ] &&
+	[ "$(find "$all" -name '*.kmt' | wc -l)" = 6 ] && [ -n "$(file oom)" ] &&
+		[ -n "$(file reclaim_stall)" ] &&
 		[ -n "$(file page_alloc_fail)" ] && [ -n "$(file slab_alloc_fail)" ] &&
 		[ -n "$(file manual 2)" ] && [ "$(wc -l < "$g/flight.ls")" = 4 ] &&
 		! grep -q -- '-oom\.kmt$' "$g/flight.ls" &&
+		! grep -q -- '-reclaim_stall\.kmt$' "$g/flight.ls" &&
 		[ "$(stat -c %a "$(file oom)")" = 600 ]
 }
-check "one file per trigger, named for it; --keep 4 removed the oldest" saved_files
+check "one file per trigger, named for it; --keep 4 removed the oldest two" saved_files
 
 oom_caught() {	# the victim the OOM killer chose, the allocation that failed
 	f=$(file oom)
@@ -99,6 +101,19 @@ oom_caught() {	# the victim the OOM killer chose, the allocation that failed
 		grep -q "^$victim 137\$" "$g/oom.victim"
 }
 check "OOM: the trigger names the victim (tail) and the allocation" oom_caught
+
+stall_caught() {	# the direct reclaim of tail, its allocation, when it began
+	f=$(file reclaim_stall)
+	window "$f" || return 1
+	cat "$g/stall.victim" "$g/stall.frozen"
+	victim=$(cut -d' ' -f1 "$g/stall.victim")
+	grep -q '^Trigger:   reclaim_stall at ' "$f.window" &&
+		grep -qx "Task:      pid $victim (tail)" "$f.window" &&
+		grep -q '^Request:   order 0, GFP_HIGHUSER_MOVABLE|' "$f.window" &&
+		grep -q '^Stall:     direct reclaim from [0-9.]* s, [0-9]* us before the trigger$' "$f.window" &&
+		grep -q '^1 reclaim_stall ' "$g/stall.frozen"
+}
+check "a direct reclaim stall over the threshold: the task, its allocation, the stall" stall_caught
 
 leak_on_top() {	# FILE LEAKFILE: the leak is the window's top callsite, all of it
 	window "$1" || return 1

@@ -359,6 +359,9 @@ static noinline bool kmt_reuse(struct kmt_cpu *cb, unsigned int consumed)
 		return false;
 	if (local_cmpxchg(&cb->reusing, 0, 1))
 		return false;
+	/* A trigger that interrupted this writer froze the buffer. */
+	if (READ_ONCE(cb->frozen))
+		goto out;
 	if (READ_ONCE(cb->consumed) != consumed) {
 		ret = true;	/* an interrupt did it */
 		goto out;
@@ -550,10 +553,11 @@ static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
 	struct kmt_slot *slot = &cb->slot[r->idx];
 	long done;
 
-	/* Record bytes before the count; pairs with kmt_slot_ready(). */
+	/* A slot whose commit reached its size has its final event count. */
+	local_inc(&slot->events);
+	/* Count and record bytes before the commit; pairs with kmt_slot_ready(). */
 	smp_wmb();
 	done = local_add_return(r->len, &slot->commit);
-	local_inc(&slot->events);
 	local_inc(&cb->events);
 	/*
 	 * An interrupt closed this sub-buffer while we were writing it: its
@@ -1629,9 +1633,13 @@ static noinline void kmt_record_stall(u8 type, u64 order, gfp_t gfp_flags,
 			  type == KMT_EV_COMPACT_TRY ? 3 : 2, str, 2);
 }
 
+static void kmt_stall_begin(int order, gfp_t gfp);
+static void kmt_stall_end(void);
+
 static void kmt_probe_reclaim_begin(void *data, int order, gfp_t gfp_flags)
 {
 	kmt_record_stall(KMT_EV_RECLAIM_BEGIN, order, gfp_flags, 0);
+	kmt_stall_begin(order, gfp_flags);
 }
 
 static void kmt_probe_reclaim_end(void *data, unsigned long nr_reclaimed)
@@ -1639,6 +1647,7 @@ static void kmt_probe_reclaim_end(void *data, unsigned long nr_reclaimed)
 	u64 v = nr_reclaimed;
 
 	kmt_record_fields(KMT_EV_RECLAIM_END, kmt_enc_u32, &v, 1, NULL, 0);
+	kmt_stall_end();
 }
 
 static void kmt_probe_lru_shrink_inactive(void *data, int nid,
@@ -1757,6 +1766,7 @@ static const char *const kmt_trigger_names[KMT_NR_TRIGGERS] = {
 	[KMT_TRIG_PAGE_ALLOC_FAIL] = "page_alloc_fail",
 	[KMT_TRIG_SLAB_ALLOC_FAIL] = "slab_alloc_fail",
 	[KMT_TRIG_MEMCG_OOM] = "memcg_oom",
+	[KMT_TRIG_RECLAIM_STALL] = "reclaim_stall",
 };
 
 #define KMT_TRIGGERS_ALL	(BIT(KMT_NR_TRIGGERS) - 2)
@@ -1808,14 +1818,15 @@ static noinline void kmt_freeze(enum kmt_trigger trig,
 		return;
 	if (atomic_cmpxchg(&kmt_frozen_by, 0, trig))
 		return;
-	/* skip this function's frame and the hook's */
-	nr = stack_trace_save(entries, KMT_MAX_STACK, 2);
+	/* skip this function's frame (the hook tail-calls it: not the hook's) */
+	nr = stack_trace_save(entries, KMT_MAX_STACK, 1);
 	for (i = 0; i < nr; i++)
 		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(entries[i])));
 	v[0] = KMT_MARK_FROZEN;
 	v[1] = trig;
 	v[2] = task ? task_pid_nr(task) : 0;
-	v[3] = order < 0 ? 0 : order;
+	/* a forced OOM kill has no allocation: order 255 */
+	v[3] = order < 0 ? 255 : order;
 	v[4] = (__force u32)gfp;
 	v[5] = cache;
 	str[0].p = task ? task->comm : "";
@@ -1829,8 +1840,8 @@ static noinline void kmt_freeze(enum kmt_trigger trig,
 		WRITE_ONCE(per_cpu_ptr(&kmt_cpu_buf, cpu)->frozen, true);
 	/* The stops before the time that says they were made. */
 	smp_mb();
-	kmt_trigger_ts = ts;
-	kmt_frozen_ts = local_clock();
+	WRITE_ONCE(kmt_trigger_ts, ts);
+	WRITE_ONCE(kmt_frozen_ts, local_clock());
 	/* Pairs with the acquire in kmt_is_frozen(). */
 	smp_store_release(&kmt_frozen_done, true);
 	irq_work_queue(&kmt_frozen_work);
@@ -1871,10 +1882,89 @@ void __kmemtrace_oom(struct task_struct *victim, int order, gfp_t gfp,
 void __kmemtrace_alloc_failed(enum kmt_trigger trig, gfp_t gfp,
 			      unsigned int order, struct kmem_cache *s)
 {
-	if (gfp & __GFP_NOWARN)
+	/* what warn_alloc() keeps quiet about */
+	if ((gfp & __GFP_NOWARN) || ((gfp & __GFP_DMA) && !has_managed_dma()))
 		return;
 	kmt_freeze(trig, current, order, gfp, s ? READ_ONCE(s->kmt_id) : 0);
 }
+
+/*
+ * The reclaim_stall trigger: a direct reclaim at least kmt_stall_ns
+ * long.  Its begin and end run in the reclaiming task, which may sleep
+ * and move between CPUs in between: the begin time is kept in a small
+ * table by pid, a slot taken with a cmpxchg.  A reclaim that finds the
+ * table full is not timed.
+ */
+#define KMT_STALLS		64
+
+struct kmt_stall {
+	atomic_t	pid;		/* the reclaiming task, 0: a free slot */
+	int		order;
+	gfp_t		gfp;
+	u64		ts;
+};
+
+static struct kmt_stall kmt_stalls[KMT_STALLS];
+static u64 kmt_stall_ns __read_mostly = NSEC_PER_SEC;
+
+static void kmt_stall_begin(int order, gfp_t gfp)
+{
+	int pid = task_pid_nr(current), i;
+	struct kmt_stall *s;
+
+	if (!static_branch_unlikely(&kmemtrace_trigger_key) || !pid ||
+	    !(READ_ONCE(kmt_triggers) & BIT(KMT_TRIG_RECLAIM_STALL)))
+		return;
+	for (i = 0; i < KMT_STALLS; i++) {
+		s = &kmt_stalls[i];
+		if (atomic_cmpxchg(&s->pid, 0, pid))
+			continue;
+		s->order = order;
+		s->gfp = gfp;
+		s->ts = local_clock();
+		return;
+	}
+}
+
+/* A direct reclaim ends: its task's slot, if it has one, and the time. */
+static void kmt_stall_end(void)
+{
+	int pid = task_pid_nr(current), i, order;
+	struct kmt_stall *s;
+	gfp_t gfp;
+	s64 ns;
+
+	if (!pid)
+		return;
+	for (i = 0; i < KMT_STALLS; i++) {
+		s = &kmt_stalls[i];
+		if (atomic_read(&s->pid) != pid)
+			continue;
+		ns = local_clock() - s->ts;
+		order = s->order;
+		gfp = s->gfp;
+		/* The fields read before the slot is free again. */
+		atomic_set_release(&s->pid, 0);
+		if (ns >= (s64)READ_ONCE(kmt_stall_ns))
+			kmt_freeze(KMT_TRIG_RECLAIM_STALL, current, order, gfp, 0);
+		return;
+	}
+}
+
+static int __init kmt_parse_stall_us(char *str)
+{
+	u64 us;
+
+	if (!str || kstrtou64(str, 0, &us) || !us || us > U64_MAX / NSEC_PER_USEC) {
+		pr_warn("kmemtrace.stall_us=%s is invalid: use a number of microseconds from 1; recorder stays off\n",
+			str ? str : "");
+		kmt_param_invalid = true;
+		return 0;
+	}
+	kmt_stall_ns = us * NSEC_PER_USEC;
+	return 0;
+}
+early_param("kmemtrace.stall_us", kmt_parse_stall_us);
 
 /* Record again after a freeze; the buffers keep what they hold. */
 static void kmt_arm(void)
@@ -1945,7 +2035,7 @@ static int __init kmt_parse_triggers_param(char *str)
 	unsigned long mask;
 
 	if (!str || kmt_parse_triggers(str, &mask)) {
-		pr_warn("kmemtrace.triggers=%s is invalid: use a comma-separated list of oom, memcg_oom, page_alloc_fail, slab_alloc_fail, manual, or all, or none; recorder stays off\n",
+		pr_warn("kmemtrace.triggers=%s is invalid: use a comma-separated list of oom, memcg_oom, page_alloc_fail, slab_alloc_fail, reclaim_stall, manual, or all, or none; recorder stays off\n",
 			str ? str : "");
 		kmt_param_invalid = true;
 		return 0;
@@ -2796,6 +2886,9 @@ static ssize_t kmt_mode_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	mutex_lock(&kmt_mutex);
 	if (mode != kmt_mode) {
+		/* Boot mode has no triggers: a freeze would drop for good. */
+		if (mode == KMT_MODE_BOOT)
+			kmt_arm();
 		WRITE_ONCE(kmt_mode, mode);
 		if (READ_ONCE(kmt_recording))
 			kmt_emit_mark(mode == KMT_MODE_FLIGHT ? KMT_MARK_FLIGHT :
@@ -2869,13 +2962,14 @@ static const struct file_operations kmt_triggers_fops = {
 static ssize_t kmt_frozen_read(struct file *file, char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
+	int trig = atomic_read(&kmt_frozen_by);
 	char buf[96];
 	int len;
 
-	if (kmt_is_frozen())
+	if (kmt_is_frozen() && trig > 0 && trig < KMT_NR_TRIGGERS)
 		len = scnprintf(buf, sizeof(buf), "1 %s %llu %llu\n",
-				kmt_trigger_names[atomic_read(&kmt_frozen_by)],
-				kmt_trigger_ts, kmt_frozen_ts);
+				kmt_trigger_names[trig], READ_ONCE(kmt_trigger_ts),
+				READ_ONCE(kmt_frozen_ts));
 	else
 		len = scnprintf(buf, sizeof(buf), "0\n");
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
@@ -2899,6 +2993,8 @@ static ssize_t kmt_frozen_write(struct file *file, const char __user *ubuf,
 	mutex_lock(&kmt_mutex);
 	if (!val) {
 		kmt_arm();
+	} else if (atomic_read(&kmt_frozen_by)) {
+		ret = -EPERM;
 	} else {
 		kmt_freeze(KMT_TRIG_MANUAL, current, 0, 0, 0);
 		if (atomic_read(&kmt_frozen_by) != KMT_TRIG_MANUAL)
@@ -2913,6 +3009,39 @@ static __poll_t kmt_frozen_poll(struct file *file, poll_table *wait)
 	poll_wait(file, &kmt_frozen_wait, wait);
 	return kmt_is_frozen() ? EPOLLIN | EPOLLRDNORM | EPOLLPRI : 0;
 }
+
+static ssize_t kmt_stall_read(struct file *file, char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	char buf[24];
+	int len = scnprintf(buf, sizeof(buf), "%llu\n",
+			    READ_ONCE(kmt_stall_ns) / NSEC_PER_USEC);
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/* The reclaim_stall trigger's threshold, in microseconds (from 1). */
+static ssize_t kmt_stall_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	u64 us;
+	int ret;
+
+	ret = kstrtou64_from_user(ubuf, count, 0, &us);
+	if (ret)
+		return ret;
+	if (!us || us > U64_MAX / NSEC_PER_USEC)
+		return -EINVAL;
+	WRITE_ONCE(kmt_stall_ns, us * NSEC_PER_USEC);
+	return count;
+}
+
+static const struct file_operations kmt_stall_fops = {
+	.open	= kmt_generic_open,
+	.read	= kmt_stall_read,
+	.write	= kmt_stall_write,
+	.llseek	= default_llseek,
+};
 
 static const struct file_operations kmt_frozen_fops = {
 	.open	= kmt_generic_open,
@@ -2934,9 +3063,9 @@ static int kmt_caches_show(struct seq_file *m, void *v)
 	mutex_lock(&slab_mutex);
 	list_for_each_entry(s, &slab_caches, list)
 		if (s->kmt_id)
-			seq_printf(m, "%u %u %u %u %lx %s\n", s->kmt_id,
+			seq_printf(m, "%u %u %u %u %lx %.*s\n", s->kmt_id,
 				   s->object_size, s->size, s->align,
-				   (unsigned long)s->flags, s->name);
+				   (unsigned long)s->flags, KMT_MAX_NAME, s->name);
 	mutex_unlock(&slab_mutex);
 	return 0;
 }
@@ -3132,6 +3261,7 @@ static int __init kmt_tracefs_init(void)
 	ret = ret ?: kmt_create_file("triggers", 0600, dir, NULL,
 				     &kmt_triggers_fops);
 	ret = ret ?: kmt_create_file("frozen", 0600, dir, NULL, &kmt_frozen_fops);
+	ret = ret ?: kmt_create_file("stall_us", 0600, dir, NULL, &kmt_stall_fops);
 	ret = ret ?: kmt_create_file("caches", 0400, dir, NULL, &kmt_caches_fops);
 	if (ret)
 		goto out;

@@ -286,9 +286,10 @@ enum kmt_field_id {
 };
 
 /*
- * What a KMT_EV_MARK record marks.  FROZEN is the last record the
- * recorder wrote before a trigger froze it, with the trigger's fields;
- * the other marks leave those fields 0 and empty.
+ * What a KMT_EV_MARK record marks.  FROZEN is the trigger's record,
+ * written as it froze the recorder, with the trigger's fields (each CPU
+ * may still write into the sub-buffer it has open); the other marks
+ * leave those fields 0 and empty.
  */
 enum kmt_mark {
 	KMT_MARK_RECORDING_ON	= 1,	/* recording (re)started */
@@ -315,8 +316,12 @@ enum kmt_mode {
 /*
  * What froze the recorder (KMT_F_TRIGGER of a KMT_MARK_FROZEN record).
  * OOM: the OOM killer chose a victim (@task_pid, @comm; the failed
- * allocation's @order and @gfp_flags) because the machine ran out of
+ * allocation's @order and @gfp_flags, @order 255 for a forced kill
+ * without one) because the machine ran out of
  * memory; MEMCG_OOM: because a memory cgroup reached its limit.
+ * RECLAIM_STALL: a direct reclaim (recorded with the reclaim group) took
+ * at least the threshold (tracefs kmemtrace/stall_us); the record is at
+ * its end, @task_pid, @order and @gfp_flags those of its allocation.
  * PAGE_ALLOC_FAIL: a page allocation failed where the kernel warns of it
  * (no __GFP_NOWARN).  SLAB_ALLOC_FAIL: a slab cache could not get a slab
  * (@cache, @order its smallest slab).  MANUAL: root wrote to tracefs
@@ -330,7 +335,8 @@ enum kmt_trigger {
 	KMT_TRIG_PAGE_ALLOC_FAIL = 3,
 	KMT_TRIG_SLAB_ALLOC_FAIL = 4,
 	KMT_TRIG_MEMCG_OOM	= 5,
-	KMT_NR_TRIGGERS		= 6,
+	KMT_TRIG_RECLAIM_STALL	= 6,
+	KMT_NR_TRIGGERS		= 7,
 };
 
 /* Longest cache name written in a KMT_EV_CACHE_DEF record. */
