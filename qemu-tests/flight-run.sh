@@ -51,11 +51,16 @@ armed() {
 }
 check "watch armed the recorder: flight mode, the default triggers" armed
 
-storm_overwrote() {	# the storm overwrote events and lost none
+# Lost events are possible, and counted: an interrupt that finds the
+# buffer full while the writer it interrupted reuses the oldest
+# sub-buffer drops its event (about one in 10^7; the minute's storm
+# below checks the count).
+storm_overwrote() {	# the storm overwrote events, the buffers as big as they were
 	cat "$g/stats.storm"
-	awk '!/^#/ { o += $6; l += $3 } END { exit !(o > 0 && l == 0) }' "$g/stats.storm"
+	awk '!/^#/ { o += $6; if ($5 != 1048576) bad = 1 } END { exit bad || !(o > 0) }' \
+		"$g/stats.storm"
 }
-check "an allocation storm overwrites the oldest events, loses none" storm_overwrote
+check "an allocation storm overwrites the oldest events in the same buffers" storm_overwrote
 
 long_run() {	# a minute's storm: every event recorded (then overwritten) or counted lost
 	cat "$g/long.time" "$g/stats.storm" "$g/stats.long" "$g/mem.before" "$g/mem.after"
