@@ -788,17 +788,60 @@ static void print_phases(const struct kmt_slab *s, const struct kmt_symtab *st,
  * --window: what froze the flight recorder, its window, and what the
  * window allocated and still held at the trigger.
  */
+static int window_tables(const struct kmt_trace *t, const struct kmt_symtab *st,
+			 struct report_opts *o, struct kmt_slab *s,
+			 const struct kmt_window *wp);
+
 static int report_window(const struct kmt_trace *t, const struct kmt_symtab *st,
 			 struct report_opts *o, struct kmt_slab *s)
 {
 	struct kmt_window w;
 	struct kmt_err err = { "" };
-	char title[160];
+	struct kmt_trace tw;
+	char *names = NULL;
+	size_t names_len = 0;
+	int ret;
 
 	if (kmt_window_find(t, o->before, &w, &err)) {
 		kmf_error("%s: %s", o->path, err.msg);
 		return KMF_EXIT_FAIL;
 	}
+	/*
+	 * The tasks at the save name the pids of the window, and the
+	 * trigger's record its task: the OOM killer's victim, gone by the
+	 * save.  Its line comes last, so that it wins.
+	 */
+	tw = *t;
+	if (w.have_trig && w.trig.task_pid && w.trig.comm_len &&
+	    !memchr(w.trig.comm, '\t', w.trig.comm_len) &&
+	    !memchr(w.trig.comm, '\n', w.trig.comm_len)) {
+		names = malloc(t->tasks_len + w.trig.comm_len + 16);
+		if (!names) {
+			kmf_error("out of memory");
+			return KMF_EXIT_FAIL;
+		}
+		if (t->tasks_len)
+			memcpy(names, t->tasks, t->tasks_len);
+		names_len = t->tasks_len;
+		names_len += (size_t)sprintf(names + names_len, "%s%" PRIu32 "\t%.*s\t\n",
+					     names_len && names[names_len - 1] != '\n' ? "\n" : "",
+					     w.trig.task_pid, (int)w.trig.comm_len, w.trig.comm);
+		tw.tasks = names;
+		tw.tasks_len = names_len;
+	}
+	ret = window_tables(&tw, st, o, s, &w);
+	free(names);
+	return ret;
+}
+
+static int window_tables(const struct kmt_trace *t, const struct kmt_symtab *st,
+			 struct report_opts *o, struct kmt_slab *s,
+			 const struct kmt_window *wp)
+{
+	struct kmt_window w = *wp;
+	struct kmt_err err = { "" };
+	char title[160];
+
 	printf("Flight recorder window of %s\n", o->path);
 	kmt_window_print(t, st, &w, o->raw_ip);
 	o->start = w.start;

@@ -1105,6 +1105,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	last = calloc(nr_last * 4, sizeof(*last));
 	frees = calloc(nr_last, sizeof(*frees));
 	if (!last || !frees || lookup_init(&lk, t) || kmt_tasks_init(&tk) ||
+	    kmt_tasks_snapshot(&tk, t->tasks, t->tasks_len) ||
 	    kmt_hm_init(&as.map, 256)) {
 		free(last);
 		free(frees);

@@ -24,7 +24,8 @@ int kmt_tasks_init(struct kmt_tasks *tk)
 	memset(tk, 0, sizeof(*tk));
 	tk->cap = 64;
 	tk->who = malloc(tk->cap * sizeof(*tk->who));
-	if (!tk->who || kmt_hm_init(&tk->pids, 1024) || kmt_hm_init(&tk->rows, 256)) {
+	if (!tk->who || kmt_hm_init(&tk->pids, 1024) || kmt_hm_init(&tk->rows, 256) ||
+	    kmt_hm_init(&tk->snap, 16)) {
 		kmt_tasks_free(tk);
 		return -ENOMEM;
 	}
@@ -37,10 +38,15 @@ void kmt_tasks_free(struct kmt_tasks *tk)
 {
 	kmt_hm_free(&tk->pids);
 	kmt_hm_free(&tk->rows);
+	kmt_hm_free(&tk->snap);
+	free(tk->snap_who);
+	tk->snap_who = NULL;
+	tk->nr_snap = 0;
 	free(tk->who);
 	tk->who = NULL;
 	tk->nr = 0;
 }
+
 
 static bool unit_suffix(const char *s, uint32_t len, bool slice)
 {
@@ -208,6 +214,71 @@ int kmt_tasks_event(struct kmt_tasks *tk, const struct kmt_event *ev)
 	}
 }
 
+int kmt_tasks_snapshot(struct kmt_tasks *tk, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *nl, *tab1, *tab2;
+	struct kmt_hm_slot *slot;
+	size_t n = 0, cap = 0;
+	struct kmt_who *w;
+	uint64_t pid;
+	int created;
+
+	if (!text || !len)
+		return 0;
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		tab1 = memchr(p, '\t', (size_t)(nl - p));
+		tab2 = tab1 ? memchr(tab1 + 1, '\t', (size_t)(nl - tab1 - 1)) : NULL;
+		if (!tab2 || tab1 == p || tab2 == tab1 + 1)
+			continue;
+		for (pid = 0; p < tab1 && *p >= '0' && *p <= '9' && pid < (1u << 30); p++)
+			pid = pid * 10 + (uint64_t)(*p - '0');
+		if (p != tab1 || !pid)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			w = realloc(tk->snap_who, cap * sizeof(*w));
+			if (!w)
+				return -ENOMEM;
+			tk->snap_who = w;
+		}
+		slot = kmt_hm_get(&tk->snap, pid + 1, &created);
+		if (!slot)
+			return -ENOMEM;
+		w = &tk->snap_who[n];
+		w->comm = tab1 + 1;
+		w->comm_len = (uint32_t)(tab2 - tab1 - 1);
+		kmt_cgroup_unit(tab2 + 1, (uint32_t)(nl - tab2 - 1), &w->unit,
+				&w->unit_len);
+		slot->val = ++n;	/* a pid twice: the last line wins */
+		tk->nr_snap = n;
+	}
+	if (n)
+		tk->seen = true;
+	return 0;
+}
+
+/* A pid no record named, by its name at the save; KMT_WHO_UNKNOWN if none. */
+static uint32_t row_of_snapshot(struct kmt_tasks *tk, uint32_t pid)
+{
+	const struct kmt_hm_slot *slot;
+	const struct kmt_who *w;
+	uint32_t row;
+
+	if (!tk->nr_snap || !pid)
+		return KMT_WHO_UNKNOWN;
+	slot = kmt_hm_find(&tk->snap, (uint64_t)pid + 1);
+	if (!slot)
+		return KMT_WHO_UNKNOWN;
+	w = &tk->snap_who[slot->val - 1];
+	if (row_of(tk, w->comm, w->comm_len, w->unit, w->unit_len, &row) ||
+	    set_row(tk, pid, row))
+		return KMT_WHO_UNKNOWN;
+	return row;
+}
+
 uint32_t kmt_tasks_row(struct kmt_tasks *tk, const struct kmt_event *ev)
 {
 	switch (ev->ctx) {
@@ -219,8 +290,12 @@ uint32_t kmt_tasks_row(struct kmt_tasks *tk, const struct kmt_event *ev)
 	if (!tk->seen)	/* no task named yet: nothing to look up */
 		return ev->pid ? KMT_WHO_UNKNOWN : KMT_WHO_SWAPPER;
 	if (!tk->last_valid || tk->last_pid != ev->pid) {
+		uint32_t row = row_of_pid(tk, ev->pid);
+
+		if (row == KMT_WHO_UNKNOWN)
+			row = row_of_snapshot(tk, ev->pid);
 		tk->last_pid = ev->pid;
-		tk->last_row = row_of_pid(tk, ev->pid);
+		tk->last_row = row;
 		tk->last_valid = true;
 	}
 	return tk->last_row;

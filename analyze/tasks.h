@@ -38,13 +38,22 @@ struct kmt_tasks {
 	struct kmt_hm rows;	/* hash of the names -> first row with it + 1 */
 	struct kmt_who *who;
 	size_t nr, cap;
-	bool seen;		/* a task record was read */
+	bool seen;		/* a task record was read, or a snapshot given */
+	struct kmt_hm snap;	/* pid + 1 -> index in snap_who + 1 */
+	struct kmt_who *snap_who;	/* the tasks at the save */
+	size_t nr_snap;
 	uint32_t last_pid, last_row;	/* the last task-context lookup */
 	bool last_valid;
 };
 
 int kmt_tasks_init(struct kmt_tasks *tk);
 void kmt_tasks_free(struct kmt_tasks *tk);
+/*
+ * The tasks at the save (KMT_SEC_TASKS text, kept by the caller): the
+ * names of the pids no task record names.  0, -ENOMEM; lines that do not
+ * read as "pid<TAB>comm<TAB>cgroup" are skipped.
+ */
+int kmt_tasks_snapshot(struct kmt_tasks *tk, const char *text, size_t len);
 /* Follow one KMT_EV_TASK record; -ENOMEM. */
 int kmt_tasks_event(struct kmt_tasks *tk, const struct kmt_event *ev);
 /* The row of whoever made @ev. */

@@ -3,6 +3,7 @@
  * kmemflight save FILE: stop the recorder, drain every CPU and write one
  * self-describing file with everything needed to read it elsewhere.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -328,6 +329,67 @@ static int read_proc(const char *name, char **buf, size_t *len)
 	return 0;
 }
 
+/* The text of @path, its first line only, "" when it cannot be read. */
+static void first_line(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/*
+ * The tasks at the save, every thread of every process: "TID\tCOMM\tCGROUP"
+ * lines ($KMEMFLIGHT_PROC for tests), so that readers name the pids of
+ * a window whose task records were overwritten.  Tasks that exit while
+ * it reads are skipped; only -ENOMEM fails.
+ */
+static int snapshot_tasks(char **out, size_t *len)
+{
+	const char *dir = getenv("KMEMFLIGHT_PROC");
+	char path[4200], comm[64], cg[4096], *p;
+	struct dirent *pe, *te;
+	DIR *pd, *td;
+	int ret = 0;
+
+	dir = dir && *dir ? dir : "/proc";
+	pd = opendir(dir);
+	if (!pd)
+		return 0;
+	while (!ret && (pe = readdir(pd))) {
+		if (pe->d_name[0] < '1' || pe->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/cgroup", dir, pe->d_name);
+		first_line(path, cg, sizeof(cg));
+		/* cgroup v2: "0::/path"; v1 only: no path */
+		p = !strncmp(cg, "0::", 3) ? cg + 3 : "";
+		snprintf(path, sizeof(path), "%s/%s/task", dir, pe->d_name);
+		td = opendir(path);
+		if (!td)
+			continue;
+		while (!ret && (te = readdir(td))) {
+			if (te->d_name[0] < '1' || te->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/task/%s/comm", dir,
+				 pe->d_name, te->d_name);
+			first_line(path, comm, sizeof(comm));
+			if (!comm[0] || strchr(comm, '\t'))
+				continue;
+			ret = kmf_append(out, len, "%s\t%s\t%s\n", te->d_name, comm, p);
+		}
+		closedir(td);
+	}
+	closedir(pd);
+	return ret;
+}
+
 /*
  * The kernel's page counters lag by what each CPU has not folded in yet
  * (up to its vmstat threshold, tens of pages per zone): writing
@@ -401,8 +463,8 @@ int cmd_save(int argc, char **argv)
 	struct kmt_recorder_flight fl;
 	bool has_flight = false;
 	char *meta = NULL, *ksyms = NULL, *topo = NULL, *caches = NULL;
-	char *kcaches = NULL;
-	size_t kcaches_len = 0;
+	char *kcaches = NULL, *tasks = NULL;
+	size_t kcaches_len = 0, tasks_len = 0;
 	char *meminfo = NULL, *vmstat = NULL, *zoneinfo = NULL;
 	size_t meminfo_len = 0, vmstat_len = 0, zoneinfo_len = 0;
 	char *alog = NULL, summary[512] = "";
@@ -586,6 +648,11 @@ int cmd_save(int argc, char **argv)
 		overwritten += st[i].overwritten;
 		bytes += cpus[i].size;
 	}
+	/* the tasks that exist: a flight window lacks their task records */
+	if (snapshot_tasks(&tasks, &tasks_len)) {
+		kmf_error("out of memory");
+		goto kept;
+	}
 	/* the caches that exist: a flight window lacks their definitions */
 	snprintf(path, sizeof(path), "%s/caches", r.dir);
 	ret = kmt_read_file(path, &kcaches, &kcaches_len);
@@ -672,6 +739,8 @@ int cmd_save(int argc, char **argv)
 	}
 	if (has_flight && !ret)
 		ret = write_flight(&w, &fl, cpus, nr, &err);
+	if (tasks_len && !ret)
+		ret = kmt_writer_section(&w, KMT_SEC_TASKS, tasks, tasks_len, &err);
 	ret = ret ?: kmt_writer_commit(&w, &err);
 	writing = false;
 	if (ret) {
@@ -753,6 +822,7 @@ out:
 	free(topo);
 	free(caches);
 	free(kcaches);
+	free(tasks);
 	free(alog);
 	kmt_spool_close(&sp);
 	kmt_recorder_close(&r);

@@ -182,6 +182,9 @@ struct kmt_trace {
 	unsigned int nr_gfp;
 
 	struct kmt_flight flight;
+	/* the tasks at the save: "pid\tcomm\tcgroup" lines, or NULL */
+	const char *tasks;
+	size_t tasks_len;
 };
 
 int kmt_trace_open(const char *path, struct kmt_trace *t, struct kmt_err *err);

@@ -504,6 +504,10 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 			flight = data;
 			flight_len = s.size;
 			break;
+		case KMT_SEC_TASKS:
+			t->tasks = (const char *)data;
+			t->tasks_len = s.size;
+			break;
 		default:
 			break;	/* newer writers may add sections */
 		}

@@ -105,10 +105,12 @@ oom_caught() {	# the victim the OOM killer chose, the allocation that failed
 	echo "victim: $(cat "$g/oom.victim")"
 	grep -q '^Trigger:   oom at ' "$f.window" &&
 		grep -qx "Victim:    pid $victim (tail)" "$f.window" &&
+		awk -F'|' '/^Processes/ { p = 1 } p && $1 ~ /^ tail +$/ && $4 > 100000000 { ok = 1 }
+			END { exit !ok }' "$f.window" &&
 		grep -q '^Request:   order 0, GFP_[A-Z_|]*, from [a-z_]' "$f.window" &&
 		grep -q "^$victim 137\$" "$g/oom.victim"
 }
-check "OOM: the trigger names the victim (tail) and the allocation" oom_caught
+check "OOM: the trigger names the victim (tail), its allocation, and its 100 MB of pages in the window" oom_caught
 
 # The first direct reclaim to end is tail's, or that of a kernel thread
 # that allocated while tail held all the memory: a task either way.

@@ -85,6 +85,19 @@ test_expect_success 'watch: a frozen recorder is saved (0600, dir 0700) and arme
 	grep -q "^ alloc_thing+0x10  *|  *12288 |" got
 '
 
+test_expect_success 'save keeps the tasks at the save: they name the window'"'"'s pids' '
+	"$MKTRACE" flight-recorder tfs && mkks &&
+	mkdir -p fakeproc/7/task/7 fakeproc/7/task/8 fakeproc/self &&
+	echo "0::/system.slice/worker.service" > fakeproc/7/cgroup &&
+	echo worker > fakeproc/7/task/7/comm && echo helper > fakeproc/7/task/8/comm &&
+	KMEMFLIGHT_PROC=$PWD/fakeproc KMEMFLIGHT_TRACEFS=$PWD/tfs KMEMFLIGHT_DEBUGFS=$PWD/none \
+		KMEMFLIGHT_LOCKDOWN=$PWD/none KMEMFLIGHT_KALLSYMS=$PWD/ks \
+		"$KMF" save --keep-recording s.kmt > /dev/null &&
+	"$KMF" report --window s.kmt > got &&
+	grep -q "^ worker  *|  *4224 |  *4096 |  *0 |  *0 |  *3$" got &&
+	grep -q "^ hog  *|  *8192 |" got
+'
+
 test_expect_success 'watch --keep 1: the next freeze replaces the file, under a new name' '
 	"$MKTRACE" flight-recorder tfs && mkks &&
 	watch --count 1 --keep 1 fl > out &&

@@ -47,6 +47,7 @@ struct kb {
 	int abi;		/* record format: KMT_ABI_VERSION or 1 */
 	bool raw_str;		/* the string is several STR fields, encoded */
 	bool flight;		/* write a KMT_SEC_FLIGHT section */
+	char *tasks;		/* KMT_SEC_TASKS text, or NULL */
 	struct kmt_flight_section fl;
 };
 
@@ -122,6 +123,7 @@ void kb_free(struct kb *b)
 	free(b->cpu);
 	free(b->caches.p);
 	free(b->kallsyms);
+	free(b->tasks);
 	free(b->meminfo);
 	free(b->vmstat);
 	free(b->zoneinfo);
@@ -412,6 +414,12 @@ void kb_set_flight(struct kb *b, uint32_t mode, uint32_t trigger,
 	b->fl.trigger = trigger;
 	b->fl.trigger_ts = trigger_ts;
 	b->fl.frozen_ts = frozen_ts;
+}
+
+void kb_set_tasks(struct kb *b, const char *text)
+{
+	free(b->tasks);
+	b->tasks = strdup(text);
 }
 
 void kb_set_overwritten(struct kb *b, unsigned int cpu, uint64_t n)
@@ -726,6 +734,8 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 		section(b, &out, KMT_SEC_FLIGHT, &fs, sizeof(fs), fc.p, fc.len), nsec++;
 		free(fc.p);
 	}
+	if (b->tasks)
+		section(b, &out, KMT_SEC_TASKS, NULL, 0, b->tasks, strlen(b->tasks)), nsec++;
 	((struct kmt_file_header *)out.p)->nr_sections = s32(b, nsec);
 	((struct kmt_file_header *)out.p)->file_size = s64(b, out.len);
 	free(fmt.p);
@@ -1169,6 +1179,9 @@ void kb_scenario_flight(struct kb *b)
 	kb_set_kernel_events(b, 0, 1000 + 7);
 	kb_set_kernel_events(b, 1, 200 + 6);
 	kb_set_flight(b, KMT_MODE_FLIGHT, KMT_TRIG_OOM, 9000, 9060);
+	/* the tasks at the save: pid 7's records were overwritten */
+	kb_set_tasks(b, "7\tworker\t/system.slice/worker.service\n"
+		     "42\tnot-hog\t/\nbad line\n\t\t\n");
 }
 
 void kb_scenario_tasks(struct kb *b)

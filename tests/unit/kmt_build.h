@@ -47,6 +47,8 @@ void kb_set_topology(struct kb *b, const char *text);
 void kb_set_flight(struct kb *b, uint32_t mode, uint32_t trigger,
 		   uint64_t trigger_ts, uint64_t frozen_ts);
 void kb_set_overwritten(struct kb *b, unsigned int cpu, uint64_t n);
+/* The tasks at the save: KMT_SEC_TASKS text, "pid\tcomm\tcgroup" lines. */
+void kb_set_tasks(struct kb *b, const char *text);
 void kb_mark(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
 	     uint32_t mark, uint32_t trigger, uint32_t pid, uint32_t order,
 	     uint64_t gfp, uint32_t cache, const char *comm,

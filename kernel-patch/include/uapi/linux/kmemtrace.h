@@ -670,6 +670,7 @@ enum kmt_section_type {
 	KMT_SEC_VMSTAT	= 8,	/* /proc/vmstat text at the save */
 	KMT_SEC_ZONEINFO = 9,	/* /proc/zoneinfo text at the save */
 	KMT_SEC_FLIGHT	= 10,	/* struct kmt_flight_section + CPUs */
+	KMT_SEC_TASKS	= 11,	/* "pid\tcomm\tcgroup\n" text: the tasks at the save */
 };
 
 /**
