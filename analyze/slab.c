@@ -68,12 +68,21 @@ static int caller_index(struct kmt_slab *s, struct kmt_hm *idx,
 	/* a known callsite, the common case: a lookup, nothing to create */
 	const struct kmt_hm_slot *slot = kmt_hm_find(idx, call_site ? call_site : 1);
 
+	struct kmt_sampler *sp = s->sampler;
+	size_t j;
+	int ret;
+
 	if (slot) {
 		*out = (uint32_t)slot->val;
 		return 0;
 	}
-	return row_index(&s->callers, &s->nr_callers, 1u << LIVE_IDX_BITS,
-			 idx, call_site, out);
+	ret = row_index(&s->callers, &s->nr_callers, 1u << LIVE_IDX_BITS,
+			idx, call_site, out);
+	/* a new row: the sampler may follow its callsite */
+	for (j = 0; !ret && sp && j < sp->nr_watch; j++)
+		if (!sp->page[j] && sp->site[j] == call_site)
+			sp->row[j] = *out + 1;
+	return ret;
 }
 
 /*
@@ -151,6 +160,7 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 	struct kmt_hm_slot *slot;
 	uint32_t idx, pidx = 0;
 	int created, ret, n1, n2;
+	bool repeated = false;
 
 	if (ev->type == KMT_EV_CACHE_ALLOC) {
 		const struct kmt_cache *c = lookup_cache(lk, t, ev->cache);
@@ -214,6 +224,7 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 		 * again); perf kmem stat counts both, and so does this.
 		 */
 		s->nr_repeated++;
+		repeated = true;
 	} else if (!created && ev->type == KMT_EV_KMALLOC && last &&
 		   alloc > (2ULL << t->fmt.page_shift) &&
 		   (slot->val & ((1u << LIVE_IDX_BITS) - 1)) != idx &&
@@ -246,9 +257,18 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 			s->nr_cross_node -= n1 != n2;
 		}
 		s->nr_double_traced++;
+		s->callers[prev].held -= slot->val >> 32;
+		s->held.slab -= slot->val >> 32;
 	} else if (!created) {
 		s->nr_untraced_frees++;
 		s->untraced_free_bytes += slot->val >> 32;
+		s->callers[slot->val & ((1u << LIVE_IDX_BITS) - 1)].held -= slot->val >> 32;
+		s->held.slab -= slot->val >> 32;
+	}
+	/* what the object holds, as the live table keeps it */
+	if (!repeated) {
+		s->callers[idx].held += val >> 32;
+		s->held.slab += val >> 32;
 	}
 	slot->val = val;
 	slot->val2 = val2;
@@ -327,6 +347,8 @@ static void on_free(struct kmt_slab *s, struct kmt_hm *live,
 	idx = slot->val & ((1u << LIVE_IDX_BITS) - 1);
 	cpu = (slot->val >> LIVE_IDX_BITS) & ((1u << LIVE_CPU_BITS) - 1);
 	s->total_freed += slot->val >> 32;
+	s->callers[idx].held -= slot->val >> 32;
+	s->held.slab -= slot->val >> 32;
 	lifetime(s, (ev->ts & LIVE_TS_MASK) - (slot->val2 & LIVE_TS_MASK));
 	if (cpu != (ev->cpu & ((1u << LIVE_CPU_BITS) - 1))) {
 		s->callers[idx].pingpong++;
@@ -416,6 +438,19 @@ static int page_caller(const struct kmt_trace *t, struct kmt_slab *s,
 	return ret;
 }
 
+/* A live page block that is no longer held: take it from what is held. */
+static void page_released(const struct kmt_trace *t, struct kmt_slab *s,
+			  const struct kmt_hm_slot *slot)
+{
+	uint64_t bytes = (1ULL << t->fmt.page_shift) <<
+			 (slot->val < 63 ? slot->val : 63);
+	uint32_t w = (uint32_t)(slot->val3 >> 32);
+
+	s->held.pages -= bytes;
+	if (w && s->sampler && w <= s->sampler->nr_watch)
+		s->sampler->held[w - 1] -= bytes;
+}
+
 static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 			 struct kmt_hm *pages, struct page_ctx *pc,
 			 const struct kmt_event *ev, struct kmt_err *err)
@@ -441,14 +476,30 @@ static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	slot = kmt_hm_get(pages, ev->pfn1, &created);
 	if (!slot)
 		return kmt_errf(err, ENOMEM, "out of memory");
+	if (!created)	/* allocated again: its free was not traced */
+		page_released(t, s, slot);
 	slot->val = ev->order;
 	slot->val2 = site;	/* its caller, 0 if unknown */
+	/* the phase and who (32 bits), the sampler's watch + 1 above */
 	slot->val3 = s->cur_attr;
+	s->held.pages += bytes;
+	if (s->sampler) {
+		struct kmt_sampler *sp = s->sampler;
+		size_t j;
+
+		for (j = 0; j < sp->nr_watch; j++)
+			if (sp->page[j] && sp->site[j] == site) {
+				sp->held[j] += bytes;
+				slot->val3 |= (uint64_t)(j + 1) << 32;
+				break;
+			}
+	}
 	return 0;
 }
 
 static void on_page_free(const struct kmt_trace *t, struct kmt_slab *s,
-			 struct kmt_hm *pages, const struct kmt_event *ev)
+			 struct kmt_hm *pages, const struct kmt_hm *bufpfns,
+			 const struct kmt_event *ev)
 {
 	uint32_t order = ev->order;
 	struct kmt_hm_slot *slot;
@@ -470,6 +521,10 @@ static void on_page_free(const struct kmt_trace *t, struct kmt_slab *s,
 		s->pg_free_unmatched++;
 		return;
 	}
+	page_released(t, s, slot);
+	if (s->held.buf_pages && kmt_hm_find(bufpfns, ev->pfn1))
+		s->held.buf_pages -= (1ULL << t->fmt.page_shift) <<
+				     (slot->val < 63 ? slot->val : 63);
 	kmt_hm_remove(pages, slot);
 }
 
@@ -477,8 +532,9 @@ static void on_page_free(const struct kmt_trace *t, struct kmt_slab *s,
 
 static int grow(void *arrp, size_t n, size_t elem);
 
-static int on_vmalloc(struct kmt_slab *s, struct kmt_hm *areas,
-		      const struct kmt_event *ev, struct kmt_err *err)
+static int on_vmalloc(const struct kmt_trace *t, struct kmt_slab *s,
+		      struct kmt_hm *areas, const struct kmt_event *ev,
+		      struct kmt_err *err)
 {
 	struct kmt_hm_slot *slot;
 	int created;
@@ -490,13 +546,18 @@ static int on_vmalloc(struct kmt_slab *s, struct kmt_hm *areas,
 		slot = kmt_hm_get(areas, ev->vaddr, &created);
 		if (!slot)
 			return kmt_errf(err, ENOMEM, "out of memory");
+		if (!created)
+			s->held.vmalloc -= slot->val << t->fmt.page_shift;
+		s->held.vmalloc += (uint64_t)ev->nr_pages << t->fmt.page_shift;
 		slot->val = ev->nr_pages;
 		slot->val2 = ev->call_site;
 	} else if (ev->mb_op == KMT_VM_FREE) {
 		s->vm_frees++;
 		slot = kmt_hm_find(areas, ev->vaddr);
-		if (slot)
+		if (slot) {
+			s->held.vmalloc -= slot->val << t->fmt.page_shift;
 			kmt_hm_remove(areas, slot);
+		}
 	}
 	return 0;
 }
@@ -892,7 +953,7 @@ static int footprint_tables(struct kmt_slab *s, const struct kmt_hm *live,
 		if (buffer)
 			s->rec_buffer_bytes += pb;
 		else if (recorder_site(st, pages->s[i].val2) ||
-			 recorder_seg(s, rec_ic, pages->s[i].val3))
+			 recorder_seg(s, rec_ic, (uint32_t)pages->s[i].val3))
 			s->rec_page_bytes += pb;
 		c = kmt_hm_get(&by_cache, pages->s[i].val2 ? pages->s[i].val2 : 1,
 			       &created);
@@ -906,7 +967,7 @@ static int footprint_tables(struct kmt_slab *s, const struct kmt_hm *live,
 		c->val2 += (1ULL << page_shift) << (order < 63 ? order : 63);
 		s->pg_live_blocks++;
 		s->pg_live_bytes += (1ULL << page_shift) << (order < 63 ? order : 63);
-		retained_in(s, pages->s[i].val3,
+		retained_in(s, (uint32_t)pages->s[i].val3,
 			    (1ULL << page_shift) << (order < 63 ? order : 63), true);
 		s->pg_live_order[order < KMT_PG_ORDERS ? order : KMT_PG_ORDERS - 1]++;
 	}
@@ -1072,10 +1133,59 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 	return kmt_slab_analyze_range(t, 0, UINT64_MAX, false, NULL, s, err);
 }
 
+static int analyze(const struct kmt_trace *t, uint64_t start, uint64_t end,
+		   const struct kmt_symtab *sym, struct kmt_slab *s,
+		   struct kmt_err *err);
+
+/* Call the sampler for the moments up to @ts: what is held before it. */
+static int sample(struct kmt_sampler *sp, struct kmt_slab *s, uint64_t ts,
+		  bool last, struct kmt_err *err)
+{
+	size_t j;
+	int ret;
+
+	while (last || ts >= sp->next) {
+		uint64_t next = sp->next;
+
+		for (j = 0; j < sp->nr_watch; j++)
+			if (!sp->page[j])
+				sp->held[j] = sp->row[j] ?
+					s->callers[sp->row[j] - 1].held : 0;
+		ret = sp->fn(sp, s, last ? ts : next);
+		if (ret)
+			return kmt_errf(err, ret < 0 ? -ret : ret,
+					ret == -ENOMEM ? "out of memory" :
+					"the sampler failed");
+		if (last || sp->next <= next)
+			break;
+	}
+	return 0;
+}
+
 int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			   uint64_t end, bool by_ptr, const struct kmt_symtab *sym,
 			   struct kmt_slab *s, struct kmt_err *err)
 {
+	memset(s, 0, sizeof(*s));
+	s->by_ptr = by_ptr;
+	return analyze(t, start, end, sym, s, err);
+}
+
+int kmt_slab_analyze_sampled(const struct kmt_trace *t, uint64_t start,
+			     uint64_t end, const struct kmt_symtab *sym,
+			     struct kmt_sampler *sp, struct kmt_slab *s,
+			     struct kmt_err *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->sampler = sp;
+	return analyze(t, start, end, sym, s, err);
+}
+
+static int analyze(const struct kmt_trace *t, uint64_t start, uint64_t end,
+		   const struct kmt_symtab *sym, struct kmt_slab *s,
+		   struct kmt_err *err)
+{
+	bool by_ptr = s->by_ptr;
 	struct kmt_hm callers, live, pages, ptrs = { 0 }, bufpfns = { 0 };
 	struct kmt_hm vmareas = { 0 };
 	struct page_ctx pc = { .sym = sym };
@@ -1100,8 +1210,6 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	unsigned int i;
 	int ret, more;
 
-	memset(s, 0, sizeof(*s));
-	s->by_ptr = by_ptr;
 	last = calloc(nr_last * 4, sizeof(*last));
 	frees = calloc(nr_last, sizeof(*frees));
 	if (!last || !frees || lookup_init(&lk, t) || kmt_tasks_init(&tk) ||
@@ -1160,6 +1268,11 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 		s->trace_last_ts = ev->ts;
 		if (ev->ts < start || ev->ts > end)
 			goto next;	/* outside --time */
+		if (s->sampler && ev->ts >= s->sampler->next) {
+			ret = sample(s->sampler, s, ev->ts, false, err);
+			if (ret)
+				break;
+		}
 		if (!s->nr_events) {
 			s->first_ts = ev->ts;
 			ret = phase_begin(s, &ps, ev->ts, "early", 5, false);
@@ -1191,7 +1304,7 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 				       nr_last, ev, err);
 			break;
 		case KMT_EV_VMALLOC:
-			ret = on_vmalloc(s, &vmareas, ev, err);
+			ret = on_vmalloc(t, s, &vmareas, ev, err);
 			break;
 		case KMT_EV_TEXT_RANGE:
 			ret = on_text_range(s, ev, err);
@@ -1212,17 +1325,31 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			break;
 		case KMT_EV_PAGE_FREE:
 		case KMT_EV_PAGE_FREE_BATCHED:
-			on_page_free(t, s, &pages, ev);
+			on_page_free(t, s, &pages, &bufpfns, ev);
 			break;
 		case KMT_EV_BUFFER: {
 			/* the recorder's: each page of the sub-buffer */
 			uint64_t n = ev->order < 20 ? 1ULL << ev->order : 0, k;
 			int created;
 
-			for (k = 0; k < n && ev->pfn1 && !ret; k++)
-				if (ev->pfn1 + k &&
-				    !kmt_hm_get(&bufpfns, ev->pfn1 + k, &created))
+			for (k = 0; k < n && ev->pfn1 && !ret; k++) {
+				const struct kmt_hm_slot *pg;
+
+				if (!(ev->pfn1 + k))
+					continue;
+				if (!kmt_hm_get(&bufpfns, ev->pfn1 + k, &created)) {
 					ret = kmt_errf(err, ENOMEM, "out of memory");
+					break;
+				}
+				if (!created)
+					continue;
+				s->held.buffers += 1ULL << t->fmt.page_shift;
+				/* the block the trace saw allocated, if it did */
+				pg = kmt_hm_find(&pages, ev->pfn1 + k);
+				if (pg)
+					s->held.buf_pages += (1ULL << t->fmt.page_shift) <<
+							     (pg->val < 63 ? pg->val : 63);
+			}
 			break;
 		}
 		default:
@@ -1262,6 +1389,8 @@ next:
 		}
 	}
 	kmt_merge_free(&m);
+	if (!ret && s->sampler && s->nr_events)
+		ret = sample(s->sampler, s, s->last_ts, true, err);
 	if (!ret)
 		ret = footprint(s, &live, &pages, &bufpfns, sym,
 				t->fmt.page_shift, err);
@@ -1295,6 +1424,7 @@ out:
 		drop_empty_rows(s);
 	if (ret)
 		kmt_slab_free(s);
+	s->sampler = NULL;
 	return ret;
 }
 

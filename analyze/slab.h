@@ -16,6 +16,7 @@ struct kmt_caller {
 	uint64_t pingpong;
 	uint64_t live_bytes;	/* still allocated at the end */
 	uint64_t live_objs;
+	uint64_t held;		/* allocated and not freed so far in the pass */
 };
 
 struct kmt_segment {
@@ -149,6 +150,41 @@ struct kmt_live_vsite {
  */
 #define KMT_PG_MT_COLS	5
 
+/*
+ * Memory held at a moment of the pass, as the pass goes (kmemflight
+ * plot): at the end it equals the footprint (live_bytes, pg_live_bytes,
+ * vm_live_bytes).
+ */
+struct kmt_held {
+	uint64_t slab;		/* bytes of the slab objects allocated, not freed */
+	uint64_t pages;		/* bytes of the page blocks allocated, not freed */
+	uint64_t vmalloc;	/* bytes of the vmalloc areas */
+	uint64_t buffers;	/* the recorder's sub-buffers seen (KMT_EV_BUFFER) */
+	uint64_t buf_pages;	/* ... of them, in the pages */
+};
+
+/* Callers a sampler follows: slab callsites and page sites. */
+#define KMT_WATCH_MAX	16
+
+struct kmt_slab;
+
+/*
+ * A pass with a sampler calls @fn before the first event whose time is
+ * at or after @next (and once at the end, with the time of the last
+ * event taken); @fn moves @next on.  Non-zero from @fn stops the pass
+ * with that error.  held[] is what each watched caller holds.
+ */
+struct kmt_sampler {
+	uint64_t next;
+	int (*fn)(struct kmt_sampler *sp, const struct kmt_slab *s, uint64_t ts);
+	void *arg;
+	size_t nr_watch;
+	uint64_t site[KMT_WATCH_MAX];
+	bool page[KMT_WATCH_MAX];	/* a page site, not a slab callsite */
+	uint64_t held[KMT_WATCH_MAX];
+	uint32_t row[KMT_WATCH_MAX];	/* slab: its callsite row + 1, 0: none yet */
+};
+
 /* Everything the slab and page tables and SUMMARYs print, from one pass. */
 struct kmt_slab {
 	struct kmt_caller *callers;
@@ -260,6 +296,9 @@ struct kmt_slab {
 	uint64_t nr_events;
 	uint64_t by_type[KMT_EV_MAX + 1];
 	uint64_t lost;
+	/* memory held as the pass goes, and its sampler, if any */
+	struct kmt_held held;
+	struct kmt_sampler *sampler;
 };
 
 int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
@@ -272,6 +311,11 @@ int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
 int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 			   uint64_t end, bool by_ptr, const struct kmt_symtab *sym,
 			   struct kmt_slab *s, struct kmt_err *err);
+/* The same, calling @sp as time goes (NULL: none). */
+int kmt_slab_analyze_sampled(const struct kmt_trace *t, uint64_t start,
+			     uint64_t end, const struct kmt_symtab *sym,
+			     struct kmt_sampler *sp, struct kmt_slab *s,
+			     struct kmt_err *err);
 /* Initcalls by retained bytes (slab + pages), most first. */
 void kmt_slab_sort_initcalls(struct kmt_slab *s);
 /* A copy of the callsites by retained bytes, most first; NULL: ENOMEM. */

@@ -459,6 +459,111 @@ static void test_repeated_events(void **state)
 	close_built(&bt);
 }
 
+/* What a sampler records: the moments and what was held at each. */
+struct samples {
+	unsigned int n;
+	uint64_t ts[16];
+	struct kmt_held h[16];
+	uint64_t w[16][3];
+};
+
+static int record_sample(struct kmt_sampler *sp, const struct kmt_slab *s,
+			 uint64_t ts)
+{
+	struct samples *r = sp->arg;
+
+	if (r->n >= 16)
+		return -E2BIG;
+	r->ts[r->n] = ts;
+	r->h[r->n] = s->held;
+	memcpy(r->w[r->n], sp->held, sizeof(r->w[0]));
+	r->n++;
+	sp->next += 250;
+	return 0;
+}
+
+#define assert_held(r, i, t_, slab_, pages_, vm_, a_, c_, p_)		\
+	do {								\
+		if ((r)->ts[i] != (t_) || (r)->h[i].slab != (slab_) ||	\
+		    (r)->h[i].pages != (pages_) ||			\
+		    (r)->h[i].vmalloc != (vm_) || (r)->w[i][0] != (a_) ||	\
+		    (r)->w[i][1] != (c_) || (r)->w[i][2] != (p_))		\
+			fail_msg("sample %d: at %llu slab %llu pages %llu vmalloc %llu watched %llu %llu %llu", \
+				 i, (unsigned long long)(r)->ts[i],	\
+				 (unsigned long long)(r)->h[i].slab,	\
+				 (unsigned long long)(r)->h[i].pages,	\
+				 (unsigned long long)(r)->h[i].vmalloc,	\
+				 (unsigned long long)(r)->w[i][0],	\
+				 (unsigned long long)(r)->w[i][1],	\
+				 (unsigned long long)(r)->w[i][2]);	\
+	} while (0)
+
+/*
+ * Memory held as the pass goes (kmemflight plot): sampled every 250 ns,
+ * through an untraced free, a large kmalloc traced twice, an event
+ * written twice, pages, vmalloc areas and a recorder sub-buffer; at the
+ * end, the same as the footprint.
+ */
+static void test_held_sampled(void **state)
+{
+	const uint64_t frames[] = { T(0x500) };
+	struct samples r = { 0 };
+	struct kmt_sampler sp = {
+		.next = 0, .fn = record_sample, .arg = &r, .nr_watch = 3,
+		.site = { T(0x100), T(0x300), T(0x500) },
+		.page = { false, false, true },
+	};
+	struct kmt_err err = { "" };
+	struct built bt;
+	struct kmt_slab s;
+	struct kb *b = kb_new(1, 4096);
+	int i;
+
+	(void)state;
+	kb_kmalloc(b, 0, 100, KMT_CTX_TASK, 1, T(0x100), D(0x1000), 100, 128, 0, -1);
+	kb_kmalloc(b, 0, 200, KMT_CTX_TASK, 1, T(0x200), D(0x2000), 200, 256, 0, -1);
+	/* allocated again: its free was not traced, 64 bytes now */
+	kb_kmalloc(b, 0, 300, KMT_CTX_TASK, 1, T(0x100), D(0x1000), 60, 64, 0, -1);
+	kb_kfree(b, 0, 400, KMT_CTX_TASK, 1, T(0x700), D(0x2000));
+	/* a large kmalloc, traced inside the allocator, then for its caller */
+	kb_kmalloc(b, 0, 500, KMT_CTX_TASK, 1, T(0x900), D(0x10000), 16384, 16384, 0, -1);
+	kb_kmalloc(b, 0, 500, KMT_CTX_TASK, 1, T(0x300), D(0x10000), 16384, 16384, 0, -1);
+	for (i = 0; i < 2; i++)	/* one event written twice */
+		kb_kmalloc(b, 0, 600, KMT_CTX_TASK, 1, T(0x400), D(0x3000), 32, 32, 0, -1);
+	kb_page_alloc_stack(b, 0, 700, KMT_CTX_TASK, 1, 0x1001, 1, 0xcc0, 0,
+			    frames, 1);
+	kb_page_alloc(b, 0, 800, KMT_CTX_TASK, 1, 0x2000, 0, 0xcc0, 0);
+	kb_page_free(b, 0, 900, KMT_CTX_TASK, 1, 0x1001, 1);
+	kb_vmalloc(b, 0, 1000, 1, KMT_VM_ALLOC, 0xffffc90000000000ULL, 3, T(0x800));
+	kb_vmalloc(b, 0, 1100, 1, KMT_VM_ALLOC, 0xffffc90000100000ULL, 2, T(0x800));
+	kb_vmalloc(b, 0, 1200, 1, KMT_VM_FREE, 0xffffc90000000000ULL, 3, T(0x800));
+	kb_page_alloc(b, 0, 1300, KMT_CTX_TASK, 1, 0x3000, 0, 0xcc0, 0);
+	kb_buffer(b, 0, 1310, 0, 0x3000, 0);
+	open_built(b, &bt);
+	if (kmt_slab_analyze_sampled(&bt.t, 0, UINT64_MAX, NULL, &sp, &s, &err))
+		fail_msg("analyze: %s", err.msg);
+
+	assert_int_equal(r.n, 7);
+	assert_held(&r, 0, 0, 0, 0, 0, 0, 0, 0);
+	assert_held(&r, 1, 250, 384, 0, 0, 128, 0, 0);
+	assert_held(&r, 2, 500, 64, 0, 0, 64, 0, 0);
+	assert_held(&r, 3, 750, 64 + 16384 + 32, 8192, 0, 64, 16384, 8192);
+	assert_held(&r, 4, 1000, 64 + 16384 + 32, 4096, 0, 64, 16384, 0);
+	assert_held(&r, 5, 1250, 64 + 16384 + 32, 4096, 8192, 64, 16384, 0);
+	assert_held(&r, 6, 1310, 64 + 16384 + 32, 8192, 8192, 64, 16384, 0);
+	assert_true(r.h[6].buffers == 4096);
+	assert_true(r.h[6].buf_pages == 4096);
+	assert_true(r.h[5].buffers == 0);
+	/* at the end, what is held is the footprint */
+	assert_true(s.held.slab == s.live_bytes);
+	assert_true(s.held.pages == s.pg_live_bytes);
+	assert_true(s.held.vmalloc == s.vm_live_bytes);
+	assert_true(s.held.buf_pages == s.rec_buffer_bytes);
+	assert_null(s.sampler);
+	kmt_slab_free(&s);
+	close_built(&bt);
+}
+
 /* A corrupt record fails the analysis with the cursor's message. */
 static void test_analyze_error(void **state)
 {
@@ -778,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_cross_node),
 		cmocka_unit_test(test_frees_and_unknown_cache),
 		cmocka_unit_test(test_repeated_events),
+		cmocka_unit_test(test_held_sampled),
 		cmocka_unit_test(test_analyze_error),
 		cmocka_unit_test(test_via_wrappers),
 		cmocka_unit_test(test_many_callers),
