@@ -216,7 +216,7 @@ int kmt_tasks_event(struct kmt_tasks *tk, const struct kmt_event *ev)
 
 int kmt_tasks_snapshot(struct kmt_tasks *tk, const char *text, size_t len)
 {
-	const char *p = text, *end = text + len, *nl, *tab1, *tab2;
+	const char *p = text, *end, *nl, *tab1, *tab2;
 	struct kmt_hm_slot *slot;
 	size_t n = 0, cap = 0;
 	struct kmt_who *w;
@@ -225,6 +225,7 @@ int kmt_tasks_snapshot(struct kmt_tasks *tk, const char *text, size_t len)
 
 	if (!text || !len)
 		return 0;
+	end = text + len;
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
