@@ -15,15 +15,15 @@ UAPI    := kernel-patch/include/uapi
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 \
            -Wno-format-nonliteral -Wmissing-prototypes -Wvla
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(shell pkg-config --cflags libtracefs libtraceevent) $(CFLAGS)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(shell pkg-config --cflags libtracefs libtraceevent freetype2 fontconfig) $(CFLAGS)
 
 LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c lib/perfdata.c
 TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/watch.c extract/bootdir.c extract/meta.c extract/import.c extract/kmemev.c extract/ftrace.c extract/perf.c \
             analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
             analyze/info.c analyze/diff.c analyze/latency.c analyze/report_latency.c \
             analyze/memblock.c analyze/report_memblock.c analyze/report_footprint.c analyze/report_window.c \
-            lib/vmlinux.c
-TOOL_LIBS := -lelf -ldw $(shell pkg-config --libs libtracefs libtraceevent)
+            analyze/plot.c analyze/svg.c lib/vmlinux.c
+TOOL_LIBS := -lelf -ldw -lm $(shell pkg-config --libs libtracefs libtraceevent freetype2 fontconfig)
 HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -94,7 +94,7 @@ static void usage(FILE *f)
  * A time since boot: decimal seconds, or with a unit suffix s, ms, us,
  * ns; exact to the nanosecond (no floating point).  0 or -EINVAL.
  */
-static int parse_time(const char *s, size_t len, uint64_t *ns)
+int kmt_parse_time(const char *s, size_t len, uint64_t *ns)
 {
 	uint64_t whole = 0, frac = 0, div = 1, unit = 1000000000ULL;
 	size_t i = 0, digits = 0;
@@ -137,10 +137,10 @@ static int parse_duration(const char *s, uint64_t *ns)
 
 	if (!len || (s[len - 1] >= '0' && s[len - 1] <= '9') || s[len - 1] == '.')
 		return -EINVAL;
-	return parse_time(s, len, ns);
+	return kmt_parse_time(s, len, ns);
 }
 
-static int parse_range(const char *s, uint64_t *start, uint64_t *end)
+int kmt_parse_range(const char *s, uint64_t *start, uint64_t *end)
 {
 	const char *comma = strchr(s, ',');
 
@@ -148,9 +148,9 @@ static int parse_range(const char *s, uint64_t *start, uint64_t *end)
 		return -EINVAL;
 	*start = 0;
 	*end = UINT64_MAX;
-	if (comma > s && parse_time(s, (size_t)(comma - s), start))
+	if (comma > s && kmt_parse_time(s, (size_t)(comma - s), start))
 		return -EINVAL;
-	if (comma[1] && parse_time(comma + 1, strlen(comma + 1), end))
+	if (comma[1] && kmt_parse_time(comma + 1, strlen(comma + 1), end))
 		return -EINVAL;
 	return comma == s && !comma[1] ? -EINVAL : 0;
 }
@@ -223,13 +223,13 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			threshold_given = true;
 			break;
 		case OPT_TIME:
-			if (parse_range(optarg, &o->start, &o->end))
+			if (kmt_parse_range(optarg, &o->start, &o->end))
 				return kmf_usage_error("--time wants <start>,<end> in s, ms, us or ns (e.g. 1.5,2s), not '%s'",
 						       optarg);
 			break;
 		case OPT_AT:
 			o->start = 0;
-			if (parse_time(optarg, strlen(optarg), &o->end))
+			if (kmt_parse_time(optarg, strlen(optarg), &o->end))
 				return kmf_usage_error("--at wants a time in s, ms, us or ns (e.g. 2.5s), not '%s'",
 						       optarg);
 			break;

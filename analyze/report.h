@@ -35,6 +35,14 @@ struct report_opts {
 	uint64_t before;	/* --window --before: ns, 0: the whole window */
 };
 
+/*
+ * Times since boot for --time and --at: decimal seconds, or with a unit
+ * s, ms, us, ns, exact to the nanosecond; "start,end" with either left
+ * out.  0 or -EINVAL.
+ */
+int kmt_parse_time(const char *s, size_t len, uint64_t *ns);
+int kmt_parse_range(const char *s, uint64_t *start, uint64_t *end);
+
 /* --window: the flight recorder's window up to its trigger. */
 #define KMT_WINDOW_BEGINS	16
 struct kmt_window {

@@ -34,6 +34,7 @@ int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 

@@ -20,6 +20,7 @@ static const struct kmf_cmd cmds[] = {
 	{ "report", cmd_report, "perf-kmem style tables from a saved trace" },
 	{ "info",   cmd_info,   "what a saved trace holds: kernel, CPUs, events, losses" },
 	{ "dump",   cmd_dump,   "print the raw events of a saved trace, one per line" },
+	{ "plot",   cmd_plot,   "draw a trace's memory over time, by kind, phase and caller (SVG)" },
 	{ "diff",   cmd_diff,   "compare what two boots left allocated, check growth budgets" },
 	{ "summary", cmd_summary, "what diff compares of a trace, small enough to commit" },
 	{ "import", cmd_import, "turn a 'perf kmem record' perf.data into a trace file" },

@@ -8,7 +8,8 @@ pkgs="build-essential pkg-config libelf-dev libdw-dev libcmocka-dev
  libtracefs-dev libtraceevent-dev linux-perf
  linux-source-6.12 linux-config-6.12 bc bison flex libssl-dev cpio xz-utils kmod
  qemu-system-x86 busybox-static e2fsprogs python3 dracut-core
- mmdebstrap debhelper lintian bash-completion"
+ mmdebstrap debhelper lintian bash-completion
+ librsvg2-bin libfreetype-dev libfontconfig-dev fonts-dejavu-core"
 
 missing=
 for p in $pkgs; do

@@ -278,6 +278,55 @@ static void phases(struct kb *b)
 }
 
 /*
+ * A boot for kmemflight plot (tests/cli/t0098-plot.sh works out its
+ * numbers): 2 MiB memblock reserved by setup_arch; early_table_init
+ * kmallocs 4 KiB early; core_hash_init takes 1 MiB of pages at core
+ * level (512 KiB in the base); dev_probe allocates 64 objects of 256
+ * bytes at device level and frees 32; after /init, vmap_user's 256 KiB
+ * vmalloc area and its 64 pages (not in the base).  One CPU, so the
+ * recorder's buffers are 64 x 4 KiB.
+ */
+static void plot_boot(struct kb *b, bool base)
+{
+	static const uint64_t core[] = { T(0x5010), T(0x2020), T(0x6200) };
+	static const uint64_t vmap[] = { T(0x5010), T(0x4040) };
+	uint64_t i;
+
+	kb_set_kallsyms(b, "ffffffff81000000 T _stext\n"
+			"ffffffff81001000 T early_table_init\n"
+			"ffffffff81002000 T core_hash_init\n"
+			"ffffffff81003000 T dev_probe\n"
+			"ffffffff81004000 T vmap_user\n"
+			"ffffffff81005000 T __alloc_pages_noprof\n"
+			"ffffffff81006000 T setup_arch\n"
+			"ffffffff81007000 T free_thing\n");
+	kb_memblock(b, 0, 0, KMT_MB_ADD, 0, 64 << 20, -1, 0, T(0x6100), "");
+	kb_memblock(b, 0, 0, KMT_MB_RESERVE, 16 << 20, 2 << 20, -1, 0, T(0x6010), "");
+	kb_cache_def(b, 0, 10, 1, 256, 256, 8, "dev_cache");
+	kb_kmalloc(b, 0, 100000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 4000, 4096,
+		   0xcc0, -1);
+	kb_initcall_level(b, 0, 1000000, "core");
+	kb_page_alloc_stack(b, 0, 1500000, KMT_CTX_TASK, 1, 0x10001, base ? 7 : 8,
+			    0xcc0, 0, core, 3);
+	kb_initcall_level(b, 0, 2000000, "device");
+	for (i = 0; i < 64; i++)
+		kb_cache_alloc(b, 0, 2500000 + i * 1000, KMT_CTX_TASK, 1, T(0x3030),
+			       D(0x100000 + i * 256), 1, 0xcc0, -1);
+	for (i = 0; i < 32; i++)
+		kb_cache_free(b, 0, 2800000 + i * 1000, KMT_CTX_TASK, 1, T(0x7010),
+			      D(0x100000 + i * 256), 1);
+	kb_init_exec(b, 0, 3000000, "/init");
+	if (!base) {
+		kb_vmalloc(b, 0, 3500000, 1, KMT_VM_ALLOC, 0xffffc90000000000ULL, 64,
+			   T(0x4040));
+		for (i = 0; i < 64; i++)
+			kb_page_alloc_stack(b, 0, 3500100 + i, KMT_CTX_TASK, 1,
+					    0x20001 + i, 0, 0xcc0, 0, vmap, 2);
+	}
+	kb_kfree(b, 0, 4000000, KMT_CTX_TASK, 1, T(0x7010), D(0x900000));
+}
+
+/*
  * Page allocations with recorded stacks (expect/pagestack.report): the
  * callers are the first frames outside the page allocator's 6.12 names,
  * new_slab for a slab's page; one stack is all allocator, one is empty.
@@ -485,6 +534,13 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && (!strcmp(argv[1], "plot") || !strcmp(argv[1], "plot-base"))) {
+		b = kb_new(1, 4096);
+		plot_boot(b, !strcmp(argv[1], "plot-base"));
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "phases")) {
 		b = kb_new(2, 4096);
 		phases(b);
@@ -549,7 +605,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms FILE\n"
 			"       mktrace tracefs|debugfs|hotplug DIR\n"
 			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown|memblock FILE\n"
-			"       mktrace diff-base|diff-new FILE\n"
+			"       mktrace diff-base|diff-new|plot|plot-base FILE\n"
 			"       mktrace big N FILE\n"
 			"       mktrace split|split-gap|split-dup DIR SPOOL\n");
 		return 2;

@@ -1,0 +1,1438 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemflight plot: one SVG of a trace's memory over time.
+ *
+ * The upper panel stacks what is held by kind: memblock's reservations
+ * still held, the recorder's buffers, vmalloc areas, slab objects, and
+ * the other pages (page blocks not counted in the kinds below them:
+ * page tables, stacks, the free room of slab pages, ...).  At the end of
+ * a trace the stack is what report --footprint says the trace explains.
+ * Boot phases are bands behind it, a flight recorder's trigger a line.
+ * The lower panel follows the callers holding most at the end, each on
+ * its own line.  With two traces, the first (the base) is drawn over
+ * the second as dashed lines.
+ *
+ * The SVG is written as text, not through a drawing library: its
+ * labels stay text (searchable, selectable, checked by the tests), and
+ * <title> elements carry the exact numbers as tooltips.  Labels are
+ * measured with the font the renderer will use (svg.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../cli/cli.h"
+#include "../lib/vmlinux.h"
+#include "memblock.h"
+#include "report.h"
+#include "slab.h"
+#include "svg.h"
+
+enum kind { K_MEMBLOCK, K_RECORDER, K_VMALLOC, K_SLAB, K_PAGES, K_NR };
+
+static const char *const kind_name[K_NR] = {
+	"memblock, reserved at boot",
+	"the recorder's buffers",
+	"vmalloc areas",
+	"slab objects",
+	"other pages",
+};
+
+/* kind_name without spaces: the SVG's class and data names */
+static const char *const kind_id[K_NR] = {
+	"memblock", "recorder", "vmalloc", "slab", "pages",
+};
+
+static const char *const kind_color[K_NR] = {
+	"#8c6d31", "#7f7f7f", "#9467bd", "#1f77b4", "#2ca02c",
+};
+
+/* the callers' lines: distinct from each other at a glance */
+static const char *const line_color[KMT_WATCH_MAX] = {
+	"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
+	"#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939",
+	"#8c6d31", "#843c39", "#7b4173", "#3182bd",
+};
+
+#define FONT_PX		12.0
+#define TITLE_PX	15.0
+#define DEFAULT_WIDTH	1200
+#define DEFAULT_CALLERS	8
+#define COL_PX		3	/* one sample per this many pixels */
+#define MAX_SAMPLES	4096
+
+struct plot_opts {
+	const char *out;
+	const char *vmlinux;
+	const char *title;
+	bool raw_ip;
+	uint64_t start, end;
+	bool have_range;
+	unsigned int callers;
+	unsigned int width;
+	const char *paths[2];
+	unsigned int nr_paths;
+};
+
+/* A caller the lower panel follows: a slab callsite, a page site, memblock's. */
+enum pick_kind { P_SLAB, P_PAGES, P_MEMBLOCK };
+
+static const char *const pick_kind_name[] = { "slab", "pages", "memblock" };
+
+struct pick {
+	char name[256];
+	enum pick_kind kind;
+	uint64_t bytes;		/* held at the end of the new trace */
+};
+
+/* One trace: its analysis and its samples. */
+struct series {
+	const char *path;
+	struct kmt_trace t;
+	bool open;
+	struct kmt_symtab st;
+	struct kmt_vmlinux vm;
+	const struct kmt_symtab *sym;
+	struct kmt_slab s;	/* the whole trace, up to the range's end */
+	struct kmt_memblock mb;
+	bool have_mb;
+	bool flight;
+	struct kmt_window w;
+	uint64_t buffers;	/* the recorder's buffers at the save */
+	/* the samples: times, by kind, by pick */
+	size_t n;
+	uint64_t ts[MAX_SAMPLES + 1];
+	uint64_t kind[MAX_SAMPLES + 1][K_NR];
+	uint64_t raw_bufs[MAX_SAMPLES + 1], raw_bufpages[MAX_SAMPLES + 1];
+	uint64_t raw_pages[MAX_SAMPLES + 1];
+	uint64_t who[MAX_SAMPLES + 1][KMT_WATCH_MAX];
+	bool has_pick[KMT_WATCH_MAX];	/* the trace has that caller */
+	uint64_t mb_site[KMT_WATCH_MAX];	/* memblock picks: their site here */
+	uint64_t step;
+	uint64_t events_before, events_last;	/* the pass's count at the samples */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kmemflight plot [<options>] [<base.kmt>] <file.kmt>\n"
+		"\n"
+		"Draw a trace's memory over time as one SVG: what is held, stacked by\n"
+		"kind (memblock, the recorder's buffers, vmalloc, slab objects, other\n"
+		"pages), the boot phases or the flight recorder's trigger behind it,\n"
+		"and the callers that hold most at the end, each as a line.  Every\n"
+		"column has a tooltip with the exact bytes.  With two files, the\n"
+		"first is the base: its total and callers are drawn dashed over the\n"
+		"second, on one time axis.\n"
+		"\n"
+		"  -o, --output <file>       write the SVG there (replaced whole, never\n"
+		"                            left half written); '-' or a pipe: stdout\n"
+		"      --time <start>,<end>  the time axis: from, to (s, ms, us, ns;\n"
+		"                            either may be left out)\n"
+		"      --at <time>           the same as --time ,<time>\n"
+		"  -n, --callers <N>         callers to follow (default %d, at most %d)\n"
+		"      --width <px>          the picture's width (default %d, 640 to 4000)\n"
+		"      --title <text>        the picture's title (default: the release\n"
+		"                            and file)\n"
+		"      --vmlinux <file>      callers named from the recording kernel's image\n"
+		"      --raw-ip              callers as addresses\n"
+		"  -h, --help                this help\n",
+		DEFAULT_CALLERS, KMT_WATCH_MAX, DEFAULT_WIDTH);
+}
+
+static int parse_args(int argc, char **argv, struct plot_opts *o)
+{
+	enum { OPT_TIME = 256, OPT_AT, OPT_WIDTH, OPT_TITLE, OPT_VMLINUX,
+	       OPT_RAW_IP };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "at", required_argument, NULL, OPT_AT },
+		{ "callers", required_argument, NULL, 'n' },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+		{ "raw-ip", no_argument, NULL, OPT_RAW_IP },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->end = UINT64_MAX;
+	o->callers = DEFAULT_CALLERS;
+	o->width = DEFAULT_WIDTH;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->out = optarg;
+			break;
+		case OPT_TIME:
+			if (kmt_parse_range(optarg, &o->start, &o->end) ||
+			    o->start > o->end)
+				return kmf_usage_error("--time wants <start>,<end> in s, ms, us or ns, start before end (e.g. 0.5s,2s), not '%s'",
+						       optarg);
+			o->have_range = true;
+			break;
+		case OPT_AT:
+			o->start = 0;
+			if (kmt_parse_time(optarg, strlen(optarg), &o->end))
+				return kmf_usage_error("--at wants a time in s, ms, us or ns (e.g. 2.5s), not '%s'",
+						       optarg);
+			o->have_range = true;
+			break;
+		case 'n':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 1 || v > KMT_WATCH_MAX)
+				return kmf_usage_error("--callers wants 1 to %d, not '%s'",
+						       KMT_WATCH_MAX, optarg);
+			o->callers = (unsigned int)v;
+			break;
+		case OPT_WIDTH:
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 640 || v > 4000)
+				return kmf_usage_error("--width wants 640 to 4000 pixels, not '%s'",
+						       optarg);
+			o->width = (unsigned int)v;
+			break;
+		case OPT_TITLE:
+			o->title = optarg;
+			break;
+		case OPT_VMLINUX:
+			o->vmlinux = optarg;
+			break;
+		case OPT_RAW_IP:
+			o->raw_ip = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			if (optopt && optopt < 256)
+				return kmf_usage_error("unknown option '-%c'", optopt);
+			return kmf_usage_error("unknown or incomplete option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return kmf_usage_error("missing <file> to draw");
+	if (argc - optind > 2)
+		return kmf_usage_error("one <file>, or a <base> and a <file>, not %d files",
+				       argc - optind);
+	while (optind < argc)
+		o->paths[o->nr_paths++] = argv[optind++];
+	if ((!o->out || !strcmp(o->out, "-")) && isatty(STDOUT_FILENO))
+		return kmf_usage_error("an SVG on a terminal: write it with -o <file>, or into a pipe");
+	return 0;
+}
+
+/* ---- the traces ------------------------------------------------------ */
+
+static int open_series(struct series *sr, const char *path,
+		       const struct plot_opts *o)
+{
+	struct kmt_err err = { "" };
+
+	sr->path = path;
+	sr->vm.fd = -1;
+	if (kmt_trace_open(path, &sr->t, &err)) {
+		kmf_error("%s", err.msg);
+		return -1;
+	}
+	sr->open = true;
+	kmf_note_coverage(&sr->t);
+	sr->sym = &sr->st;
+	if (o->vmlinux) {
+		if (kmt_vmlinux_open(&sr->vm, o->vmlinux, &sr->t, &err)) {
+			kmf_error("%s", err.msg);
+			return -1;
+		}
+		sr->sym = &sr->vm.st;
+	} else if (kmt_symtab_load(&sr->st, sr->t.kallsyms, sr->t.kallsyms_len)) {
+		kmf_error("out of memory");
+		return -1;
+	} else if (!sr->st.nr && !o->raw_ip) {
+		kmf_warn("%s has no kallsyms: callers are shown as addresses (--vmlinux names them)",
+			 path);
+	}
+	if (kmt_slab_analyze_range(&sr->t, 0, o->end, false, sr->sym, &sr->s, &err)) {
+		kmf_error("%s: %s", path, err.msg);
+		return -1;
+	}
+	if (!sr->s.nr_events || sr->s.last_ts < o->start) {
+		kmf_error("no event of %s falls within --time: its events run from %" PRIu64
+			  ".%09" PRIu64 " s to %" PRIu64 ".%09" PRIu64 " s", path,
+			  sr->s.trace_first_ts / 1000000000u,
+			  sr->s.trace_first_ts % 1000000000u,
+			  sr->s.trace_last_ts / 1000000000u,
+			  sr->s.trace_last_ts % 1000000000u);
+		return -1;
+	}
+	if (sr->s.lost)
+		kmf_warn("%s: %" PRIu64 " events were lost while recording: what is held is short",
+			 path, sr->s.lost);
+	if (kmt_memblock_analyze(&sr->t, UINT64_MAX, &sr->mb, &err)) {
+		kmf_error("%s: %s", path, err.msg);
+		return -1;
+	}
+	sr->have_mb = sr->mb.nr_events > 0;
+	if (sr->t.flight.present && sr->t.flight.mode == KMT_MODE_FLIGHT &&
+	    !kmt_window_find(&sr->t, 0, &sr->w, &err))
+		sr->flight = true;
+	sr->buffers = sr->t.has_buffers ? sr->t.buffer_bytes :
+		      (uint64_t)sr->t.fmt.nr_subbufs * sr->t.fmt.subbuf_size *
+		      sr->t.nr_cpus;
+	return 0;
+}
+
+static void close_series(struct series *sr)
+{
+	kmt_slab_free(&sr->s);
+	kmt_memblock_free(&sr->mb);
+	kmt_vmlinux_close(&sr->vm);
+	kmt_symtab_free(&sr->st);
+	if (sr->open)
+		kmt_trace_close(&sr->t);
+}
+
+/* The callers holding most at the end: slab callsites and page sites. */
+struct cand {
+	uint64_t site, bytes;
+	enum pick_kind kind;
+};
+
+static int cmp_cand(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return a->site < b->site ? -1 : a->site > b->site;
+}
+
+static int pick_callers(const struct series *sr, const struct plot_opts *o,
+			struct pick *picks, unsigned int *nr)
+{
+	const struct kmt_slab *s = &sr->s;
+	size_t n = 0, i, max = s->nr_callers + s->nr_live_psites + sr->mb.nr_callers;
+	struct cand *c = calloc(max ? max : 1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_callers; i++)
+		if (s->callers[i].live_bytes)
+			c[n++] = (struct cand){ s->callers[i].call_site,
+						s->callers[i].live_bytes, P_SLAB };
+	/* the recorder's sub-buffers are a kind of their own */
+	for (i = 0; i < s->nr_live_psites; i++)
+		if (s->live_psites[i].site &&
+		    s->live_psites[i].bytes > s->live_psites[i].buffer_bytes)
+			c[n++] = (struct cand){ s->live_psites[i].site,
+						s->live_psites[i].bytes -
+						s->live_psites[i].buffer_bytes, P_PAGES };
+	for (i = 0; i < sr->mb.nr_callers; i++)
+		if (sr->mb.callers[i].held)
+			c[n++] = (struct cand){ sr->mb.callers[i].call_site,
+						sr->mb.callers[i].held, P_MEMBLOCK };
+	qsort(c, n, sizeof(*c), cmp_cand);
+	*nr = 0;
+	for (i = 0; i < n && *nr < o->callers; i++) {
+		struct pick *p = &picks[*nr];
+
+		kmt_symtab_format(sr->sym, c[i].site, o->raw_ip, p->name,
+				  sizeof(p->name));
+		p->kind = c[i].kind;
+		p->bytes = c[i].bytes;
+		(*nr)++;
+	}
+	free(c);
+	return 0;
+}
+
+/* "foo+0x1a/0x40" and "foo+0x1b": the same function, another build. */
+static size_t func_len(const char *name)
+{
+	const char *plus = strchr(name, '+');
+
+	return plus ? (size_t)(plus - name) : strlen(name);
+}
+
+/*
+ * The site in @sr of each pick: its exact name, or the same function
+ * (another build of the kernel puts the call at another offset).
+ */
+static void find_sites(struct series *sr, const struct pick *picks,
+		       unsigned int nr, struct kmt_sampler *sp,
+		       const struct plot_opts *o)
+{
+	const struct kmt_slab *s = &sr->s;
+	char name[256];
+	unsigned int j;
+	size_t i;
+	int pass;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->nr_watch = nr;
+	for (j = 0; j < nr; j++) {
+		sp->page[j] = picks[j].kind == P_PAGES;
+		sp->site[j] = 1;	/* no site is 1: nothing matches it */
+		for (pass = 0; pass < 2 && !sr->has_pick[j]; pass++) {
+			size_t nrows = picks[j].kind == P_PAGES ? s->nr_pcallers :
+				       picks[j].kind == P_SLAB ? s->nr_callers :
+				       sr->mb.nr_callers;
+
+			for (i = 0; i < nrows; i++) {
+				uint64_t site = picks[j].kind == P_PAGES ? s->pcallers[i].site :
+						picks[j].kind == P_SLAB ? s->callers[i].call_site :
+						sr->mb.callers[i].call_site;
+				size_t fl;
+
+				if (!site)
+					continue;
+				kmt_symtab_format(sr->sym, site, o->raw_ip, name,
+						  sizeof(name));
+				fl = func_len(name);
+				if (pass ? fl == func_len(picks[j].name) &&
+					   !strncmp(name, picks[j].name, fl) :
+					   !strcmp(name, picks[j].name)) {
+					if (picks[j].kind == P_MEMBLOCK)
+						sr->mb_site[j] = site;
+					else
+						sp->site[j] = site;
+					sr->has_pick[j] = true;
+					break;
+				}
+			}
+		}
+	}
+}
+
+static int on_sample(struct kmt_sampler *sp, const struct kmt_slab *s, uint64_t ts)
+{
+	struct series *sr = sp->arg;
+	size_t i = sr->n, j;
+
+	if (i > MAX_SAMPLES)
+		return 0;
+	if (!i)		/* the events before the axis starts */
+		sr->events_before = s->nr_events;
+	sr->events_last = s->nr_events;
+	sr->ts[i] = ts;
+	sr->kind[i][K_VMALLOC] = s->held.vmalloc;
+	sr->kind[i][K_SLAB] = s->held.slab;
+	sr->raw_pages[i] = s->held.pages;
+	sr->raw_bufs[i] = s->held.buffers;
+	sr->raw_bufpages[i] = s->held.buf_pages;
+	for (j = 0; j < sp->nr_watch; j++)
+		sr->who[i][j] = sp->held[j];
+	sr->n++;
+	sp->next = ts + sr->step;
+	if (sp->next < ts)
+		sp->next = UINT64_MAX;
+	return 0;
+}
+
+/* What the memblock picks hold in @mb, into @who. */
+static void mb_callers(const struct series *sr, const struct kmt_memblock *mb,
+		       const struct pick *picks, unsigned int nr, uint64_t *who)
+{
+	unsigned int j;
+	size_t i;
+
+	for (j = 0; j < nr; j++) {
+		if (picks[j].kind != P_MEMBLOCK)
+			continue;
+		who[j] = 0;
+		for (i = 0; i < mb->nr_callers; i++)
+			if (mb->callers[i].call_site == sr->mb_site[j] &&
+			    sr->has_pick[j]) {
+				who[j] = mb->callers[i].held;
+				break;
+			}
+	}
+}
+
+/* The samples of @sr from @x0 every @step, and at its last event. */
+static int sample_series(struct series *sr, const struct pick *picks,
+			 unsigned int nr, uint64_t x0, uint64_t step,
+			 const struct plot_opts *o)
+{
+	struct kmt_sampler sp;
+	struct kmt_slab s;
+	struct kmt_err err = { "" };
+	struct kmt_memblock m = { 0 };
+	uint64_t pre, mb_ts = UINT64_MAX;
+	size_t i;
+	int ret;
+
+	find_sites(sr, picks, nr, &sp, o);
+	sp.next = x0;
+	sp.fn = on_sample;
+	sp.arg = sr;
+	sr->step = step;
+	sr->n = 0;
+	ret = kmt_slab_analyze_sampled(&sr->t, 0, o->end, sr->sym, &sp, &s, &err);
+	if (ret) {
+		kmf_error("%s: %s", sr->path, err.msg);
+		return -1;
+	}
+	kmt_slab_free(&s);
+	if (sr->n > MAX_SAMPLES)
+		sr->n = MAX_SAMPLES + 1;
+	/* the buffers allocated before the trace saw any are there from the start */
+	pre = sr->n && sr->buffers > sr->raw_bufs[sr->n - 1] ?
+	      sr->buffers - sr->raw_bufs[sr->n - 1] : 0;
+	for (i = 0; i < sr->n; i++) {
+		uint64_t *k = sr->kind[i];
+		uint64_t pages = sr->raw_pages[i] > sr->raw_bufpages[i] ?
+				 sr->raw_pages[i] - sr->raw_bufpages[i] : 0;
+
+		k[K_RECORDER] = pre + sr->raw_bufs[i];
+		k[K_PAGES] = pages > k[K_VMALLOC] + k[K_SLAB] ?
+			     pages - k[K_VMALLOC] - k[K_SLAB] : 0;
+		if (!sr->have_mb)
+			continue;
+		if (sr->ts[i] >= sr->mb.last_ts) {
+			k[K_MEMBLOCK] = sr->mb.held_ram;
+			mb_callers(sr, &sr->mb, picks, nr, sr->who[i]);
+			continue;
+		}
+		/* memblock still changing: replay it up to this moment */
+		if (sr->ts[i] != mb_ts) {
+			kmt_memblock_free(&m);
+			if (kmt_memblock_analyze(&sr->t, sr->ts[i], &m, &err)) {
+				kmf_error("%s: %s", sr->path, err.msg);
+				return -1;
+			}
+			mb_ts = sr->ts[i];
+		}
+		k[K_MEMBLOCK] = m.held_ram;
+		mb_callers(sr, &m, picks, nr, sr->who[i]);
+	}
+	kmt_memblock_free(&m);
+	return 0;
+}
+
+/* ---- drawing --------------------------------------------------------- */
+
+struct frame {
+	double x, y, w, h;	/* a panel's plot area */
+	uint64_t x0, x1;	/* its time range, ns */
+	uint64_t ymax;		/* its top, bytes */
+};
+
+static double fx(const struct frame *f, uint64_t ts)
+{
+	double r = f->x1 > f->x0 ? ((double)ts - (double)f->x0) /
+				   (double)(f->x1 - f->x0) : 0;
+
+	return f->x + (r < 0 ? 0 : r > 1 ? 1 : r) * f->w;
+}
+
+static double fy(const struct frame *f, uint64_t v)
+{
+	double r = f->ymax ? (double)v / (double)f->ymax : 0;
+
+	return f->y + f->h - (r > 1 ? 1 : r) * f->h;
+}
+
+/* A step of 1, 2 or 5 times a power of ten for about @n ticks over @span. */
+static double nice_step(double span, int n)
+{
+	double raw = span / n, p = pow(10, floor(log10(raw))), m = raw / p;
+
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+/*
+ * The y axis of @max bytes: the unit it counts in (B, KiB, ...), the
+ * tick step in that unit, and the top, a whole number of steps.
+ */
+struct yscale {
+	uint64_t unit;
+	const char *uname;
+	double step;
+	uint64_t top;
+};
+
+static void y_scale(uint64_t max, struct yscale *ys)
+{
+	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned int u = 0;
+	double m;
+
+	ys->unit = 1;
+	while (u < 4 && max >= ys->unit * 1024 * 2) {
+		ys->unit *= 1024;
+		u++;
+	}
+	ys->uname = names[u];
+	m = (double)max / (double)ys->unit;
+	if (m < 1)
+		m = 1;
+	ys->step = nice_step(m, 5);
+	if (ys->unit == 1 && ys->step < 1)
+		ys->step = 1;
+	ys->top = (uint64_t)ceil(ceil(m / ys->step - 1e-9) * ys->step * (double)ys->unit);
+	if (ys->top < max)
+		ys->top = max;
+}
+
+static void fmt_num(double v, double step, char *buf, size_t size)
+{
+	int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+
+	snprintf(buf, size, "%.*f", dec > 9 ? 9 : dec, fabs(v) < step * 1e-6 ? 0 : v);
+}
+
+static void y_label(const struct yscale *ys, double v, char *buf, size_t size)
+{
+	fmt_num(v, ys->step, buf, size);
+	if (v > 0) {
+		size_t l = strlen(buf);
+
+		snprintf(buf + l, size - l, " %s", ys->uname);
+	}
+}
+
+/* The widest y tick label of @ys. */
+static double y_labels_width(const struct kmt_font *fn, const struct yscale *ys)
+{
+	double v, w = 0, lw;
+	char buf[64];
+
+	for (v = 0; v <= (double)ys->top / (double)ys->unit + ys->step * 1e-6;
+	     v += ys->step) {
+		y_label(ys, v, buf, sizeof(buf));
+		lw = kmt_font_width(fn, buf, FONT_PX);
+		if (lw > w)
+			w = lw;
+	}
+	return w;
+}
+
+/* Text at (@x, @y), its width already known to fit where it goes. */
+static void text(FILE *f, double x, double y, const char *anchor, double px,
+		 const char *cls, const char *s, const char *tip)
+{
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\"", x, y, px);
+	if (anchor)
+		fprintf(f, " text-anchor=\"%s\"", anchor);
+	fprintf(f, " class=\"%s\">", cls);
+	if (tip) {
+		fputs("<title>", f);
+		kmt_svg_esc(f, tip);
+		fputs("</title>", f);
+	}
+	kmt_svg_esc(f, s);
+	fputs("</text>\n", f);
+}
+
+/* The unit of the time axis: ns per unit and its name, from the span. */
+static double x_unit(const struct frame *fr, const char **name)
+{
+	uint64_t span = fr->x1 - fr->x0;
+
+	if (span >= 2000000000ULL) {
+		*name = "s";
+		return 1e9;
+	}
+	if (span >= 2000000ULL) {
+		*name = "ms";
+		return 1e6;
+	}
+	if (span >= 2000ULL) {
+		*name = "\xc2\xb5s";
+		return 1e3;
+	}
+	*name = "ns";
+	return 1;
+}
+
+static void x_axis(FILE *f, const struct frame *fr, bool labels)
+{
+	const char *uname;
+	double div = x_unit(fr, &uname);
+	double span = (double)(fr->x1 - fr->x0) / div;
+	double step = nice_step(span > 0 ? span : 1, 8);
+	double v = ceil((double)fr->x0 / div / step - 1e-9) * step;
+	char buf[64];
+
+	if (div == 1 && step < 1)
+		step = 1;
+	for (; v <= (double)fr->x1 / div + step * 1e-6; v += step) {
+		double x = fr->x + (v * div - (double)fr->x0) /
+			   (double)(fr->x1 - fr->x0) * fr->w;
+
+		if (x < fr->x - 0.5 || x > fr->x + fr->w + 0.5)
+			continue;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
+			x, fr->y, x, fr->y + fr->h);
+		if (labels) {
+			fmt_num(v, step, buf, sizeof(buf));
+			text(f, x, fr->y + fr->h + 15, "middle", FONT_PX, "tick", buf, NULL);
+		}
+	}
+}
+
+static void y_axis(FILE *f, const struct frame *fr, const struct yscale *ys)
+{
+	char buf[64];
+	double v;
+
+	for (v = 0; v <= (double)ys->top / (double)ys->unit + ys->step * 1e-6;
+	     v += ys->step) {
+		double y = fr->y + fr->h - v * (double)ys->unit / (double)fr->ymax * fr->h;
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
+			fr->x, y, fr->x + fr->w, y);
+		y_label(ys, v, buf, sizeof(buf));
+		text(f, fr->x - 6, y + 4, "end", FONT_PX, "tick", buf, NULL);
+	}
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>\n",
+		fr->x, fr->y, fr->w, fr->h);
+}
+
+/* "1,234,567" */
+static void grouped(uint64_t v, char *buf, size_t size)
+{
+	char tmp[32];
+	size_t len, i, o = 0;
+
+	snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
+	len = strlen(tmp);
+	for (i = 0; i < len && o + 2 < size; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+}
+
+/* "16,480 bytes (16.1 KiB)" */
+static void exact(uint64_t v, char *buf, size_t size)
+{
+	char g[32], h[32];
+
+	grouped(v, g, sizeof(g));
+	kmt_svg_bytes(v, h, sizeof(h));
+	if (v < 1024)
+		snprintf(buf, size, "%s bytes", g);
+	else
+		snprintf(buf, size, "%s bytes (%s)", g, h);
+}
+
+static uint64_t total(const uint64_t *k)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < K_NR; i++)
+		sum += k[i];
+	return sum;
+}
+
+/* "1.234567890 s" */
+static void secs(uint64_t ns, char *buf, size_t size)
+{
+	snprintf(buf, size, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000u,
+		 ns % 1000000000u);
+}
+
+/* A phase's name, NUL-terminated. */
+static void phase_name(const struct kmt_phase *p, char *buf, size_t size)
+{
+	size_t n = p->name_len < size - 1 ? p->name_len : size - 1;
+
+	memcpy(buf, p->name, n);
+	buf[n] = 0;
+}
+
+struct plot {
+	FILE *f;
+	const struct kmt_font *fn;
+	const struct plot_opts *o;
+	struct series *nw, *base;	/* base: NULL with one trace */
+	struct pick *picks;
+	unsigned int nr_picks;
+	double width, height;
+	struct frame p1, p2;
+	struct yscale y1, y2;
+	double legend_x, legend_w;
+	double phase_y;			/* the baseline of the phase names */
+};
+
+/* The boot phases as bands behind both panels, named above the first. */
+static void draw_phases(struct plot *pl)
+{
+	const struct kmt_slab *s = &pl->nw->s;
+	const struct frame *a = &pl->p1, *b = &pl->p2;
+	char name[128], fit[160], tip[512], al[64], kept[64], t0[32], t1[32];
+	size_t i;
+
+	for (i = 0; i < s->nr_phases; i++) {
+		const struct kmt_phase *p = &s->phases[i];
+		uint64_t start = p->start, end = i + 1 < s->nr_phases ?
+			s->phases[i + 1].start : s->last_ts;
+		double xa, xb;
+
+		if (end <= a->x0 || start >= a->x1)
+			continue;	/* none of it on the axis */
+		xa = fx(a, start);
+		xb = fx(a, end);
+		phase_name(p, name, sizeof(name));
+		secs(start, t0, sizeof(t0));
+		secs(end, t1, sizeof(t1));
+		exact(p->st.slab_alloc + p->st.page_alloc, al, sizeof(al));
+		exact(p->st.slab_retained + p->st.page_retained, kept, sizeof(kept));
+		snprintf(tip, sizeof(tip),
+			 "%s %s: %s to %s\nallocated %s (slab %" PRIu64 ", pages %" PRIu64
+			 ")\nstill held at the end %s", p->exec ? "exec" : "phase",
+			 name, t0, t1, al, p->st.slab_alloc, p->st.page_alloc, kept);
+		fprintf(pl->f, "<g class=\"phase\" data-phase=\"");
+		kmt_svg_esc(pl->f, name);
+		fprintf(pl->f, "\" data-start=\"%" PRIu64 "\" data-end=\"%" PRIu64
+			"\" data-alloc=\"%" PRIu64 "\" data-held=\"%" PRIu64 "\">\n",
+			start, end, p->st.slab_alloc + p->st.page_alloc,
+			p->st.slab_retained + p->st.page_retained);
+		if (i % 2 == 0) {
+			fprintf(pl->f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" class=\"band\"/>\n",
+				xa, a->y, xb - xa, a->h);
+			fprintf(pl->f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" class=\"band\"/>\n",
+				xa, b->y, xb - xa, b->h);
+		}
+		fprintf(pl->f, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" class=\"edge\"/>\n",
+			xa, pl->phase_y - 12, xa, a->y + a->h);
+		/* the label row: hover it for the numbers */
+		fprintf(pl->f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"16\" class=\"hover\"><title>",
+			xa, pl->phase_y - 12, xb - xa);
+		kmt_svg_esc(pl->f, tip);
+		fputs("</title></rect>\n", pl->f);
+		if (xb - xa > 6 &&
+		    kmt_font_fit(pl->fn, name, FONT_PX, xb - xa - 4, fit, sizeof(fit)) > 0)
+			text(pl->f, (xa + xb) / 2, pl->phase_y, "middle", FONT_PX,
+			     "phasename", fit, tip);
+		fputs("</g>\n", pl->f);
+	}
+}
+
+/* The flight recorder's window: where it is short, and its trigger. */
+static void draw_window(struct plot *pl)
+{
+	const struct series *sr = pl->nw;
+	const struct frame *a = &pl->p1;
+	char lab[160], fit[200], tip[512], t0[32];
+	double x, w;
+
+	if (!sr->flight)
+		return;
+	if (sr->w.complete > a->x0) {
+		x = fx(a, sr->w.complete);
+		secs(sr->w.complete, t0, sizeof(t0));
+		snprintf(tip, sizeof(tip),
+			 "before %s not every CPU's events are kept (CPU %u's window starts there): what is held counts only what the window saw",
+			 t0, sr->w.late_cpu);
+		fprintf(pl->f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" class=\"short\"><title>",
+			a->x, a->y, x - a->x, a->h);
+		kmt_svg_esc(pl->f, tip);
+		fputs("</title></rect>\n", pl->f);
+	}
+	if (!sr->w.have_trig)
+		return;
+	x = fx(a, sr->w.end);
+	secs(sr->w.end, t0, sizeof(t0));
+	snprintf(lab, sizeof(lab), "trigger: %s", kmt_trigger_name(sr->w.trig.trigger));
+	snprintf(tip, sizeof(tip), "%s at %s, pid %u (%.*s): report --window says what the window holds",
+		 lab, t0, sr->w.trig.task_pid, (int)sr->w.trig.comm_len,
+		 sr->w.trig.comm ? sr->w.trig.comm : "");
+	fprintf(pl->f, "<g class=\"trigger\" data-ts=\"%" PRIu64 "\" data-trigger=\"%s\">\n",
+		sr->w.end, kmt_trigger_name(sr->w.trig.trigger));
+	fprintf(pl->f, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" class=\"trig\"/>\n",
+		x, pl->phase_y - 12, x, pl->p2.y + pl->p2.h);
+	/* the label left of the line, or right of it near the left edge */
+	w = kmt_font_fit(pl->fn, lab, FONT_PX, a->w / 2, fit, sizeof(fit));
+	if (w > 0)
+		text(pl->f, x - w - 4 >= a->x ? x - 4 : x + 4, pl->phase_y,
+		     x - w - 4 >= a->x ? "end" : "start", FONT_PX, "triglabel", fit, tip);
+	fputs("</g>\n", pl->f);
+}
+
+/* The kinds, stacked: each an area between its top and the one below. */
+static void draw_kinds(struct plot *pl)
+{
+	const struct series *sr = pl->nw;
+	const struct frame *a = &pl->p1;
+	uint64_t below, top, maxv;
+	size_t i;
+	int k;
+
+	for (k = 0; k < K_NR; k++) {
+		bool any = false;
+
+		for (i = 0, maxv = 0; i < sr->n; i++) {
+			any |= sr->kind[i][k] != 0;
+			if (sr->kind[i][k] > maxv)
+				maxv = sr->kind[i][k];
+		}
+		if (!any)
+			continue;
+		fprintf(pl->f, "<path class=\"area\" fill=\"%s\" data-kind=\"%s\" data-end=\"%" PRIu64
+			"\" data-max=\"%" PRIu64 "\" d=\"", kind_color[k], kind_id[k],
+			sr->kind[sr->n - 1][k], maxv);
+		for (i = 0; i < sr->n; i++) {
+			int j;
+
+			for (j = 0, top = 0; j <= k; j++)
+				top += sr->kind[i][j];
+			fprintf(pl->f, "%s%.2f,%.2f", i ? " L" : "M", fx(a, sr->ts[i]),
+				fy(a, top));
+		}
+		for (i = sr->n; i-- > 0;) {
+			int j;
+
+			for (j = 0, below = 0; j < k; j++)
+				below += sr->kind[i][j];
+			fprintf(pl->f, " L%.2f,%.2f", fx(a, sr->ts[i]), fy(a, below));
+		}
+		fputs(" Z\"/>\n", pl->f);
+	}
+}
+
+/* One line through a trace's samples of @v (stride @stride, from @base). */
+static void polyline(FILE *f, const struct frame *fr, const struct series *sr,
+		     const uint64_t *v, size_t stride, const char *attrs)
+{
+	size_t i;
+
+	fprintf(f, "<polyline %s points=\"", attrs);
+	for (i = 0; i < sr->n; i++)
+		fprintf(f, "%s%.2f,%.2f", i ? " " : "", fx(fr, sr->ts[i]),
+			fy(fr, v[i * stride]));
+	fputs("\"/>\n", f);
+}
+
+static void draw_base_total(struct plot *pl)
+{
+	struct series *b = pl->base;
+	uint64_t *tot;
+	size_t i;
+
+	if (!b || !b->n)
+		return;
+	tot = malloc(b->n * sizeof(*tot));
+	if (!tot)
+		return;
+	for (i = 0; i < b->n; i++)
+		tot[i] = total(b->kind[i]);
+	fprintf(pl->f, "<g data-base-total=\"%" PRIu64 "\">\n", tot[b->n - 1]);
+	polyline(pl->f, &pl->p1, b, tot, 1, "class=\"basetotal\"");
+	fputs("</g>\n", pl->f);
+	free(tot);
+}
+
+static void draw_callers(struct plot *pl)
+{
+	unsigned int j;
+	char attrs[512];
+
+	for (j = 0; j < pl->nr_picks; j++) {
+		if (pl->base && pl->base->has_pick[j]) {
+			snprintf(attrs, sizeof(attrs),
+				 "class=\"baseline\" stroke=\"%s\" data-base-end=\"%" PRIu64 "\"",
+				 line_color[j], pl->base->who[pl->base->n - 1][j]);
+			polyline(pl->f, &pl->p2, pl->base, &pl->base->who[0][j],
+				 KMT_WATCH_MAX, attrs);
+		}
+		fprintf(pl->f, "<g data-caller=\"");
+		kmt_svg_esc(pl->f, pl->picks[j].name);
+		fprintf(pl->f, "\" data-kind=\"%s\" data-end=\"%" PRIu64 "\">\n",
+			pick_kind_name[pl->picks[j].kind], pl->nw->who[pl->nw->n - 1][j]);
+		snprintf(attrs, sizeof(attrs), "class=\"line\" stroke=\"%s\"",
+			 line_color[j]);
+		polyline(pl->f, &pl->p2, pl->nw, &pl->nw->who[0][j], KMT_WATCH_MAX,
+			 attrs);
+		fputs("</g>\n", pl->f);
+	}
+}
+
+/* Transparent columns over both panels, one per sample: the exact bytes. */
+static void draw_columns(struct plot *pl)
+{
+	const struct series *sr = pl->nw, *b = pl->base;
+	size_t i, bi = 0;
+	char buf[96], t0[32];
+	unsigned int j;
+	int k;
+
+	fputs("<g class=\"columns\">\n", pl->f);
+	for (i = 0; i < sr->n; i++) {
+		double x = fx(&pl->p1, sr->ts[i]);
+		double xl = i ? (fx(&pl->p1, sr->ts[i - 1]) + x) / 2 : pl->p1.x;
+		double xr = i + 1 < sr->n ? (fx(&pl->p1, sr->ts[i + 1]) + x) / 2 :
+			    pl->p1.x + pl->p1.w;
+
+		if (xr - xl < 0.01)
+			continue;
+		secs(sr->ts[i], t0, sizeof(t0));
+		fprintf(pl->f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" class=\"hover\" data-ts=\"%"
+			PRIu64 "\"><title>at %s\n", xl, pl->p1.y, xr - xl,
+			pl->p2.y + pl->p2.h - pl->p1.y, sr->ts[i], t0);
+		exact(total(sr->kind[i]), buf, sizeof(buf));
+		fprintf(pl->f, "held: %s\n", buf);
+		for (k = K_NR - 1; k >= 0; k--) {
+			exact(sr->kind[i][k], buf, sizeof(buf));
+			fprintf(pl->f, "  %s: %s\n", kind_name[k], buf);
+		}
+		if (b) {
+			while (bi + 1 < b->n && b->ts[bi + 1] <= sr->ts[i])
+				bi++;
+			if (b->n && b->ts[bi] <= sr->ts[i]) {
+				exact(total(b->kind[bi]), buf, sizeof(buf));
+				fprintf(pl->f, "base: %s\n", buf);
+			}
+		}
+		for (j = 0; j < pl->nr_picks; j++) {
+			exact(sr->who[i][j], buf, sizeof(buf));
+			fprintf(pl->f, "%s: ", pick_kind_name[pl->picks[j].kind]);
+			kmt_svg_esc(pl->f, pl->picks[j].name);
+			fprintf(pl->f, " %s%s", buf, j + 1 < pl->nr_picks ? "\n" : "");
+		}
+		fputs("</title></rect>\n", pl->f);
+	}
+	fputs("</g>\n", pl->f);
+}
+
+/*
+ * @label cut to @room px: a "name+0x1a: value" label keeps its value and
+ * the name's offset, and cuts the name's middle; any other is cut at
+ * its end.
+ */
+static void fit_label(const struct kmt_font *fn, const char *label, double room,
+		      char *out, size_t size)
+{
+	const char *colon = NULL, *p, *plus = NULL;
+	char head[300], cut[320];
+	double tail_w;
+	size_t hl;
+
+	if (kmt_font_width(fn, label, FONT_PX) <= room) {
+		snprintf(out, size, "%s", label);
+		return;
+	}
+	for (p = label; (p = strstr(p, ": ")); p++)
+		colon = p;
+	if (!colon) {
+		kmt_font_fit(fn, label, FONT_PX, room, out, size);
+		return;
+	}
+	hl = (size_t)(colon - label);
+	for (p = label; p < colon; p++)
+		if (*p == '+')
+			plus = p;
+	if (plus)
+		hl = (size_t)(plus - label);
+	if (hl >= sizeof(head))
+		hl = sizeof(head) - 1;
+	memcpy(head, label, hl);
+	head[hl] = 0;
+	tail_w = kmt_font_width(fn, label + hl, FONT_PX);
+	if (tail_w >= room ||
+	    kmt_font_fit(fn, head, FONT_PX, room - tail_w, cut, sizeof(cut)) <= 0) {
+		kmt_font_fit(fn, label, FONT_PX, room, out, size);
+		return;
+	}
+	snprintf(out, size, "%s%s", cut, label + hl);
+}
+
+/* One legend row: a swatch, a label cut to the legend, the full text as tip. */
+static void legend_row(struct plot *pl, double y, const char *color, bool dashed,
+		       bool line, const char *label, const char *tip)
+{
+	char fit[400];
+
+	if (line)
+		fprintf(pl->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" class=\"%s\"/>\n",
+			pl->legend_x, y - 4, pl->legend_x + 14, y - 4, color,
+			dashed ? "baseline" : "line");
+	else
+		fprintf(pl->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
+			pl->legend_x, y - 10, color);
+	fit_label(pl->fn, label, pl->legend_w - 22, fit, sizeof(fit));
+	text(pl->f, pl->legend_x + 20, y, NULL, FONT_PX, "legend", fit, tip);
+}
+
+/* A legend row's text: "slab objects: 12.3 MiB" */
+static void kind_label(const struct series *sr, int k, char *buf, size_t size,
+		       char *tip, size_t tsize)
+{
+	char h[32], e[64];
+
+	if (k == K_MEMBLOCK && !sr->have_mb) {
+		snprintf(buf, size, "%s: not recorded", kind_name[k]);
+		snprintf(tip, tsize, "%s: the trace has no memblock events (an older recorder, or an import)",
+			 kind_name[k]);
+		return;
+	}
+	kmt_svg_bytes(sr->kind[sr->n - 1][k], h, sizeof(h));
+	exact(sr->kind[sr->n - 1][k], e, sizeof(e));
+	snprintf(buf, size, "%s: %s", kind_name[k], h);
+	snprintf(tip, tsize, "%s at the end: %s", kind_name[k], e);
+}
+
+static void caller_label(const struct plot *pl, unsigned int j, char *buf,
+			 size_t size, char *tip, size_t tsize)
+{
+	const struct pick *p = &pl->picks[j];
+	uint64_t v = pl->nw->who[pl->nw->n - 1][j];
+	char h[32], e[64], be[96] = "";
+
+	kmt_svg_bytes(v, h, sizeof(h));
+	exact(v, e, sizeof(e));
+	if (pl->base) {
+		char x[64];
+
+		if (pl->base->has_pick[j])
+			exact(pl->base->who[pl->base->n - 1][j], x, sizeof(x));
+		else
+			snprintf(x, sizeof(x), "not a caller in the base");
+		snprintf(be, sizeof(be), "; base: %s", x);
+	}
+	snprintf(buf, size, "%s %s: %s", pick_kind_name[p->kind], p->name, h);
+	snprintf(tip, tsize, "%s, %s: holds %s at the end%s",
+		 p->kind == P_PAGES ? "page allocations" : p->kind == P_SLAB ?
+		 "slab allocations" : "memblock reservations", p->name, e, be);
+}
+
+static void draw_legend(struct plot *pl)
+{
+	char lab[400], tip[600];
+	double y = pl->p1.y + 10;
+	unsigned int j;
+	int k;
+
+	for (k = K_NR - 1; k >= 0; k--, y += 18) {
+		kind_label(pl->nw, k, lab, sizeof(lab), tip, sizeof(tip));
+		legend_row(pl, y, kind_color[k], false, false, lab, tip);
+	}
+	if (pl->base) {
+		char e[64];
+
+		exact(total(pl->base->kind[pl->base->n - 1]), e, sizeof(e));
+		snprintf(lab, sizeof(lab), "base (dashed) %s", pl->base->path);
+		snprintf(tip, sizeof(tip), "the base, %s: holds %s at its end",
+			 pl->base->path, e);
+		legend_row(pl, y, "#000000", true, true, lab, tip);
+	}
+	y = pl->p2.y + 10;
+	for (j = 0; j < pl->nr_picks; j++, y += 18) {
+		caller_label(pl, j, lab, sizeof(lab), tip, sizeof(tip));
+		legend_row(pl, y, line_color[j], false, true, lab, tip);
+	}
+}
+
+/* The widest legend row wanted, before any cut. */
+static double legend_width(const struct plot *pl)
+{
+	char lab[400], tip[600];
+	double w = 0, lw;
+	unsigned int j;
+	int k;
+
+	for (k = 0; k < K_NR; k++) {
+		kind_label(pl->nw, k, lab, sizeof(lab), tip, sizeof(tip));
+		lw = kmt_font_width(pl->fn, lab, FONT_PX);
+		w = lw > w ? lw : w;
+	}
+	for (j = 0; j < pl->nr_picks; j++) {
+		caller_label(pl, j, lab, sizeof(lab), tip, sizeof(tip));
+		lw = kmt_font_width(pl->fn, lab, FONT_PX);
+		w = lw > w ? lw : w;
+	}
+	return w + 22;
+}
+
+static const char style[] =
+	"<style>\n"
+	"text { fill: #222; }\n"
+	".grid { stroke: #ddd; stroke-width: 1; }\n"
+	".frame { fill: none; stroke: #888; stroke-width: 1; }\n"
+	".band { fill: #f2f2f2; }\n"
+	".edge { stroke: #bbb; stroke-width: 1; stroke-dasharray: 2,2; }\n"
+	".hover { fill: #000; fill-opacity: 0; }\n"
+	".area { fill-opacity: 0.85; stroke: none; }\n"
+	".line { fill: none; stroke-width: 1.6; }\n"
+	".baseline { fill: none; stroke-width: 1.4; stroke-dasharray: 5,3; }\n"
+	".basetotal { fill: none; stroke: #000; stroke-width: 1.6; stroke-dasharray: 5,3; }\n"
+	".trig { stroke: #c00; stroke-width: 1.5; stroke-dasharray: 4,2; }\n"
+	".triglabel { fill: #c00; }\n"
+	".short { fill: #c00; fill-opacity: 0.07; }\n"
+	".title { font-weight: bold; }\n"
+	"</style>\n";
+
+static int draw(struct plot *pl)
+{
+	const struct plot_opts *o = pl->o;
+	struct series *sr = pl->nw;
+	char buf[600], fit[700], rel[64], t0[32], t1[32], e[64];
+	const char *xu;
+	uint64_t m1 = 1, m2 = 1, v;
+	double left, ylw;
+	size_t i;
+	unsigned int j;
+	FILE *f = pl->f;
+
+	/* the tops: the stack and the base's total; the callers */
+	for (i = 0; i < sr->n; i++) {
+		v = total(sr->kind[i]);
+		m1 = v > m1 ? v : m1;
+		for (j = 0; j < pl->nr_picks; j++)
+			m2 = sr->who[i][j] > m2 ? sr->who[i][j] : m2;
+	}
+	for (i = 0; pl->base && i < pl->base->n; i++) {
+		v = total(pl->base->kind[i]);
+		m1 = v > m1 ? v : m1;
+		for (j = 0; j < pl->nr_picks; j++)
+			if (pl->base->has_pick[j])
+				m2 = pl->base->who[i][j] > m2 ? pl->base->who[i][j] : m2;
+	}
+	y_scale(m1, &pl->y1);
+	y_scale(m2, &pl->y2);
+	ylw = y_labels_width(pl->fn, &pl->y1);
+	if (y_labels_width(pl->fn, &pl->y2) > ylw)
+		ylw = y_labels_width(pl->fn, &pl->y2);
+	left = 16 + 18 + ylw + 8;
+	pl->width = o->width;
+	pl->legend_w = legend_width(pl);
+	if (pl->legend_w > pl->width * 0.3 && pl->legend_w > 240)
+		pl->legend_w = pl->width * 0.3 > 240 ? pl->width * 0.3 : 240;
+	pl->legend_x = pl->width - 12 - pl->legend_w;
+	pl->phase_y = 66;
+	pl->p1 = (struct frame){ left, 76, pl->legend_x - 16 - left, 300,
+				 pl->p1.x0, pl->p1.x1, pl->y1.top };
+	pl->p2 = pl->p1;
+	pl->p2.y = pl->p1.y + pl->p1.h + 50;
+	pl->p2.h = 18.0 * pl->nr_picks + 20 > 220 ? 18.0 * pl->nr_picks + 20 : 220;
+	pl->p2.ymax = pl->y2.top;
+	pl->height = pl->p2.y + pl->p2.h + 48;
+
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"",
+		pl->width, pl->height, pl->width, pl->height);
+	kmt_svg_esc(f, pl->fn->family);
+	fprintf(f, ", sans-serif\" data-generator=\"kmemflight %s\">\n", KMT_VERSION);
+	fputs(style, f);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n",
+		pl->width, pl->height);
+
+	/* title and what the picture covers */
+	if (!kmt_trace_meta(&sr->t, "release", rel, sizeof(rel)) || !rel[0])
+		snprintf(rel, sizeof(rel), "unknown kernel");
+	if (o->title)
+		snprintf(buf, sizeof(buf), "%s", o->title);
+	else
+		snprintf(buf, sizeof(buf), "%s: kernel memory over %s, %s",
+			 sr->flight ? "Flight recorder" : "Boot",
+			 sr->flight ? "the window" : "the boot", rel);
+	kmt_font_fit(pl->fn, buf, TITLE_PX, pl->width - 32, fit, sizeof(fit));
+	text(f, 16, 24, NULL, TITLE_PX, "title", fit, buf);
+	secs(pl->p1.x0, t0, sizeof(t0));
+	secs(pl->p1.x1, t1, sizeof(t1));
+	exact(total(sr->kind[sr->n - 1]), e, sizeof(e));
+	snprintf(buf, sizeof(buf), "%s: %" PRIu64 " events from %s to %s; held at the end: %s",
+		 sr->path, sr->events_last - sr->events_before, t0, t1, e);
+	kmt_font_fit(pl->fn, buf, FONT_PX, pl->width - 32, fit, sizeof(fit));
+	text(f, 16, 44, NULL, FONT_PX, "subtitle", fit, buf);
+
+	draw_phases(pl);
+	x_axis(f, &pl->p1, true);
+	y_axis(f, &pl->p1, &pl->y1);
+	x_axis(f, &pl->p2, true);
+	y_axis(f, &pl->p2, &pl->y2);
+	fprintf(f, "<g class=\"kinds\" data-ymax=\"%" PRIu64 "\" data-y=\"%.2f\" data-h=\"%.2f\">\n",
+		pl->p1.ymax, pl->p1.y, pl->p1.h);
+	draw_kinds(pl);
+	draw_base_total(pl);
+	fputs("</g>\n", f);
+	fprintf(f, "<g class=\"callers\" data-ymax=\"%" PRIu64 "\" data-y=\"%.2f\" data-h=\"%.2f\">\n",
+		pl->p2.ymax, pl->p2.y, pl->p2.h);
+	draw_callers(pl);
+	fputs("</g>\n", f);
+	draw_window(pl);
+
+	/* the axes' names */
+	fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"%.0f\" text-anchor=\"middle\" class=\"axis\">held by kind</text>\n",
+		16.0 + 12, pl->p1.y + pl->p1.h / 2, FONT_PX);
+	fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"%.0f\" text-anchor=\"middle\" class=\"axis\">held by caller</text>\n",
+		16.0 + 12, pl->p2.y + pl->p2.h / 2, FONT_PX);
+	if (pl->nr_picks == 1)
+		snprintf(buf, sizeof(buf), "The caller holding most at the end");
+	else
+		snprintf(buf, sizeof(buf), "The %u callers holding most at the end",
+			 pl->nr_picks);
+	if (pl->base)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 " (dashed: the base)");
+	kmt_font_fit(pl->fn, buf, FONT_PX, pl->p2.w, fit, sizeof(fit));
+	text(f, pl->p2.x, pl->p2.y - 8, NULL, FONT_PX, "paneltitle", fit, NULL);
+	x_unit(&pl->p2, &xu);
+	snprintf(buf, sizeof(buf), "time since boot (%s)", xu);
+	text(f, pl->p2.x + pl->p2.w / 2, pl->p2.y + pl->p2.h + 34, "middle", FONT_PX,
+	     "axis", buf, NULL);
+	draw_legend(pl);
+	draw_columns(pl);
+	fputs("</svg>\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/*
+ * Write the picture to @path: a new file beside it (O_EXCL: no symlink
+ * is followed), renamed over it once whole.
+ */
+static int write_out(struct plot *pl, const char *path)
+{
+	char tmp[4096];
+	int fd, ret;
+	FILE *f;
+
+	if (!path || !strcmp(path, "-")) {
+		pl->f = stdout;
+		ret = draw(pl);
+		if (!ret && fflush(stdout))
+			ret = -errno;
+		if (ret)
+			kmf_error("writing the SVG: %s", strerror(-ret));
+		return ret;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
+	    (int)sizeof(tmp)) {
+		kmf_error("%s: name too long", path);
+		return -ENAMETOOLONG;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		kmf_error("%s: %s", tmp, strerror(errno));
+		return ret;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		unlink(tmp);
+		kmf_error("%s: %s", tmp, strerror(-ret));
+		return ret;
+	}
+	pl->f = f;
+	ret = draw(pl);
+	if (fflush(f) && !ret)
+		ret = -errno;
+	if (fsync(fileno(f)) && !ret)
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		kmf_error("%s: %s", path, strerror(-ret));
+	}
+	return ret;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	static struct series sv[2];
+	struct plot_opts o;
+	struct pick picks[KMT_WATCH_MAX];
+	struct kmt_font fn;
+	struct kmt_err err = { "" };
+	struct plot pl;
+	uint64_t x0, x1, step;
+	unsigned int i, nr = 0, cols;
+	int ret, status = KMF_EXIT_FAIL;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? KMF_EXIT_OK : ret;
+	memset(sv, 0, sizeof(sv));
+	memset(&pl, 0, sizeof(pl));
+	if (kmt_font_open(&fn, "DejaVu Sans", &err)) {
+		kmf_error("%s", err.msg);
+		return KMF_EXIT_FAIL;
+	}
+	/* --vmlinux names the new trace's callers: the last file's kernel */
+	for (i = 0; i < o.nr_paths; i++) {
+		struct plot_opts oi = o;
+
+		if (i + 1 < o.nr_paths)
+			oi.vmlinux = NULL;
+		if (open_series(&sv[i], o.paths[i], &oi))
+			goto out;
+	}
+	pl.nw = &sv[o.nr_paths - 1];
+	pl.base = o.nr_paths > 1 ? &sv[0] : NULL;
+	/* the time axis: --time, or every trace's events */
+	x0 = UINT64_MAX;
+	x1 = 0;
+	for (i = 0; i < o.nr_paths; i++) {
+		uint64_t a = sv[i].flight ? sv[i].w.first : sv[i].s.first_ts;
+
+		x0 = a < x0 ? a : x0;
+		x1 = sv[i].s.last_ts > x1 ? sv[i].s.last_ts : x1;
+	}
+	if (o.have_range && o.start)
+		x0 = o.start;
+	if (o.have_range && o.end != UINT64_MAX)
+		x1 = o.end;
+	if (x1 <= x0)
+		x1 = x0 + 1;
+	if (pick_callers(pl.nw, &o, picks, &nr)) {
+		kmf_error("out of memory");
+		goto out;
+	}
+	pl.picks = picks;
+	pl.nr_picks = nr;
+	pl.fn = &fn;
+	pl.o = &o;
+	pl.p1.x0 = x0;
+	pl.p1.x1 = x1;
+	/* a sample every COL_PX pixels of the widest plot area there can be */
+	cols = o.width / COL_PX;
+	if (cols > MAX_SAMPLES - 1)
+		cols = MAX_SAMPLES - 1;
+	step = (x1 - x0) / cols;
+	if (!step)
+		step = 1;
+	for (i = 0; i < o.nr_paths; i++)
+		if (sample_series(&sv[i], picks, nr, x0, step, &o))
+			goto out;
+	if (!pl.nw->n) {
+		kmf_error("%s: no event before the end of --time", pl.nw->path);
+		goto out;
+	}
+	if (pl.base && !pl.base->n) {
+		kmf_warn("%s: no event before the end of --time: no base drawn",
+			 pl.base->path);
+		pl.base = NULL;
+	}
+	if (!write_out(&pl, o.out))
+		status = KMF_EXIT_OK;
+out:
+	for (i = 0; i < o.nr_paths; i++)
+		close_series(&sv[i]);
+	kmt_font_close(&fn);
+	return status;
+}

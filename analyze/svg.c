@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pictures' font and text: fontconfig finds the font file a family
+ * name stands for, FreeType reads its advance widths (in font units, no
+ * hinting: what an SVG renderer uses at any scale), and the labels are
+ * placed and cut with those widths.  Kerning is left out: it only ever
+ * narrows Latin text, so a label measured without it never overflows.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <fontconfig/fontconfig.h>
+#include <ft2build.h>
+#include FT_FREETYPE_H
+#include FT_ADVANCES_H
+
+#include "svg.h"
+
+/* One character of UTF-8 at @s: its code point and length; bad: U+FFFD, 1. */
+static size_t utf8_next(const unsigned char *s, uint32_t *cp)
+{
+	unsigned int n, i;
+	uint32_t c = s[0];
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 1;
+		c &= 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 2;
+		c &= 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 3;
+		c &= 0x07;
+	} else {
+		*cp = 0xfffd;
+		return 1;
+	}
+	for (i = 1; i <= n; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			*cp = 0xfffd;
+			return 1;
+		}
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, past U+10FFFF */
+	if ((n == 2 && c < 0x800) || (n == 3 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff)) {
+		*cp = 0xfffd;
+		return 1;
+	}
+	*cp = c;
+	return n + 1;
+}
+
+int kmt_font_open(struct kmt_font *fn, const char *family, struct kmt_err *err)
+{
+	FcPattern *pat, *match = NULL;
+	FcResult res;
+	FcChar8 *file = NULL, *fam = NULL;
+	FT_Library lib;
+	FT_Face face;
+	FT_Fixed adv;
+	int ret = 0;
+
+	memset(fn, 0, sizeof(*fn));
+	if (!FcInit())
+		return kmt_errf(err, ENOMEM, "fontconfig did not start");
+	pat = FcNameParse((const FcChar8 *)(family ? family : "sans-serif"));
+	if (pat && FcConfigSubstitute(NULL, pat, FcMatchPattern)) {
+		FcDefaultSubstitute(pat);
+		match = FcFontMatch(NULL, pat, &res);
+	}
+	if (!match || FcPatternGetString(match, FC_FILE, 0, &file) != FcResultMatch ||
+	    FcPatternGetString(match, FC_FAMILY, 0, &fam) != FcResultMatch) {
+		ret = kmt_errf(err, ENOENT,
+			       "no font for '%s': install one (Debian: fonts-dejavu-core)",
+			       family ? family : "sans-serif");
+		goto out;
+	}
+	snprintf(fn->file, sizeof(fn->file), "%s", (const char *)file);
+	snprintf(fn->family, sizeof(fn->family), "%s", (const char *)fam);
+	if (FT_Init_FreeType(&lib)) {
+		ret = kmt_errf(err, ENOMEM, "FreeType did not start");
+		goto out;
+	}
+	if (FT_New_Face(lib, fn->file, 0, &face)) {
+		FT_Done_FreeType(lib);
+		ret = kmt_errf(err, EINVAL, "%s: FreeType cannot read this font",
+			       fn->file);
+		goto out;
+	}
+	if (!FT_IS_SCALABLE(face) || !face->units_per_EM) {
+		FT_Done_Face(face);
+		FT_Done_FreeType(lib);
+		ret = kmt_errf(err, EINVAL, "%s: not a scalable font", fn->file);
+		goto out;
+	}
+	fn->lib = lib;
+	fn->face = face;
+	fn->upem = face->units_per_EM;
+	/* a character the font lacks comes from another: as wide as an M */
+	fn->fallback = fn->upem;
+	if (!FT_Get_Advance(face, FT_Get_Char_Index(face, 'M'), FT_LOAD_NO_SCALE,
+			    &adv) && adv > 0)
+		fn->fallback = (unsigned int)adv;
+out:
+	if (match)
+		FcPatternDestroy(match);
+	if (pat)
+		FcPatternDestroy(pat);
+	FcFini();
+	return ret;
+}
+
+void kmt_font_close(struct kmt_font *fn)
+{
+	if (fn->face)
+		FT_Done_Face(fn->face);
+	if (fn->lib)
+		FT_Done_FreeType(fn->lib);
+	fn->face = fn->lib = NULL;
+}
+
+static unsigned int advance(const struct kmt_font *fn, uint32_t cp)
+{
+	FT_Face face = fn->face;
+	FT_UInt g = FT_Get_Char_Index(face, cp);
+	FT_Fixed adv;
+
+	if (!g || FT_Get_Advance(face, g, FT_LOAD_NO_SCALE, &adv) || adv < 0)
+		return fn->fallback;
+	return (unsigned int)adv;
+}
+
+double kmt_font_width(const struct kmt_font *fn, const char *s, double px)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint64_t units = 0;
+	uint32_t cp;
+
+	while (*p) {
+		p += utf8_next(p, &cp);
+		units += advance(fn, cp);
+	}
+	return (double)units * px / fn->upem;
+}
+
+double kmt_font_fit(const struct kmt_font *fn, const char *s, double px,
+		    double max, char *buf, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	double ell = (double)advance(fn, 0x2026) * px / fn->upem;
+	double w = kmt_font_width(fn, s, px), cut = 0;
+	size_t len = strlen(s), keep = 0, n;
+	uint32_t cp;
+
+	if (!size)
+		return 0;
+	if (w <= max && len < size) {
+		memcpy(buf, s, len + 1);
+		return w;
+	}
+	/* the longest start that leaves room for the ellipsis */
+	while (*p) {
+		double cw;
+
+		n = utf8_next(p, &cp);
+		cw = (double)advance(fn, cp) * px / fn->upem;
+		if (cut + cw + ell > max || keep + n + 4 > size)
+			break;
+		cut += cw;
+		keep += n;
+		p += n;
+	}
+	if (!keep) {
+		buf[0] = 0;
+		return 0;
+	}
+	memcpy(buf, s, keep);
+	memcpy(buf + keep, "\xe2\x80\xa6", 4);
+	return cut + ell;
+}
+
+void kmt_svg_esc(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	size_t n;
+
+	while (*p) {
+		n = utf8_next(p, &cp);
+		switch (cp) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\n':
+			fputs("&#10;", f);
+			break;
+		default:
+			if (cp == 0xfffd && n == 1)
+				fputs("\xef\xbf\xbd", f);
+			else if (cp < 0x20 && cp != '\t')
+				fputc('?', f);	/* not allowed in XML 1.0 */
+			else
+				fwrite(p, 1, n, f);
+		}
+		p += n;
+	}
+}
+
+void kmt_svg_bytes(uint64_t v, char *buf, size_t size)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double d = (double)v;
+	int u = -1;
+
+	if (v < 1024) {
+		snprintf(buf, size, "%" PRIu64 " B", v);
+		return;
+	}
+	while (d >= 1024 && u < 3) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(buf, size, d < 9.995 ? "%.2f %s" : d < 99.95 ? "%.1f %s" : "%.0f %s",
+		 d, unit[u]);
+}

@@ -1,0 +1,149 @@
+#!/bin/sh
+# shellcheck disable=SC2016,SC1091,SC2034 # SVGCHECK is used inside the test strings
+# kmemflight plot on "mktrace plot" (tests/unit/mktrace.c), worked out
+# by hand: held at the end, memblock 2 MiB (setup_arch's reservation);
+# the recorder's buffers 64 x 4 KiB; vmalloc 256 KiB (vmap_user's 64
+# pages); slab objects 4096 (early_table_init) + 32 x 256 (dev_probe,
+# 64 allocated, 32 freed) = 12288; other pages: 1 MiB (core_hash_init's
+# order-8 block) + 256 KiB - 256 KiB - 12288 = 1036288; 3670016 in all.
+# The phases: early 0-1 ms (4096 allocated, held), core 1-2 ms (1 MiB),
+# device 2-3 ms (16384 allocated, 8192 held), /init 3-4 ms (256 KiB).
+# Each picture is rendered by librsvg (tests/cli/svgcheck.py render):
+# valid, not blank, nothing drawn outside it.
+. "$(dirname "$0")/lib.sh"
+
+SVGCHECK="python3 $TEST_DIR/svgcheck.py"
+
+test_expect_success 'plot --help, and usage errors exit 2' '
+	"$KMF" plot --help > out &&
+	grep -q "^usage: kmemflight plot" out &&
+	"$MKTRACE" plot t.kmt &&
+	test_must_fail --code=2 "$KMF" plot -o x.svg 2> err &&
+	grep -q "missing <file> to draw" err &&
+	test_must_fail --code=2 "$KMF" plot -o x.svg t.kmt t.kmt t.kmt 2> err &&
+	grep -q "not 3 files" err &&
+	test_must_fail --code=2 "$KMF" plot -n 0 -o x.svg t.kmt 2> err &&
+	grep -q "callers wants 1 to 16" err &&
+	test_must_fail --code=2 "$KMF" plot --width 100 -o x.svg t.kmt 2> err &&
+	grep -q "width wants 640 to 4000" err &&
+	test_must_fail --code=2 "$KMF" plot --time 3ms,1ms -o x.svg t.kmt 2> err &&
+	grep -q "start before end" err &&
+	test_must_fail --code=2 "$KMF" plot --bogus -o x.svg t.kmt &&
+	test ! -e x.svg
+'
+
+test_expect_success 'plot: a missing, corrupt or empty-range trace fails, and leaves the old picture' '
+	"$MKTRACE" plot t.kmt &&
+	echo keep > x.svg &&
+	test_must_fail "$KMF" plot -o x.svg nothere.kmt 2> err &&
+	grep -q "nothere.kmt" err &&
+	head -c 300 t.kmt > cut.kmt &&
+	test_must_fail "$KMF" plot -o x.svg cut.kmt 2> err &&
+	grep -q "cut.kmt" err &&
+	test_must_fail "$KMF" plot --time 1s,2s -o x.svg t.kmt 2> err &&
+	grep -q "no event of t.kmt falls within --time" err &&
+	test "$(cat x.svg)" = keep &&
+	test "$(ls)" = "$(printf "cut.kmt\nerr\nt.kmt\nx.svg")"
+'
+
+test_expect_success 'plot: kinds, phases and callers with the bytes worked out by hand' '
+	"$MKTRACE" plot t.kmt &&
+	"$KMF" plot -o t.svg t.kmt 2> err &&
+	test ! -s err &&
+	$SVGCHECK render t.svg &&
+	$SVGCHECK values t.svg | sed "s|$PWD/||" > got &&
+	test_cmp "$TEST_DIR/expect/plot.values" got
+'
+
+test_expect_success 'plot: a column'"'"'s tooltip has the exact bytes of each kind and caller' '
+	"$MKTRACE" plot t.kmt &&
+	"$KMF" plot -o t.svg t.kmt &&
+	$SVGCHECK column t.svg 2900000 > got &&
+	cat > want <<-\EOF &&
+	at 0.002900000 s
+	held: 3,407,872 bytes (3.25 MiB)
+	  other pages: 1,036,288 bytes (1012 KiB)
+	  slab objects: 12,288 bytes (12.0 KiB)
+	  vmalloc areas: 0 bytes
+	  the recorder'"'"'s buffers: 262,144 bytes (256 KiB)
+	  memblock, reserved at boot: 2,097,152 bytes (2.00 MiB)
+	memblock: setup_arch+0x10 2,097,152 bytes (2.00 MiB)
+	pages: core_hash_init+0x20 1,048,576 bytes (1.00 MiB)
+	pages: vmap_user+0x40 0 bytes
+	slab: dev_probe+0x30 8,192 bytes (8.00 KiB)
+	slab: early_table_init+0x10 4,096 bytes (4.00 KiB)
+	EOF
+	test_cmp want got
+'
+
+test_expect_success 'plot base new: the base'"'"'s total and callers dashed over the new boot' '
+	"$MKTRACE" plot-base base.kmt &&
+	"$MKTRACE" plot new.kmt &&
+	"$KMF" plot -o o.svg base.kmt new.kmt &&
+	$SVGCHECK render o.svg &&
+	$SVGCHECK values o.svg > got &&
+	grep -qx "base total=2883584" got &&
+	grep -qx "base-caller end=524288" got &&
+	grep -qx "caller pages core_hash_init+0x20 end=1048576" got &&
+	grep -qx "legend base (dashed) base.kmt" got &&
+	test "$(grep -c "^base-caller" got)" = 4 &&
+	$SVGCHECK column o.svg 3900000 | grep -qx "base: 2,883,584 bytes (2.75 MiB)"
+'
+
+test_expect_success 'plot --time 1ms,3ms: the axis and what is held then' '
+	"$MKTRACE" plot t.kmt &&
+	"$KMF" plot --time 1ms,3ms -n 2 -o t.svg t.kmt &&
+	$SVGCHECK render t.svg &&
+	$SVGCHECK values t.svg > got &&
+	grep -q "^subtitle t.kmt: 100 events from 0.001000000 s to 0.003000000 s; held at the end: 3,407,872 bytes (3.25 MiB)$" got &&
+	! grep -q "^kind vmalloc" got &&
+	grep -qx "kind slab end=12288 max=20480" got &&
+	test "$(grep -c "^caller" got)" = 2 &&
+	! grep -q "^phase /init" got
+'
+
+test_expect_success 'plot: the stack at the end is what report --footprint explains' '
+	"$MKTRACE" footprint f.kmt &&
+	"$KMF" plot -o f.svg f.kmt &&
+	$SVGCHECK render f.svg &&
+	sum=$($SVGCHECK values f.svg | sed -n "s/^kind [a-z]* end=\([0-9]*\) .*/\1/p" | paste -sd+ | bc) &&
+	"$KMF" report --footprint --json f.kmt > fp.json &&
+	explained=$(sed "s/.*\"explained\": \([0-9]*\).*/\1/" fp.json) &&
+	echo "$sum = $explained" &&
+	test "$sum" = 37052416 &&
+	test "$sum" = "$explained"
+'
+
+test_expect_success 'plot --width 640: long caller names cut in the middle, values kept, nothing outside' '
+	"$MKTRACE" longnames t.kmt &&
+	"$KMF" plot --width 640 -o t.svg t.kmt &&
+	$SVGCHECK render t.svg > out &&
+	grep -qx "rendered 640x694, nothing outside it" out &&
+	$SVGCHECK values t.svg > got &&
+	grep -qx "legend slab alloc_thing_…+0x40: 3.00 KiB" got &&
+	grep -qx "legend slab alloc_thing_with_…+0x10: 32 B" got
+'
+
+test_expect_success 'plot of a flight recorder save: the window and its trigger' '
+	"$MKTRACE" flight t.kmt &&
+	"$KMF" plot -o t.svg t.kmt &&
+	$SVGCHECK render t.svg &&
+	$SVGCHECK values t.svg > got &&
+	grep -qx "trigger oom ts=9000" got &&
+	grep -qx "title Flight recorder: kernel memory over the window, 6.12.0-test" got &&
+	grep -q "class=\"short\"" t.svg
+'
+
+test_expect_success 'plot -o replaces a symlink, never writes through it; no -o writes to a pipe' '
+	"$MKTRACE" plot t.kmt &&
+	echo victim > victim &&
+	ln -s victim t.svg &&
+	"$KMF" plot -o t.svg t.kmt &&
+	test ! -L t.svg &&
+	test "$(cat victim)" = victim &&
+	"$KMF" plot t.kmt | head -c 38 > head &&
+	test "$(cat head)" = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>" &&
+	test "$(ls)" = "$(printf "head\nt.kmt\nt.svg\nvictim")"
+'
+
+test_done
