@@ -151,6 +151,62 @@ static size_t last_slot(const struct kmt_event *ev, size_t nr_last)
 	return cpu * 4 + (ev->ctx & 3);
 }
 
+/* FNV-1a over @len bytes, from @h */
+static uint64_t fnv(uint64_t h, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len--)
+		h = (h ^ *b++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The row of @key in s->stack_rows, made if new: its index, or -ENOMEM. */
+static int64_t stack_row(struct kmt_slab *s, const struct kmt_stack_row *key)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct kmt_hm_slot *slot;
+	struct kmt_stack_row *r;
+	uint32_t i;
+	int created;
+
+	h = fnv(h, &key->page, sizeof(key->page));
+	h = fnv(h, &key->site, sizeof(key->site));
+	h = fnv(h, &key->via, sizeof(key->via));
+	h = fnv(h, &key->cache, sizeof(key->cache));
+	h = fnv(h, &key->size, sizeof(key->size));
+	h = fnv(h, key->stack, key->stack_len);
+	slot = kmt_hm_get(s->stack_idx, h ? h : 1, &created);
+	if (!slot)
+		return -ENOMEM;
+	for (i = created ? UINT32_MAX : (uint32_t)slot->val - 1; i != UINT32_MAX;
+	     i = s->stack_rows[i].next) {
+		r = &s->stack_rows[i];
+		if (r->page == key->page && r->site == key->site &&
+		    r->via == key->via && r->cache == key->cache &&
+		    r->size == key->size && r->stack_len == key->stack_len &&
+		    (!key->stack_len || !memcmp(r->stack, key->stack, key->stack_len)))
+			return i;
+	}
+	if (s->nr_stack_rows >= (1u << 24) - 1)
+		return -E2BIG;	/* the live tables keep 24 bits of it */
+	if (s->nr_stack_rows == s->stack_cap) {
+		size_t cap = s->stack_cap ? s->stack_cap * 2 : 256;
+		struct kmt_stack_row *n = realloc(s->stack_rows, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->stack_rows = n;
+		s->stack_cap = cap;
+	}
+	r = &s->stack_rows[s->nr_stack_rows];
+	*r = *key;
+	r->held = r->held_objs = r->alloc = r->hit = 0;
+	r->next = created ? UINT32_MAX : (uint32_t)slot->val - 1;
+	slot->val = s->nr_stack_rows + 1;
+	return (int64_t)s->nr_stack_rows++;
+}
+
 static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 		    struct kmt_slab *s, struct kmt_hm *callers, struct kmt_hm *live,
 		    struct kmt_hm *ptrs, const uint64_t *last, size_t nr_last,
@@ -161,6 +217,7 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 	uint32_t idx, pidx = 0;
 	int created, ret, n1, n2;
 	bool repeated = false;
+	int64_t row = -1;
 
 	if (ev->type == KMT_EV_CACHE_ALLOC) {
 		const struct kmt_cache *c = lookup_cache(lk, t, ev->cache);
@@ -197,6 +254,28 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 	s->total_alloc += alloc;
 	s->total_req += req;
 	s->nr_allocs++;
+	if (s->stacks) {
+		struct kmt_stack_row key = {
+			.site = ev->call_site,
+			.via = (ev->has & KMT_HAS_VIA) ? ev->via : 0,
+			.cache = ev->type == KMT_EV_CACHE_ALLOC ? ev->cache : 0,
+			.size = ev->type == KMT_EV_CACHE_ALLOC ? 0 :
+				alloc > UINT32_MAX ? UINT32_MAX : (uint32_t)alloc,
+		};
+
+		/* through wrappers: their return addresses, innermost first */
+		if ((ev->has & KMT_HAS_VIA) && (ev->has & KMT_HAS(KMT_F_STACK))) {
+			key.stack = ev->stack;
+			key.stack_len = ev->stack_len;
+		}
+
+		row = stack_row(s, &key);
+		if (row < 0)
+			return kmt_errf(err, (int)-row, row == -E2BIG ?
+					"more than 16M distinct stacks" : "out of memory");
+		s->stack_rows[row].alloc += alloc;
+		s->stack_rows[row].hit++;
+	}
 	n1 = cpu_node(lk, ev->cpu);
 	n2 = kmt_trace_pfn_node(t, (ev->ptr - t->fmt.direct_map_base) >>
 				   t->fmt.page_shift);
@@ -257,6 +336,12 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 			s->nr_cross_node -= n1 != n2;
 		}
 		s->nr_double_traced++;
+		if (s->stacks && slot->val3 >> 32) {
+			struct kmt_stack_row *r = &s->stack_rows[(slot->val3 >> 32) - 1];
+
+			r->alloc -= alloc;
+			r->hit--;
+		}
 		s->callers[prev].held -= slot->val >> 32;
 		s->held.slab -= slot->val >> 32;
 	} else if (!created) {
@@ -276,7 +361,7 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 	 * The boot phase segment (by order of events, as times can tie) and
 	 * who made it, as one attribution, and the object address's row.
 	 */
-	slot->val3 = s->cur_attr | (uint64_t)pidx << 32;
+	slot->val3 = s->cur_attr | (uint64_t)(s->stacks ? (uint32_t)(row + 1) : pidx) << 32;
 	return 0;
 }
 
@@ -444,7 +529,7 @@ static void page_released(const struct kmt_trace *t, struct kmt_slab *s,
 {
 	uint64_t bytes = (1ULL << t->fmt.page_shift) <<
 			 (slot->val < 63 ? slot->val : 63);
-	uint32_t w = (uint32_t)(slot->val3 >> 32);
+	uint32_t w = (uint32_t)(slot->val3 >> 32) & 0xff;
 
 	s->held.pages -= bytes;
 	if (w && s->sampler && w <= s->sampler->nr_watch)
@@ -462,6 +547,7 @@ static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 			  KMT_PG_MT_COLS - 1;
 	struct kmt_hm_slot *slot;
 	uint64_t site;
+	int64_t row = -1;
 	int created;
 
 	s->pg_requests++;
@@ -473,6 +559,20 @@ static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	s->pg_order_mt[order][mt]++;
 	if (page_caller(t, s, pc, ev, bytes, &site))
 		return kmt_errf(err, ENOMEM, "out of memory");
+	if (s->stacks) {
+		bool st = (ev->has & KMT_HAS(KMT_F_STACK)) && ev->stack_len;
+		struct kmt_stack_row key = {
+			.page = true, .size = ev->order,
+			.stack = st ? ev->stack : NULL, .stack_len = st ? ev->stack_len : 0,
+		};
+
+		row = stack_row(s, &key);
+		if (row < 0)
+			return kmt_errf(err, (int)-row, row == -E2BIG ?
+					"more than 16M distinct stacks" : "out of memory");
+		s->stack_rows[row].alloc += bytes;
+		s->stack_rows[row].hit++;
+	}
 	slot = kmt_hm_get(pages, ev->pfn1, &created);
 	if (!slot)
 		return kmt_errf(err, ENOMEM, "out of memory");
@@ -480,8 +580,11 @@ static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 		page_released(t, s, slot);
 	slot->val = ev->order;
 	slot->val2 = site;	/* its caller, 0 if unknown */
-	/* the phase and who (32 bits), the sampler's watch + 1 above */
-	slot->val3 = s->cur_attr;
+	/*
+	 * the phase and who (32 bits), the sampler's watch + 1 (8 bits),
+	 * the stack row + 1 (24 bits)
+	 */
+	slot->val3 = s->cur_attr | (uint64_t)(uint32_t)(row + 1) << 40;
 	s->held.pages += bytes;
 	if (s->sampler) {
 		struct kmt_sampler *sp = s->sampler;
@@ -904,6 +1007,10 @@ static int footprint_tables(struct kmt_slab *s, const struct kmt_hm *live,
 			continue;
 		s->callers[idx].live_bytes += bytes;
 		s->callers[idx].live_objs++;
+		if (s->stacks && o->val3 >> 32) {
+			s->stack_rows[(o->val3 >> 32) - 1].held += bytes;
+			s->stack_rows[(o->val3 >> 32) - 1].held_objs++;
+		}
 		if (rec_site[idx] || recorder_seg(s, rec_ic, (uint32_t)o->val3)) {
 			s->rec_slab_bytes += bytes;
 			s->rec_slab_objs++;
@@ -965,6 +1072,10 @@ static int footprint_tables(struct kmt_slab *s, const struct kmt_hm *live,
 			c->val3 += pb;
 		c->val++;
 		c->val2 += (1ULL << page_shift) << (order < 63 ? order : 63);
+		if (s->stacks && pages->s[i].val3 >> 40) {
+			s->stack_rows[(pages->s[i].val3 >> 40) - 1].held += pb;
+			s->stack_rows[(pages->s[i].val3 >> 40) - 1].held_objs++;
+		}
 		s->pg_live_blocks++;
 		s->pg_live_bytes += (1ULL << page_shift) << (order < 63 ? order : 63);
 		retained_in(s, (uint32_t)pages->s[i].val3,
@@ -1169,6 +1280,24 @@ int kmt_slab_analyze_range(const struct kmt_trace *t, uint64_t start,
 	memset(s, 0, sizeof(*s));
 	s->by_ptr = by_ptr;
 	return analyze(t, start, end, sym, s, err);
+}
+
+int kmt_slab_analyze_stacks(const struct kmt_trace *t, uint64_t start,
+			    uint64_t end, const struct kmt_symtab *sym,
+			    struct kmt_slab *s, struct kmt_err *err)
+{
+	struct kmt_hm idx;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (kmt_hm_init(&idx, 1024))
+		return kmt_errf(err, ENOMEM, "out of memory");
+	s->stacks = true;
+	s->stack_idx = &idx;
+	ret = analyze(t, start, end, sym, s, err);
+	s->stack_idx = NULL;
+	kmt_hm_free(&idx);
+	return ret;
 }
 
 int kmt_slab_analyze_sampled(const struct kmt_trace *t, uint64_t start,
@@ -1430,6 +1559,9 @@ out:
 
 void kmt_slab_free(struct kmt_slab *s)
 {
+	free(s->stack_rows);
+	s->stack_rows = NULL;
+	s->nr_stack_rows = s->stack_cap = 0;
 	free(s->whos);
 	free(s->who_st);
 	free(s->by_comm);

@@ -163,6 +163,30 @@ struct kmt_held {
 	uint64_t buf_pages;	/* ... of them, in the pages */
 };
 
+/*
+ * What was allocated, and of it is still held at the end, by stack
+ * (kmemflight flame): a slab allocation's callsite, the wrapper it went
+ * through and its cache, or a page allocation's recorded return
+ * addresses and order.
+ */
+struct kmt_stack_row {
+	bool page;
+	uint64_t site;		/* slab: the callsite (outside the wrappers) */
+	uint64_t via;		/* slab: the wrapper's call site, 0: none */
+	uint32_t cache;		/* slab: the cache id, 0 for kmalloc */
+	uint32_t size;		/* slab kmalloc: bytes_alloc; pages: the order */
+	/*
+	 * TEXT varints, innermost first, in the trace: a page allocation's
+	 * return addresses; a slab allocation's through wrappers, the last
+	 * one its callsite
+	 */
+	const uint8_t *stack;
+	uint32_t stack_len;
+	uint64_t held, held_objs;	/* at the end */
+	uint64_t alloc, hit;		/* allocated, by the events taken */
+	uint32_t next;		/* the next row of the same hash, UINT32_MAX: none */
+};
+
 /* Callers a sampler follows: slab callsites and page sites. */
 #define KMT_WATCH_MAX	16
 
@@ -299,6 +323,11 @@ struct kmt_slab {
 	/* memory held as the pass goes, and its sampler, if any */
 	struct kmt_held held;
 	struct kmt_sampler *sampler;
+	/* with stacks (kmt_slab_analyze_stacks): the rows by stack */
+	bool stacks;
+	struct kmt_stack_row *stack_rows;
+	size_t nr_stack_rows, stack_cap;
+	struct kmt_hm *stack_idx;	/* during the pass: hash -> first row + 1 */
 };
 
 int kmt_slab_analyze(const struct kmt_trace *t, struct kmt_slab *s,
@@ -316,6 +345,10 @@ int kmt_slab_analyze_sampled(const struct kmt_trace *t, uint64_t start,
 			     uint64_t end, const struct kmt_symtab *sym,
 			     struct kmt_sampler *sp, struct kmt_slab *s,
 			     struct kmt_err *err);
+/* The same, with what was allocated and is held by stack in s->stack_rows. */
+int kmt_slab_analyze_stacks(const struct kmt_trace *t, uint64_t start,
+			    uint64_t end, const struct kmt_symtab *sym,
+			    struct kmt_slab *s, struct kmt_err *err);
 /* Initcalls by retained bytes (slab + pages), most first. */
 void kmt_slab_sort_initcalls(struct kmt_slab *s);
 /* A copy of the callsites by retained bytes, most first; NULL: ENOMEM. */

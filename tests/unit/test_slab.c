@@ -564,6 +564,102 @@ static void test_held_sampled(void **state)
 	close_built(&bt);
 }
 
+/* The row of a slab allocation by callsite, wrapper and cache, or NULL. */
+static const struct kmt_stack_row *slab_row(const struct kmt_slab *s,
+					    uint64_t site, uint64_t via,
+					    uint32_t cache, uint32_t size)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_stack_rows; i++) {
+		const struct kmt_stack_row *r = &s->stack_rows[i];
+
+		if (!r->page && r->site == site && r->via == via &&
+		    r->cache == cache && r->size == size)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * Stacks (kmemflight flame): slab allocations by callsite, wrapper and
+ * cache, page allocations by their recorded stack and order; what each
+ * allocated and still holds, a large kmalloc traced twice counted once.
+ */
+static void test_stacks(void **state)
+{
+	const uint64_t st1[] = { T(0x5010), T(0x2020) };
+	const uint64_t st2[] = { T(0x5010), T(0x3030) };
+	const uint64_t wrap[] = { T(0x1800) };
+	const struct kmt_stack_row *r;
+	struct kmt_err err = { "" };
+	struct built bt;
+	struct kmt_slab s;
+	struct kb *b = kb_new(1, 4096);
+	size_t i, pages = 0;
+
+	(void)state;
+	kb_cache_def(b, 0, 10, 7, 200, 256, 8, "thing");
+	kb_kmalloc(b, 0, 100, KMT_CTX_TASK, 1, T(0x100), D(0x1000), 100, 128, 0, -1);
+	kb_kmalloc(b, 0, 110, KMT_CTX_TASK, 1, T(0x100), D(0x1100), 100, 128, 0, -1);
+	kb_kfree(b, 0, 120, KMT_CTX_TASK, 1, T(0x700), D(0x1000));
+	/* through a wrapper: the callsite outside it, the wrapper's call */
+	kb_kmalloc_via(b, 0, 130, KMT_CTX_TASK, 1, T(0x1810), D(0x2000), 1000, 1024,
+		       0, -1, wrap, 1);
+	kb_cache_alloc(b, 0, 140, KMT_CTX_TASK, 1, T(0x100), D(0x3000), 7, 0, -1);
+	kb_kmalloc(b, 0, 150, KMT_CTX_TASK, 1, T(0x900), D(0x10000), 16384, 16384, 0, -1);
+	kb_kmalloc(b, 0, 150, KMT_CTX_TASK, 1, T(0x300), D(0x10000), 16384, 16384, 0, -1);
+	kb_page_alloc_stack(b, 0, 160, KMT_CTX_TASK, 1, 0x1001, 0, 0xcc0, 0, st1, 2);
+	kb_page_alloc_stack(b, 0, 170, KMT_CTX_TASK, 1, 0x1002, 0, 0xcc0, 0, st1, 2);
+	kb_page_alloc_stack(b, 0, 180, KMT_CTX_TASK, 1, 0x1004, 2, 0xcc0, 0, st2, 2);
+	kb_page_alloc(b, 0, 190, KMT_CTX_TASK, 1, 0x1010, 1, 0xcc0, 0);
+	kb_page_free(b, 0, 200, KMT_CTX_TASK, 1, 0x1002, 0);
+	open_built(b, &bt);
+	if (kmt_slab_analyze_stacks(&bt.t, 0, UINT64_MAX, NULL, &s, &err))
+		fail_msg("analyze: %s", err.msg);
+
+	r = slab_row(&s, T(0x100), 0, 0, 128);
+	assert_non_null(r);
+	assert_true(r->alloc == 256 && r->hit == 2 && r->held == 128 && r->held_objs == 1);
+	r = slab_row(&s, T(0x1800), T(0x1810), 0, 1024);
+	assert_non_null(r);
+	assert_true(r->alloc == 1024 && r->hit == 1 && r->held == 1024 && r->stack_len == 2);
+	r = slab_row(&s, T(0x100), 0, 7, 0);
+	assert_non_null(r);
+	assert_true(r->alloc == 256 && r->held == 256);
+	r = slab_row(&s, T(0x300), 0, 0, 16384);
+	assert_non_null(r);
+	assert_true(r->alloc == 16384 && r->hit == 1 && r->held == 16384);
+	r = slab_row(&s, T(0x900), 0, 0, 16384);
+	assert_non_null(r);
+	assert_true(r->alloc == 0 && r->hit == 0 && r->held == 0);
+	for (i = 0; i < s.nr_stack_rows; i++) {
+		r = &s.stack_rows[i];
+		if (!r->page)
+			continue;
+		pages++;
+		if (r->stack_len && r->size == 0) {	/* st1, order 0 */
+			assert_true(r->alloc == 8192 && r->hit == 2 && r->held == 4096);
+		} else if (r->stack_len) {		/* st2, order 2 */
+			assert_true(r->size == 2 && r->alloc == 16384 && r->held == 16384);
+		} else {				/* no stack, order 1 */
+			assert_true(r->size == 1 && r->alloc == 8192 && r->held == 8192);
+		}
+	}
+	assert_int_equal(pages, 3);
+	/* the rows add up to the footprint */
+	{
+		uint64_t slab = 0, pg = 0;
+
+		for (i = 0; i < s.nr_stack_rows; i++)
+			*(s.stack_rows[i].page ? &pg : &slab) += s.stack_rows[i].held;
+		assert_true(slab == s.live_bytes);
+		assert_true(pg == s.pg_live_bytes);
+	}
+	kmt_slab_free(&s);
+	close_built(&bt);
+}
+
 /* A corrupt record fails the analysis with the cursor's message. */
 static void test_analyze_error(void **state)
 {
@@ -884,6 +980,7 @@ int main(void)
 		cmocka_unit_test(test_frees_and_unknown_cache),
 		cmocka_unit_test(test_repeated_events),
 		cmocka_unit_test(test_held_sampled),
+		cmocka_unit_test(test_stacks),
 		cmocka_unit_test(test_analyze_error),
 		cmocka_unit_test(test_via_wrappers),
 		cmocka_unit_test(test_many_callers),
