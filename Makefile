@@ -22,7 +22,7 @@ TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extra
             analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
             analyze/info.c analyze/diff.c analyze/latency.c analyze/report_latency.c \
             analyze/memblock.c analyze/report_memblock.c analyze/report_footprint.c analyze/report_window.c \
-            analyze/plot.c analyze/svg.c lib/vmlinux.c
+            analyze/plot.c analyze/flame.c analyze/svg.c lib/vmlinux.c
 TOOL_LIBS := -lelf -ldw -lm $(shell pkg-config --libs libtracefs libtraceevent freetype2 fontconfig)
 HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h
 

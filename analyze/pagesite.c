@@ -68,6 +68,11 @@ static bool name_internal(const char *name, size_t len)
 	return false;
 }
 
+bool kmt_page_frame_internal(const char *name, size_t len)
+{
+	return name_internal(name, len);
+}
+
 /*
  * The caller of the page allocation whose return addresses are @stack:
  * the first frame whose symbol is not the allocator's, or 0 when every

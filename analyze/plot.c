@@ -18,7 +18,6 @@
  * measured with the font the renderer will use (svg.c).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1297,59 +1296,12 @@ static int draw(struct plot *pl)
 	return ferror(f) ? -EIO : 0;
 }
 
-/*
- * Write the picture to @path: a new file beside it (O_EXCL: no symlink
- * is followed), renamed over it once whole.
- */
-static int write_out(struct plot *pl, const char *path)
+static int draw_to(FILE *f, void *arg)
 {
-	char tmp[4096];
-	int fd, ret;
-	FILE *f;
+	struct plot *pl = arg;
 
-	if (!path || !strcmp(path, "-")) {
-		pl->f = stdout;
-		ret = draw(pl);
-		if (!ret && fflush(stdout))
-			ret = -errno;
-		if (ret)
-			kmf_error("writing the SVG: %s", strerror(-ret));
-		return ret;
-	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
-	    (int)sizeof(tmp)) {
-		kmf_error("%s: name too long", path);
-		return -ENAMETOOLONG;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		kmf_error("%s: %s", tmp, strerror(errno));
-		return ret;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		unlink(tmp);
-		kmf_error("%s: %s", tmp, strerror(-ret));
-		return ret;
-	}
 	pl->f = f;
-	ret = draw(pl);
-	if (fflush(f) && !ret)
-		ret = -errno;
-	if (fsync(fileno(f)) && !ret)
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
-		kmf_error("%s: %s", path, strerror(-ret));
-	}
-	return ret;
+	return draw(pl);
 }
 
 int cmd_plot(int argc, char **argv)
@@ -1428,7 +1380,9 @@ int cmd_plot(int argc, char **argv)
 			 pl.base->path);
 		pl.base = NULL;
 	}
-	if (!write_out(&pl, o.out))
+	if (kmt_out_write(o.out, draw_to, &pl, &err))
+		kmf_error("%s", err.msg);
+	else
 		status = KMF_EXIT_OK;
 out:
 	for (i = 0; i < o.nr_paths; i++)

@@ -110,6 +110,8 @@ struct kmt_wrapper_row;
 uint64_t kmt_page_site(const struct kmt_trace *t, const struct kmt_symtab *st,
 		       struct kmt_hm *cache, const uint8_t *stack, size_t len,
 		       const struct kmt_wrapper_row *w, size_t nw);
+/* A frame of the page allocator's (or of the way into it), by its name. */
+bool kmt_page_frame_internal(const char *name, size_t len);
 /* The names treated as the page allocator's, for -v. */
 void kmt_page_internal_names(const char *const **exact, size_t *nr_exact,
 			     const char *const **prefix, size_t *nr_prefix);

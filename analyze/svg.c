@@ -7,8 +7,10 @@
  * narrows Latin text, so a label measured without it never overflows.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <fontconfig/fontconfig.h>
 #include <ft2build.h>
@@ -238,4 +240,51 @@ void kmt_svg_bytes(uint64_t v, char *buf, size_t size)
 	}
 	snprintf(buf, size, d < 9.995 ? "%.2f %s" : d < 99.95 ? "%.1f %s" : "%.0f %s",
 		 d, unit[u]);
+}
+
+int kmt_out_write(const char *path, int (*fn)(FILE *f, void *arg), void *arg,
+		  struct kmt_err *err)
+{
+	char tmp[4096];
+	int fd, ret;
+	FILE *f;
+
+	if (!path || !strcmp(path, "-")) {
+		ret = fn(stdout, arg);
+		if (!ret && fflush(stdout))
+			ret = -errno;
+		if (!ret && ferror(stdout))
+			ret = -EIO;
+		return ret ? kmt_errf(err, -ret, "writing to standard output: %s",
+				      strerror(-ret)) : 0;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
+	    (int)sizeof(tmp))
+		return kmt_errf(err, ENAMETOOLONG, "%s: name too long", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return kmt_errf(err, errno, "%s: %s", tmp, strerror(errno));
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = errno;
+		close(fd);
+		unlink(tmp);
+		return kmt_errf(err, ret, "%s: %s", tmp, strerror(ret));
+	}
+	ret = fn(f, arg);
+	if (fflush(f) && !ret)
+		ret = -errno;
+	if (ferror(f) && !ret)
+		ret = -EIO;
+	if (fsync(fileno(f)) && !ret)
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return kmt_errf(err, -ret, "%s: %s", path, strerror(-ret));
+	}
+	return 0;
 }

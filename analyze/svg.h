@@ -45,4 +45,13 @@ void kmt_svg_esc(FILE *f, const char *s);
 /* "12.5 MiB", "300 KiB", "512 B": bytes with a binary unit, 3 digits */
 void kmt_svg_bytes(uint64_t v, char *buf, size_t size);
 
+/*
+ * Write a picture or export with @fn to @path: into a new file beside it
+ * (O_EXCL, so no symlink is followed), synced, renamed over @path once
+ * whole; NULL or "-": to standard output.  0, or a negative errno with
+ * @err set (the old file stays as it was).
+ */
+int kmt_out_write(const char *path, int (*fn)(FILE *f, void *arg), void *arg,
+		  struct kmt_err *err);
+
 #endif

@@ -35,6 +35,7 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 

@@ -21,6 +21,7 @@ static const struct kmf_cmd cmds[] = {
 	{ "info",   cmd_info,   "what a saved trace holds: kernel, CPUs, events, losses" },
 	{ "dump",   cmd_dump,   "print the raw events of a saved trace, one per line" },
 	{ "plot",   cmd_plot,   "draw a trace's memory over time, by kind, phase and caller (SVG)" },
+	{ "flame",  cmd_flame,  "a trace's footprint or allocations as stacks: folded, speedscope" },
 	{ "diff",   cmd_diff,   "compare what two boots left allocated, check growth budgets" },
 	{ "summary", cmd_summary, "what diff compares of a trace, small enough to commit" },
 	{ "import", cmd_import, "turn a 'perf kmem record' perf.data into a trace file" },

@@ -9,7 +9,7 @@ longopts() { grep -o -- '--[a-z][a-z-]*' "$1" | sort -u; }
 # the option terms of a man page: unindented lines that start with "-"
 manopts() { grep -- '^-' "$1" | grep -o -- '--[a-z][a-z-]*' | sort -u; }
 
-for cmd in attach save watch report info dump plot diff summary import; do
+for cmd in attach save watch report info dump plot flame diff summary import; do
 	test_expect_success "$cmd: --help and kmemflight-$cmd(1) list the same options" '
 		"$KMF" '"$cmd"' --help > help &&
 		longopts help > from-help &&

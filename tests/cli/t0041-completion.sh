@@ -21,11 +21,11 @@ complete_words() {
 
 test_expect_success 'the subcommands' '
 	complete_words kmemflight "" | sort > got &&
-	printf "%s\n" --help attach diff dump import info plot report save summary watch | sort > want &&
+	printf "%s\n" --help attach diff dump flame import info plot report save summary watch | sort > want &&
 	test_cmp want got
 '
 
-for cmd in attach save watch report info dump plot diff summary import; do
+for cmd in attach save watch report info dump plot flame diff summary import; do
 	test_expect_success "$cmd: the long options of kmemflight-$cmd(1)" '
 		complete_words kmemflight '"$cmd"' -- | sort > got &&
 		manopts "$MAN/kmemflight-'"$cmd"'.1.rst" > want &&
