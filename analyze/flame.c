@@ -19,7 +19,9 @@
  * footprint), or with --allocated by the bytes allocated within it.
  * The footprint counts memory once: the slab's own pages (a stack
  * through new_slab) are its objects', and what they hold beyond their
- * objects is slab;[free-room-in-slab-pages].  Without page stacks
+ * objects is slab;[free-room-in-slab-pages].  memblock's rows are its
+ * callers' reservations, some of them outside the RAM (firmware
+ * tables): more than report --footprint counts by that much.  Without page stacks
  * (kmemtrace.page_stack=N) the slab's pages cannot be told apart and
  * are in pages;[no-stack] too.
  * Written as folded stacks (one "frame;frame;... bytes" line per stack,
@@ -438,9 +440,10 @@ static int collect(struct flame *fl, const struct kmt_slab *s,
 		uint64_t buffers = t->has_buffers ? t->buffer_bytes :
 			(uint64_t)t->fmt.nr_subbufs * t->fmt.subbuf_size * t->nr_cpus;
 
-		if (buffers > s->held.buffers)
+		/* those the trace did not see allocated: not in its pages */
+		if (buffers > s->held.buf_pages)
 			ret = named_stack(fl, "recorder", "[buffers-before-the-trace]",
-					  buffers - s->held.buffers);
+					  buffers - s->held.buf_pages);
 	}
 	if (!ret)
 		merge(fl);

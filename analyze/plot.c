@@ -107,7 +107,7 @@ struct series {
 	size_t n;
 	uint64_t ts[MAX_SAMPLES + 1];
 	uint64_t kind[MAX_SAMPLES + 1][K_NR];
-	uint64_t raw_bufs[MAX_SAMPLES + 1], raw_bufpages[MAX_SAMPLES + 1];
+	uint64_t raw_bufpages[MAX_SAMPLES + 1];
 	uint64_t raw_pages[MAX_SAMPLES + 1];
 	uint64_t who[MAX_SAMPLES + 1][KMT_WATCH_MAX];
 	bool has_pick[KMT_WATCH_MAX];	/* the trace has that caller */
@@ -433,7 +433,6 @@ static int on_sample(struct kmt_sampler *sp, const struct kmt_slab *s, uint64_t 
 	sr->kind[i][K_VMALLOC] = s->held.vmalloc;
 	sr->kind[i][K_SLAB] = s->held.slab;
 	sr->raw_pages[i] = s->held.pages;
-	sr->raw_bufs[i] = s->held.buffers;
 	sr->raw_bufpages[i] = s->held.buf_pages;
 	for (j = 0; j < sp->nr_watch; j++)
 		sr->who[i][j] = sp->held[j];
@@ -491,15 +490,18 @@ static int sample_series(struct series *sr, const struct pick *picks,
 	kmt_slab_free(&s);
 	if (sr->n > MAX_SAMPLES)
 		sr->n = MAX_SAMPLES + 1;
-	/* the buffers allocated before the trace saw any are there from the start */
-	pre = sr->n && sr->buffers > sr->raw_bufs[sr->n - 1] ?
-	      sr->buffers - sr->raw_bufs[sr->n - 1] : 0;
+	/*
+	 * The buffers the trace did not see allocated were there before it
+	 * started; the others from their page allocation on.
+	 */
+	pre = sr->n && sr->buffers > sr->raw_bufpages[sr->n - 1] ?
+	      sr->buffers - sr->raw_bufpages[sr->n - 1] : 0;
 	for (i = 0; i < sr->n; i++) {
 		uint64_t *k = sr->kind[i];
 		uint64_t pages = sr->raw_pages[i] > sr->raw_bufpages[i] ?
 				 sr->raw_pages[i] - sr->raw_bufpages[i] : 0;
 
-		k[K_RECORDER] = pre + sr->raw_bufs[i];
+		k[K_RECORDER] = pre + sr->raw_bufpages[i];
 		k[K_PAGES] = pages > k[K_VMALLOC] + k[K_SLAB] ?
 			     pages - k[K_VMALLOC] - k[K_SLAB] : 0;
 		if (!sr->have_mb)
@@ -798,9 +800,11 @@ static void draw_phases(struct plot *pl)
 		exact(p->st.slab_alloc + p->st.page_alloc, al, sizeof(al));
 		exact(p->st.slab_retained + p->st.page_retained, kept, sizeof(kept));
 		snprintf(tip, sizeof(tip),
-			 "%s %s: %s to %s\nallocated %s (slab %" PRIu64 ", pages %" PRIu64
-			 ")\nstill held at the end %s", p->exec ? "exec" : "phase",
-			 name, t0, t1, al, p->st.slab_alloc, p->st.page_alloc, kept);
+			 "%s%s%s: %s to %s\nallocated %s: slab %" PRIu64 ", pages %" PRIu64
+			 "\nstill held at the end %s",
+			 p->exec ? "pid 1 exec " : i ? "initcall level " : "", name,
+			 !p->exec && !i ? ", before the first initcall level" : "",
+			 t0, t1, al, p->st.slab_alloc, p->st.page_alloc, kept);
 		fprintf(pl->f, "<g class=\"phase\" data-phase=\"");
 		kmt_svg_esc(pl->f, name);
 		fprintf(pl->f, "\" data-start=\"%" PRIu64 "\" data-end=\"%" PRIu64
@@ -1242,9 +1246,8 @@ static int draw(struct plot *pl)
 	if (o->title)
 		snprintf(buf, sizeof(buf), "%s", o->title);
 	else
-		snprintf(buf, sizeof(buf), "%s: kernel memory over %s, %s",
-			 sr->flight ? "Flight recorder" : "Boot",
-			 sr->flight ? "the window" : "the boot", rel);
+		snprintf(buf, sizeof(buf), "Kernel memory over %s, %s",
+			 sr->flight ? "the flight recorder's window" : "the boot", rel);
 	kmt_font_fit(pl->fn, buf, TITLE_PX, pl->width - 32, fit, sizeof(fit));
 	text(f, 16, 24, NULL, TITLE_PX, "title", fit, buf);
 	secs(pl->p1.x0, t0, sizeof(t0));

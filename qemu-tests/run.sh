@@ -180,6 +180,60 @@ wrappers_named() {	# NAME
 	grep -E "^[1-9][0-9]* allocations made through a wrapper are put to the first caller outside it:$" "$out/$1/live-v.txt"
 }
 
+# The picture of the boot (kmemflight plot), as librsvg draws it: valid,
+# nothing outside it; the stack at the end is report --footprint's
+# memblock, pages and buffers, to the byte; the phases are the boot's; memblock, page and
+# slab callers are among the lines.
+plot_real_boot() {	# NAME
+	"$kmf" plot -o "$out/$1/boot.svg" "$out/$1/boot.kmt" 2> "$out/$1/plot.err" &&
+	cat "$out/$1/plot.err" && [ ! -s "$out/$1/plot.err" ] &&
+	python3 "$repo/tests/cli/svgcheck.py" render "$out/$1/boot.svg" &&
+	python3 "$repo/tests/cli/svgcheck.py" values "$out/$1/boot.svg" > "$out/$1/plot.values" &&
+	"$kmf" report --footprint --json "$out/$1/boot.kmt" > "$out/$1/footprint.json" &&
+	python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+v = open(sys.argv[2]).read()
+kinds = {k: int(e) for k, e in re.findall(r"^kind (\w+) end=(\d+)", v, re.M)}
+phases = re.findall(r"^phase (\S+) ", v, re.M)
+callers = re.findall(r"^caller (\w+) ", v, re.M)
+parts = d["memblock_held"] + d["pages_held"] + d["recorder_buffers"]
+print("kinds", kinds, "sum", sum(kinds.values()), "memblock + pages + buffers", parts)
+print("phases", " ".join(phases))
+print("callers", " ".join(callers))
+ok = (sum(kinds.values()) == parts and
+      kinds["vmalloc"] == d["vmalloc_held"] and kinds["slab"] == d["slab_objects_held"] and
+      kinds["recorder"] == d["recorder_buffers"] and
+      phases == ["early", "console", "early", "pure", "core", "postcore", "arch",
+                 "subsys", "fs", "device", "late", "/init"] and
+      {"memblock", "pages", "slab"} <= set(callers) and len(callers) == 8)
+sys.exit(0 if ok else 1)' "$out/$1/footprint.json" "$out/$1/plot.values"
+}
+
+# The footprint as stacks (kmemflight flame): page stacks everywhere
+# (kmemtrace.page_stack=6), all but memblock is the footprint's pages
+# and buffers to the byte, and speedscope's schema holds for the JSON.
+flame_real_boot() {	# NAME
+	schema=${KMF_CACHE:-$HOME/.cache/kmemflight}/speedscope-1.25.0/file-format-schema.json
+	"$kmf" flame -o "$out/$1/boot.folded" "$out/$1/boot.kmt" &&
+	"$kmf" flame -o "$out/$1/boot.json" "$out/$1/boot.kmt" &&
+	python3 "$repo/tests/cli/jsoncheck.py" "$schema" "$out/$1/boot.json" > "$out/$1/flame.back" &&
+	cmp "$out/$1/boot.folded" "$out/$1/flame.back" &&
+	! grep "^pages;\[no-stack\]" "$out/$1/boot.folded" &&
+	grep -q "^slab;\[free-room-in-slab-pages\] " "$out/$1/boot.folded" &&
+	"$kmf" report --footprint --json "$out/$1/boot.kmt" > "$out/$1/footprint.json" &&
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+roots = {}
+for line in open(sys.argv[2]):
+    stack, w = line.rsplit(" ", 1)
+    roots[stack.split(";")[0]] = roots.get(stack.split(";")[0], 0) + int(w)
+rest = sum(w for k, w in roots.items() if k != "memblock")
+print(roots, "not memblock", rest, "pages + buffers", d["pages_held"] + d["recorder_buffers"])
+sys.exit(0 if rest == d["pages_held"] + d["recorder_buffers"] else 1)' "$out/$1/footprint.json" "$out/$1/boot.folded"
+}
+
 for cpus in 1 2; do
 	name=default-${cpus}cpu
 	# the 2-CPU boot also records page callers (6 return addresses)
@@ -217,6 +271,10 @@ for cpus in 1 2; do
 		footprint_balance "$name"
 	check "$name: kvmalloc() users named, not the wrapper; -v lists the wrappers" \
 		wrappers_named "$name"
+	[ "$cpus" = 2 ] && check "$name: plot: rendered, the stack at the end is the footprint, the boot's phases" \
+		plot_real_boot "$name"
+	[ "$cpus" = 2 ] && check "$name: flame: page stacks, the footprint's pages and buffers, speedscope's schema" \
+		flame_real_boot "$name"
 done
 
 name=default-1cpu

@@ -130,7 +130,7 @@ test_expect_success 'plot of a flight recorder save: the window and its trigger'
 	$SVGCHECK render t.svg &&
 	$SVGCHECK values t.svg > got &&
 	grep -qx "trigger oom ts=9000" got &&
-	grep -qx "title Flight recorder: kernel memory over the window, 6.12.0-test" got &&
+	grep -qx "title Kernel memory over the flight recorder'"'"'s window, 6.12.0-test" got &&
 	grep -q "class=\"short\"" t.svg
 '
 
