@@ -838,6 +838,8 @@ static void draw_window(struct plot *pl)
 	const struct series *sr = pl->nw;
 	const struct frame *a = &pl->p1;
 	char lab[160], fit[200], tip[512], t0[32];
+	uint32_t trig;
+	uint64_t at;
 	double x, w;
 
 	if (!sr->flight)
@@ -853,16 +855,24 @@ static void draw_window(struct plot *pl)
 		kmt_svg_esc(pl->f, tip);
 		fputs("</title></rect>\n", pl->f);
 	}
-	if (!sr->w.have_trig)
+	if (!sr->w.have_trig && !sr->t.flight.trigger)
 		return;
-	x = fx(a, sr->w.end);
-	secs(sr->w.end, t0, sizeof(t0));
-	snprintf(lab, sizeof(lab), "trigger: %s", kmt_trigger_name(sr->w.trig.trigger));
-	snprintf(tip, sizeof(tip), "%s at %s, pid %u (%.*s): report --window says what the window holds",
-		 lab, t0, sr->w.trig.task_pid, (int)sr->w.trig.comm_len,
-		 sr->w.trig.comm ? sr->w.trig.comm : "");
+	/* the kernel's time of the trigger, else its record's */
+	at = sr->t.flight.trigger && sr->t.flight.trigger_ts ? sr->t.flight.trigger_ts :
+	     sr->w.end;
+	x = fx(a, at);
+	secs(at, t0, sizeof(t0));
+	trig = sr->t.flight.trigger ? sr->t.flight.trigger : sr->w.trig.trigger;
+	snprintf(lab, sizeof(lab), "trigger: %s", kmt_trigger_name(trig));
+	if (sr->w.have_trig)
+		snprintf(tip, sizeof(tip), "%s at %s, pid %u (%.*s): report --window says what the window holds",
+			 lab, t0, sr->w.trig.task_pid, (int)sr->w.trig.comm_len,
+			 sr->w.trig.comm ? sr->w.trig.comm : "");
+	else
+		snprintf(tip, sizeof(tip), "%s at %s: report --window says what the window holds",
+			 lab, t0);
 	fprintf(pl->f, "<g class=\"trigger\" data-ts=\"%" PRIu64 "\" data-trigger=\"%s\">\n",
-		sr->w.end, kmt_trigger_name(sr->w.trig.trigger));
+		at, kmt_trigger_name(trig));
 	fprintf(pl->f, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" class=\"trig\"/>\n",
 		x, pl->phase_y - 12, x, pl->p2.y + pl->p2.h);
 	/* the label left of the line, or right of it near the left edge */
