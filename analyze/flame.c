@@ -146,16 +146,9 @@ static int parse_args(int argc, char **argv, struct flame_opts *o)
 			o->allocated = true;
 			break;
 		case OPT_TIME:
-			if (kmt_parse_range(optarg, &o->start, &o->end) ||
-			    o->start > o->end)
-				return kmf_usage_error("--time wants <start>,<end> in s, ms, us or ns, start before end (e.g. 0.5s,2s), not '%s'",
-						       optarg);
-			break;
 		case OPT_AT:
-			o->start = 0;
-			if (kmt_parse_time(optarg, strlen(optarg), &o->end))
-				return kmf_usage_error("--at wants a time in s, ms, us or ns (e.g. 2.5s), not '%s'",
-						       optarg);
+			if (kmf_time_option(c == OPT_AT, optarg, &o->start, &o->end))
+				return KMF_EXIT_USAGE;
 			break;
 		case OPT_OFFSETS:
 			o->offsets = true;
@@ -170,10 +163,7 @@ static int parse_args(int argc, char **argv, struct flame_opts *o)
 			usage(stdout);
 			return -1;
 		default:
-			if (optopt && optopt < 256)
-				return kmf_usage_error("unknown option '-%c'", optopt);
-			return kmf_usage_error("unknown or incomplete option '%s'",
-					       argv[optind - 1]);
+			return kmf_bad_option(optopt, argv[optind - 1]);
 		}
 	}
 	if (optind == argc)

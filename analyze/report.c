@@ -155,6 +155,21 @@ int kmt_parse_range(const char *s, uint64_t *start, uint64_t *end)
 	return comma == s && !comma[1] ? -EINVAL : 0;
 }
 
+int kmf_time_option(bool at, const char *arg, uint64_t *start, uint64_t *end)
+{
+	if (at) {
+		*start = 0;
+		if (kmt_parse_time(arg, strlen(arg), end))
+			return kmf_usage_error("--at wants a time in s, ms, us or ns (e.g. 2.5s), not '%s'",
+					       arg);
+		return 0;
+	}
+	if (kmt_parse_range(arg, start, end) || *start > *end)
+		return kmf_usage_error("--time wants <start>,<end> in s, ms, us or ns, the start first (e.g. 1.5,2s), not '%s'",
+				       arg);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_CALLER = 256, OPT_RAW_IP, OPT_SLAB, OPT_PAGE, OPT_LIVE,
@@ -223,15 +238,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			threshold_given = true;
 			break;
 		case OPT_TIME:
-			if (kmt_parse_range(optarg, &o->start, &o->end))
-				return kmf_usage_error("--time wants <start>,<end> in s, ms, us or ns (e.g. 1.5,2s), not '%s'",
-						       optarg);
-			break;
 		case OPT_AT:
-			o->start = 0;
-			if (kmt_parse_time(optarg, strlen(optarg), &o->end))
-				return kmf_usage_error("--at wants a time in s, ms, us or ns (e.g. 2.5s), not '%s'",
-						       optarg);
+			if (kmf_time_option(c == OPT_AT, optarg, &o->start, &o->end))
+				return KMF_EXIT_USAGE;
 			break;
 		case OPT_PAGE: o->page = true; break;
 		case OPT_RAW_IP: o->raw_ip = true; break;

@@ -42,6 +42,11 @@ struct report_opts {
  */
 int kmt_parse_time(const char *s, size_t len, uint64_t *ns);
 int kmt_parse_range(const char *s, uint64_t *start, uint64_t *end);
+/*
+ * The CLI's --time (@at false) or --at: 0 with the range set, or the
+ * usage error printed and KMF_EXIT_USAGE.
+ */
+int kmf_time_option(bool at, const char *arg, uint64_t *start, uint64_t *end);
 
 /* --window: the flight recorder's window up to its trigger. */
 #define KMT_WINDOW_BEGINS	16

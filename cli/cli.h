@@ -26,6 +26,8 @@ void kmf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct kmt_trace;
 void kmf_note_coverage(const struct kmt_trace *t);
 int kmf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* getopt's '?': @opt its optopt, @arg the word it stopped at. */
+int kmf_bad_option(int opt, const char *arg);
 
 int cmd_attach(int argc, char **argv);
 int cmd_save(int argc, char **argv);

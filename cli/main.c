@@ -74,6 +74,13 @@ int kmf_usage_error(const char *fmt, ...)
 	return KMF_EXIT_USAGE;
 }
 
+int kmf_bad_option(int opt, const char *arg)
+{
+	if (opt && opt < 256)
+		return kmf_usage_error("option '-%c' is unknown or wants a value", opt);
+	return kmf_usage_error("option '%s' is unknown or incomplete", arg);
+}
+
 static void summary(FILE *f)
 {
 	size_t i;

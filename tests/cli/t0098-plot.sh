@@ -27,7 +27,7 @@ test_expect_success 'plot --help, and usage errors exit 2' '
 	test_must_fail --code=2 "$KMF" plot --width 100 -o x.svg t.kmt 2> err &&
 	grep -q "width wants 640 to 4000" err &&
 	test_must_fail --code=2 "$KMF" plot --time 3ms,1ms -o x.svg t.kmt 2> err &&
-	grep -q "start before end" err &&
+	grep -q "the start first" err &&
 	test_must_fail --code=2 "$KMF" plot --bogus -o x.svg t.kmt &&
 	test ! -e x.svg
 '
