@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fontconfig/fontconfig.h>
@@ -246,6 +247,7 @@ int kmt_out_write(const char *path, int (*fn)(FILE *f, void *arg), void *arg,
 		  struct kmt_err *err)
 {
 	char tmp[4096];
+	struct stat st;
 	int fd, ret;
 	FILE *f;
 
@@ -258,6 +260,22 @@ int kmt_out_write(const char *path, int (*fn)(FILE *f, void *arg), void *arg,
 		return ret ? kmt_errf(err, -ret, "writing to standard output: %s",
 				      strerror(-ret)) : 0;
 	}
+	/* a device or a pipe (-o /dev/null, -o /dev/stdout) is written, not replaced */
+	if (!lstat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		f = fopen(path, "w");
+		if (!f)
+			return kmt_errf(err, errno, "%s: %s", path, strerror(errno));
+		ret = fn(f, arg);
+		if (fflush(f) && !ret)
+			ret = -errno;
+		if (ferror(f) && !ret)
+			ret = -EIO;
+		if (fclose(f) && !ret)
+			ret = -errno;
+		return ret ? kmt_errf(err, -ret, "%s: %s", path, strerror(-ret)) : 0;
+	}
+	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
+		return kmt_errf(err, EISDIR, "%s is a directory", path);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
 	    (int)sizeof(tmp))
 		return kmt_errf(err, ENAMETOOLONG, "%s: name too long", path);

@@ -3,8 +3,8 @@
 # trace, on one core.  Generates a deterministic N-event trace with
 # build/tests/mktrace (2 CPUs, 2048 callsites, ~64k live objects, one
 # free in ten on the other CPU), cached under build/bench/, then times
-# each report view (--caller, --alloc, --live, --phase, JSON) N times
-# and prints the best run, events/s and the peak RSS.
+# each report view (--caller, --alloc, --live, --phase, JSON), plot and
+# flame N times and prints the best run, events/s and the peak RSS.
 # Target (DEVELOPERS.md): report --caller >= 40 M events/s.
 #
 #   bench/report.sh [EVENTS] [RUNS]      default 10000000 events, 3 runs
@@ -30,13 +30,17 @@ echo "cpu:   $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1),
 printf '%-24s %10s %12s %10s\n' view "best s" "M events/s" "peak RSS"
 # "info" decodes and counts every event and nothing else: the floor
 # under every report view.
-for view in info "--caller" "--caller --raw-ip" "--alloc" "--live" "--phase" "--json --live --phase"; do
+for view in info "--caller" "--caller --raw-ip" "--alloc" "--live" "--phase" "--json --live --phase" \
+	plot flame "flame --allocated"; do
 	best=
 	rss=
 	i=0
 	while [ "$i" -lt "$runs" ]; do
 		if [ "$view" = info ]; then
 			set -- info
+		elif [ "${view%% *}" = plot ] || [ "${view%% *}" = flame ]; then
+			# shellcheck disable=SC2086 # a command and its options
+			set -- $view
 		else
 			# shellcheck disable=SC2086 # $view is one or more options
 			set -- report $view
@@ -52,6 +56,7 @@ for view in info "--caller" "--caller --raw-ip" "--alloc" "--live" "--phase" "--
 	done
 	label="report $view"
 	[ "$view" = info ] && label="info (decode only)"
+	case $view in plot* | flame*) label=$view ;; esac
 	printf '%-24s %10s %12s %8s MB\n' "$label" "$best" \
 		"$(awk -v e="$events" -v t="$best" 'BEGIN { printf "%.1f", (t > 0) ? e / t / 1e6 : 0 }')" \
 		"$(awk -v k="$rss" 'BEGIN { printf "%.0f", k / 1024 }')"

@@ -146,4 +146,18 @@ test_expect_success 'plot -o replaces a symlink, never writes through it; no -o 
 	test "$(ls)" = "$(printf "head\nt.kmt\nt.svg\nvictim")"
 '
 
+test_expect_success 'plot -o a pipe writes into it; -o a directory fails' '
+	"$MKTRACE" plot t.kmt &&
+	mkfifo p &&
+	{ cat p > got & } &&
+	"$KMF" plot -o p t.kmt &&
+	wait &&
+	test -p p &&
+	head -c 5 got | grep -qx "<?xml" &&
+	mkdir d &&
+	test_must_fail "$KMF" plot -o d t.kmt 2> err &&
+	grep -q "d is a directory" err &&
+	test "$(ls d)" = ""
+'
+
 test_done
