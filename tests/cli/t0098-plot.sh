@@ -160,4 +160,13 @@ test_expect_success 'plot -o a pipe writes into it; -o a directory fails' '
 	test "$(ls d)" = ""
 '
 
+test_expect_success 'plot without a font to measure its labels with: a clear error, no picture' '
+	"$MKTRACE" plot t.kmt &&
+	printf "<?xml version=\"1.0\"?>\n<fontconfig><dir>%s/none</dir><cachedir>%s/cache</cachedir></fontconfig>\n" \
+		"$PWD" "$PWD" > fonts.conf &&
+	test_must_fail env FONTCONFIG_FILE="$PWD/fonts.conf" "$KMF" plot -o t.svg t.kmt 2> err &&
+	grep -qx "kmemflight plot: error: no font for .DejaVu Sans.: install one (Debian: fonts-dejavu-core)" err &&
+	test ! -e t.svg
+'
+
 test_done
