@@ -636,7 +636,8 @@ static double x_unit(const struct frame *fr, const char **name)
 {
 	uint64_t span = fr->x1 - fr->x0;
 
-	if (span >= 2000000000ULL) {
+	/* long after the boot, seconds read better than 64500 ms */
+	if (span >= 2000000000ULL || (fr->x0 >= 10000000000ULL && span >= 2000000ULL)) {
 		*name = "s";
 		return 1e9;
 	}
@@ -773,6 +774,9 @@ static void draw_phases(struct plot *pl)
 	char name[128], fit[160], tip[512], al[64], kept[64], t0[32], t1[32];
 	size_t i;
 
+	/* a flight recorder's window is long after the boot's phases */
+	if (pl->nw->flight)
+		return;
 	for (i = 0; i < s->nr_phases; i++) {
 		const struct kmt_phase *p = &s->phases[i];
 		uint64_t start = p->start, end = i + 1 < s->nr_phases ?
@@ -1283,6 +1287,9 @@ static int draw(struct plot *pl)
 	else
 		snprintf(buf, sizeof(buf), "The %u callers holding most at the end",
 			 pl->nr_picks);
+	if (!sr->s.pg_with_stack && sr->s.pg_requests)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 " (pages have no callers: no page stacks, kmemtrace.page_stack=N)");
 	if (pl->base)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			 " (dashed: the base)");
