@@ -79,9 +79,9 @@ struct plot_opts {
 };
 
 /* A caller the lower panel follows: a slab callsite, a page site, memblock's. */
-enum pick_kind { P_SLAB, P_PAGES, P_MEMBLOCK };
+enum pick_kind { P_SLAB, P_PAGES, P_MEMBLOCK, P_PROCESS };
 
-static const char *const pick_kind_name[] = { "slab", "pages", "memblock" };
+static const char *const pick_kind_name[] = { "slab", "pages", "memblock", "process" };
 
 struct pick {
 	char name[256];
@@ -114,6 +114,7 @@ struct series {
 	uint64_t mb_site[KMT_WATCH_MAX];	/* memblock picks: their site here */
 	uint64_t step;
 	uint64_t events_before, events_last;	/* the pass's count at the samples */
+	const struct pick *picks;	/* while sampling */
 };
 
 static void usage(FILE *f)
@@ -315,8 +316,10 @@ static int pick_callers(const struct series *sr, const struct plot_opts *o,
 			struct pick *picks, unsigned int *nr)
 {
 	const struct kmt_slab *s = &sr->s;
-	size_t n = 0, i, max = s->nr_callers + s->nr_live_psites + sr->mb.nr_callers;
+	size_t n = 0, i, max = s->nr_callers + s->nr_live_psites + sr->mb.nr_callers +
+			       s->nr_by_comm;
 	struct cand *c = calloc(max ? max : 1, sizeof(*c));
+	unsigned int procs = 0;
 
 	if (!c)
 		return -ENOMEM;
@@ -335,13 +338,27 @@ static int pick_callers(const struct series *sr, const struct plot_opts *o,
 		if (sr->mb.callers[i].held)
 			c[n++] = (struct cand){ sr->mb.callers[i].call_site,
 						sr->mb.callers[i].held, P_MEMBLOCK };
+	/* who allocated, by process name (a trace with task records) */
+	for (i = 0; i < s->nr_by_comm; i++)
+		if (s->by_comm[i].st.slab_retained + s->by_comm[i].st.page_retained)
+			c[n++] = (struct cand){ i, s->by_comm[i].st.slab_retained +
+						s->by_comm[i].st.page_retained, P_PROCESS };
 	qsort(c, n, sizeof(*c), cmp_cand);
 	*nr = 0;
 	for (i = 0; i < n && *nr < o->callers; i++) {
 		struct pick *p = &picks[*nr];
 
-		kmt_symtab_format(sr->sym, c[i].site, o->raw_ip, p->name,
-				  sizeof(p->name));
+		/* processes: a quarter of the lines at most, the rest callers */
+		if (c[i].kind == P_PROCESS && procs >= (o->callers + 3) / 4)
+			continue;
+		procs += c[i].kind == P_PROCESS;
+
+		if (c[i].kind == P_PROCESS)
+			snprintf(p->name, sizeof(p->name), "%.*s",
+				 (int)s->by_comm[c[i].site].name_len, s->by_comm[c[i].site].name);
+		else
+			kmt_symtab_format(sr->sym, c[i].site, o->raw_ip, p->name,
+					  sizeof(p->name));
 		p->kind = c[i].kind;
 		p->bytes = c[i].bytes;
 		(*nr)++;
@@ -377,7 +394,12 @@ static void find_sites(struct series *sr, const struct pick *picks,
 	for (j = 0; j < nr; j++) {
 		sp->page[j] = picks[j].kind == P_PAGES;
 		sp->site[j] = 1;	/* no site is 1: nothing matches it */
-		for (pass = 0; pass < 2 && !sr->has_pick[j]; pass++) {
+		for (i = 0; picks[j].kind == P_PROCESS && i < s->nr_by_comm; i++)
+			if (s->by_comm[i].name_len == strlen(picks[j].name) &&
+			    !memcmp(s->by_comm[i].name, picks[j].name, s->by_comm[i].name_len))
+				sr->has_pick[j] = true;
+		for (pass = 0; pass < 2 && !sr->has_pick[j] && picks[j].kind != P_PROCESS;
+		     pass++) {
 			size_t nrows = picks[j].kind == P_PAGES ? s->nr_pcallers :
 				       picks[j].kind == P_SLAB ? s->nr_callers :
 				       sr->mb.nr_callers;
@@ -425,6 +447,18 @@ static int on_sample(struct kmt_sampler *sp, const struct kmt_slab *s, uint64_t 
 	sr->raw_bufpages[i] = s->held.buf_pages;
 	for (j = 0; j < sp->nr_watch; j++)
 		sr->who[i][j] = sp->held[j];
+	/* a process: every row of who allocated by that name */
+	for (j = 0; j < sp->nr_watch; j++) {
+		size_t len = strlen(sr->picks[j].name), r;
+
+		if (sr->picks[j].kind != P_PROCESS)
+			continue;
+		sr->who[i][j] = 0;
+		for (r = 0; r < sp->nr_whos && r < s->who_cap; r++)
+			if (sp->whos[r].comm_len == len &&
+			    !memcmp(sp->whos[r].comm, sr->picks[j].name, len))
+				sr->who[i][j] += s->who_held[r];
+	}
 	sr->n++;
 	sp->next = ts + sr->step;
 	if (sp->next < ts)
@@ -466,6 +500,7 @@ static int sample_series(struct series *sr, const struct pick *picks,
 	int ret;
 
 	find_sites(sr, picks, nr, &sp, o);
+	sr->picks = picks;
 	sp.next = x0;
 	sp.fn = on_sample;
 	sp.arg = sr;
@@ -1117,9 +1152,10 @@ static void caller_label(const struct plot *pl, unsigned int j, char *buf,
 		snprintf(be, sizeof(be), "; base: %s", x);
 	}
 	snprintf(buf, size, "%s %s: %s", pick_kind_name[p->kind], p->name, h);
-	snprintf(tip, tsize, "%s, %s: holds %s at the end%s",
-		 p->kind == P_PAGES ? "page allocations" : p->kind == P_SLAB ?
-		 "slab allocations" : "memblock reservations", p->name, e, be);
+	snprintf(tip, tsize, "%s%s: holds %s at the end%s",
+		 p->kind == P_PAGES ? "page allocations, " : p->kind == P_SLAB ?
+		 "slab allocations, " : p->kind == P_MEMBLOCK ? "memblock reservations, " :
+		 "what processes named so allocated, slab and pages: ", p->name, e, be);
 }
 
 static void draw_legend(struct plot *pl)
@@ -1194,6 +1230,7 @@ static int draw(struct plot *pl)
 	struct series *sr = pl->nw;
 	char buf[600], fit[700], rel[64], t0[32], t1[32], e[64];
 	const char *xu;
+	bool procs;
 	uint64_t m1 = 1, m2 = 1, v;
 	double left, ylw;
 	size_t i;
@@ -1282,11 +1319,14 @@ static int draw(struct plot *pl)
 		16.0 + 12, pl->p1.y + pl->p1.h / 2, FONT_PX);
 	fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"%.0f\" text-anchor=\"middle\" class=\"axis\">held by caller</text>\n",
 		16.0 + 12, pl->p2.y + pl->p2.h / 2, FONT_PX);
+	for (j = 0, procs = false; j < pl->nr_picks; j++)
+		procs |= pl->picks[j].kind == P_PROCESS;
 	if (pl->nr_picks == 1)
-		snprintf(buf, sizeof(buf), "The caller holding most at the end");
+		snprintf(buf, sizeof(buf), "The %s holding most at the end",
+			 procs ? "process" : "caller");
 	else
-		snprintf(buf, sizeof(buf), "The %u callers holding most at the end",
-			 pl->nr_picks);
+		snprintf(buf, sizeof(buf), "The %u %s holding most at the end",
+			 pl->nr_picks, procs ? "callers and processes" : "callers");
 	if (!sr->s.pg_with_stack && sr->s.pg_requests)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			 " (pages have no callers: no page stacks, kmemtrace.page_stack=N)");

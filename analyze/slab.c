@@ -207,6 +207,13 @@ static int64_t stack_row(struct kmt_slab *s, const struct kmt_stack_row *key)
 	return (int64_t)s->nr_stack_rows++;
 }
 
+/* What the row of who made attribution @attr holds, by @delta bytes. */
+static void held_by(struct kmt_slab *s, uint32_t attr, int64_t delta)
+{
+	if (attr < s->nr_attrs && s->attrs[attr].who < s->who_cap)
+		s->who_held[s->attrs[attr].who] += (uint64_t)delta;
+}
+
 static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 		    struct kmt_slab *s, struct kmt_hm *callers, struct kmt_hm *live,
 		    struct kmt_hm *ptrs, const uint64_t *last, size_t nr_last,
@@ -344,16 +351,19 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 		}
 		s->callers[prev].held -= slot->val >> 32;
 		s->held.slab -= slot->val >> 32;
+		held_by(s, (uint32_t)slot->val3, -(int64_t)(slot->val >> 32));
 	} else if (!created) {
 		s->nr_untraced_frees++;
 		s->untraced_free_bytes += slot->val >> 32;
 		s->callers[slot->val & ((1u << LIVE_IDX_BITS) - 1)].held -= slot->val >> 32;
 		s->held.slab -= slot->val >> 32;
+		held_by(s, (uint32_t)slot->val3, -(int64_t)(slot->val >> 32));
 	}
 	/* what the object holds, as the live table keeps it */
 	if (!repeated) {
 		s->callers[idx].held += val >> 32;
 		s->held.slab += val >> 32;
+		held_by(s, s->cur_attr, (int64_t)(val >> 32));
 	}
 	slot->val = val;
 	slot->val2 = val2;
@@ -434,6 +444,7 @@ static void on_free(struct kmt_slab *s, struct kmt_hm *live,
 	s->total_freed += slot->val >> 32;
 	s->callers[idx].held -= slot->val >> 32;
 	s->held.slab -= slot->val >> 32;
+	held_by(s, (uint32_t)slot->val3, -(int64_t)(slot->val >> 32));
 	lifetime(s, (ev->ts & LIVE_TS_MASK) - (slot->val2 & LIVE_TS_MASK));
 	if (cpu != (ev->cpu & ((1u << LIVE_CPU_BITS) - 1))) {
 		s->callers[idx].pingpong++;
@@ -532,6 +543,7 @@ static void page_released(const struct kmt_trace *t, struct kmt_slab *s,
 	uint32_t w = (uint32_t)(slot->val3 >> 32) & 0xff;
 
 	s->held.pages -= bytes;
+	held_by(s, (uint32_t)slot->val3, -(int64_t)bytes);
 	if (w && s->sampler && w <= s->sampler->nr_watch)
 		s->sampler->held[w - 1] -= bytes;
 }
@@ -586,6 +598,7 @@ static int on_page_alloc(const struct kmt_trace *t, struct kmt_slab *s,
 	 */
 	slot->val3 = s->cur_attr | (uint64_t)(uint32_t)(row + 1) << 40;
 	s->held.pages += bytes;
+	held_by(s, s->cur_attr, (int64_t)bytes);
 	if (s->sampler) {
 		struct kmt_sampler *sp = s->sampler;
 		size_t j;
@@ -1158,6 +1171,7 @@ static int set_attr(struct kmt_slab *s, struct attr_state *as, uint32_t who)
 static int who_room(struct kmt_slab *s, size_t n)
 {
 	struct kmt_phase_stats *p;
+	uint64_t *h;
 	size_t cap;
 
 	if (n <= s->who_cap)
@@ -1165,6 +1179,11 @@ static int who_room(struct kmt_slab *s, size_t n)
 	cap = s->who_cap ? s->who_cap * 2 : 64;
 	if (cap < n)
 		cap = n;
+	h = realloc(s->who_held, cap * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	memset(h + s->who_cap, 0, (cap - s->who_cap) * sizeof(*h));
+	s->who_held = h;
 	p = realloc(s->who_st, cap * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -1249,12 +1268,15 @@ static int analyze(const struct kmt_trace *t, uint64_t start, uint64_t end,
 		   struct kmt_err *err);
 
 /* Call the sampler for the moments up to @ts: what is held before it. */
-static int sample(struct kmt_sampler *sp, struct kmt_slab *s, uint64_t ts,
-		  bool last, struct kmt_err *err)
+static int sample(struct kmt_sampler *sp, struct kmt_slab *s,
+		  const struct kmt_tasks *tk, uint64_t ts, bool last,
+		  struct kmt_err *err)
 {
 	size_t j;
 	int ret;
 
+	sp->whos = tk->who;
+	sp->nr_whos = tk->nr;
 	while (last || ts >= sp->next) {
 		uint64_t next = sp->next;
 
@@ -1398,7 +1420,7 @@ static int analyze(const struct kmt_trace *t, uint64_t start, uint64_t end,
 		if (ev->ts < start || ev->ts > end)
 			goto next;	/* outside --time */
 		if (s->sampler && ev->ts >= s->sampler->next) {
-			ret = sample(s->sampler, s, ev->ts, false, err);
+			ret = sample(s->sampler, s, &tk, ev->ts, false, err);
 			if (ret)
 				break;
 		}
@@ -1519,7 +1541,7 @@ next:
 	}
 	kmt_merge_free(&m);
 	if (!ret && s->sampler && s->nr_events)
-		ret = sample(s->sampler, s, s->last_ts, true, err);
+		ret = sample(s->sampler, s, &tk, s->last_ts, true, err);
 	if (!ret)
 		ret = footprint(s, &live, &pages, &bufpfns, sym,
 				t->fmt.page_shift, err);
@@ -1564,6 +1586,8 @@ void kmt_slab_free(struct kmt_slab *s)
 	s->nr_stack_rows = s->stack_cap = 0;
 	free(s->whos);
 	free(s->who_st);
+	free(s->who_held);
+	s->who_held = NULL;
 	free(s->by_comm);
 	free(s->by_unit);
 	free(s->attrs);

@@ -209,6 +209,9 @@ struct kmt_sampler {
 	bool page[KMT_WATCH_MAX];	/* a page site, not a slab callsite */
 	uint64_t held[KMT_WATCH_MAX];
 	uint32_t row[KMT_WATCH_MAX];	/* slab: its callsite row + 1, 0: none yet */
+	/* at each call: the rows of who allocated so far (s->who_held's) */
+	const struct kmt_who *whos;
+	size_t nr_whos;
 };
 
 /* Everything the slab and page tables and SUMMARYs print, from one pass. */
@@ -311,6 +314,7 @@ struct kmt_slab {
 	bool has_tasks;
 	struct kmt_who *whos;
 	struct kmt_phase_stats *who_st;
+	uint64_t *who_held;	/* what each row holds as the pass goes */
 	size_t nr_whos, who_cap;
 	struct kmt_who_row *by_comm, *by_unit;
 	size_t nr_by_comm, nr_by_unit;

@@ -113,8 +113,8 @@ oom_caught() {	# the victim the OOM killer chose, the allocation that failed
 check "OOM: the trigger names the victim (tail), its allocation, and its 100 MB of pages in the window" oom_caught
 
 # kmemflight plot of the OOM's window, as librsvg draws it: the trigger's
-# line where report --window says it fired, and tail's 100 MB of pages
-# among what the window allocated and still held.
+# line where report --window says it fired, tail's 100 MB as a process's
+# line, and among what the window allocated and still held.
 oom_plotted() {
 	f=$(file oom)
 	window "$f" > /dev/null || return 1
@@ -124,10 +124,12 @@ oom_plotted() {
 		at=$(sed -n 's/^Trigger:   oom at \([0-9]*\)\.\([0-9]\{9\}\) s.*/\1\2/p' "$f.window" | sed 's/^0*//') &&
 		echo "trigger at $at ns" && grep -E "^(trigger|kind|title)" "$f.values" &&
 		grep -qx "trigger oom ts=$at" "$f.values" &&
+		awk '$1 == "caller" && $2 == "process" && $3 == "tail" { split($4, a, "="); ok = a[2] > 100000000 }
+			END { exit !ok }' "$f.values" &&
 		awk '$1 == "kind" && $2 == "pages" { split($3, a, "="); ok = a[2] > 100000000 }
 			END { exit !ok }' "$f.values"
 }
-check "OOM: plot draws the window, its trigger, tail's pages" oom_plotted
+check "OOM: plot draws the window, its trigger, and tail holding its 100 MB" oom_plotted
 
 # The first direct reclaim to end is tail's, or that of a kernel thread
 # that allocated while tail held all the memory: a task either way.

@@ -160,6 +160,23 @@ test_expect_success 'plot -o a pipe writes into it; -o a directory fails' '
 	test "$(ls d)" = ""
 '
 
+test_expect_success 'plot: the processes holding most are lines too, as report --phase counts them' '
+	"$MKTRACE" tasks t.kmt &&
+	"$KMF" plot -o t.svg t.kmt &&
+	$SVGCHECK render t.svg &&
+	$SVGCHECK values t.svg > got &&
+	grep "^caller process" got > procs &&
+	printf "%s\n" "caller process systemd end=8256" "caller process (udev-worker) end=1024" > want &&
+	test_cmp want procs &&
+	"$KMF" plot -n 16 -o t.svg t.kmt &&
+	$SVGCHECK values t.svg | grep "^caller process" > procs &&
+	printf "%s\n" "caller process systemd end=8256" "caller process (udev-worker) end=1024" \
+		"caller process systemd-udevd end=512" "caller process swapper/0 end=200" > want &&
+	test_cmp want procs &&
+	"$KMF" report --phase t.kmt > report &&
+	grep -q "^ systemd  *|  *64 |  *64 |  *8192 |  *8192 |" report
+'
+
 test_expect_success 'plot without a font to measure its labels with: a clear error, no picture' '
 	"$MKTRACE" plot t.kmt &&
 	printf "<?xml version=\"1.0\"?>\n<fontconfig><dir>%s/none</dir><cachedir>%s/cache</cachedir></fontconfig>\n" \

@@ -560,6 +560,15 @@ static void test_held_sampled(void **state)
 	assert_true(s.held.vmalloc == s.vm_live_bytes);
 	assert_true(s.held.buf_pages == s.rec_buffer_bytes);
 	assert_null(s.sampler);
+	/* by who allocated: all of it, the page and slab bytes of the one task */
+	{
+		uint64_t sum = 0;
+		size_t w;
+
+		for (w = 0; w < s.who_cap; w++)
+			sum += s.who_held[w];
+		assert_true(sum == s.held.slab + s.held.pages);
+	}
 	kmt_slab_free(&s);
 	close_built(&bt);
 }
