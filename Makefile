@@ -23,7 +23,8 @@ TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extra
             analyze/info.c analyze/diff.c analyze/latency.c analyze/report_latency.c \
             analyze/memblock.c analyze/report_memblock.c analyze/report_footprint.c analyze/report_window.c \
             analyze/plot.c analyze/flame.c analyze/svg.c lib/vmlinux.c
-TOOL_LIBS := -lelf -ldw -lm $(shell pkg-config --libs libtracefs libtraceevent freetype2 fontconfig)
+# FreeType and fontconfig: their headers only; svg.c opens them to draw
+TOOL_LIBS := -lelf -ldw -ldl $(shell pkg-config --libs libtracefs libtraceevent)
 HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -574,10 +573,33 @@ static double fy(const struct frame *f, uint64_t v)
 	return f->y + f->h - (r > 1 ? 1 : r) * f->h;
 }
 
+/*
+ * The little arithmetic the axes need, without libm: the tool goes into
+ * initramfs images, where every library counts.
+ */
+static double up(double x)	/* ceil() of what fits an int64_t */
+{
+	double t = (double)(int64_t)x;
+
+	return t < x ? t + 1 : t;
+}
+
+/* The power of ten at or below @x > 0. */
+static double decade(double x)
+{
+	double p = 1;
+
+	while (p > x)
+		p /= 10;
+	while (p * 10 <= x)
+		p *= 10;
+	return p;
+}
+
 /* A step of 1, 2 or 5 times a power of ten for about @n ticks over @span. */
 static double nice_step(double span, int n)
 {
-	double raw = span / n, p = pow(10, floor(log10(raw))), m = raw / p;
+	double raw = span / n, p = decade(raw > 0 ? raw : 1e-9), m = raw / p;
 
 	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
@@ -611,16 +633,22 @@ static void y_scale(uint64_t max, struct yscale *ys)
 	ys->step = nice_step(m, 5);
 	if (ys->unit == 1 && ys->step < 1)
 		ys->step = 1;
-	ys->top = (uint64_t)ceil(ceil(m / ys->step - 1e-9) * ys->step * (double)ys->unit);
+	ys->top = (uint64_t)up(up(m / ys->step - 1e-9) * ys->step * (double)ys->unit);
 	if (ys->top < max)
 		ys->top = max;
 }
 
 static void fmt_num(double v, double step, char *buf, size_t size)
 {
-	int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+	double p = step;
+	int dec = 0;
 
-	snprintf(buf, size, "%.*f", dec > 9 ? 9 : dec, fabs(v) < step * 1e-6 ? 0 : v);
+	/* as many decimals as the step has */
+	while (p < 1 - 1e-9 && dec < 9) {
+		p *= 10;
+		dec++;
+	}
+	snprintf(buf, size, "%.*f", dec, (v < 0 ? -v : v) < step * 1e-6 ? 0 : v);
 }
 
 static void y_label(const struct yscale *ys, double v, char *buf, size_t size)
@@ -694,7 +722,7 @@ static void x_axis(FILE *f, const struct frame *fr, bool labels)
 	double div = x_unit(fr, &uname);
 	double span = (double)(fr->x1 - fr->x0) / div;
 	double step = nice_step(span > 0 ? span : 1, 8);
-	double v = ceil((double)fr->x0 / div / step - 1e-9) * step;
+	double v = up((double)fr->x0 / div / step - 1e-9) * step;
 	char buf[64];
 
 	if (div == 1 && step < 1)

@@ -5,7 +5,13 @@
  * hinting: what an SVG renderer uses at any scale), and the labels are
  * placed and cut with those widths.  Kerning is left out: it only ever
  * narrows Latin text, so a label measured without it never overflows.
+ *
+ * The two libraries are opened when a picture is drawn, not linked:
+ * the tool goes into initramfs images (the dracut module), where they
+ * and what they pull in (libpng, brotli, expat: 2.3 MB) would be dead
+ * weight.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -60,6 +66,61 @@ static size_t utf8_next(const unsigned char *s, uint32_t *cp)
 	return n + 1;
 }
 
+/* The functions used, with the libraries' own prototypes. */
+#define FN(name) __typeof__(name) *name
+static struct {
+	FN(FT_Init_FreeType);
+	FN(FT_New_Face);
+	FN(FT_Done_Face);
+	FN(FT_Done_FreeType);
+	FN(FT_Get_Char_Index);
+	FN(FT_Get_Advance);
+	FN(FcInit);
+	FN(FcFini);
+	FN(FcNameParse);
+	FN(FcConfigSubstitute);
+	FN(FcDefaultSubstitute);
+	FN(FcFontMatch);
+	FN(FcPatternGetString);
+	FN(FcPatternDestroy);
+} api;
+#undef FN
+
+#define FT_SONAME	"libfreetype.so.6"
+#define FC_SONAME	"libfontconfig.so.1"
+
+static int sym(void *so, const char *name, void *fnp)
+{
+	void *p = dlsym(so, name);
+
+	if (!p)
+		return -1;
+	memcpy(fnp, &p, sizeof(p));	/* POSIX: a function's address */
+	return 0;
+}
+
+#define SYM(so, name) sym(so, #name, &api.name)
+
+static int load(struct kmt_font *fn, struct kmt_err *err)
+{
+	fn->ft_so = dlopen(FT_SONAME, RTLD_NOW | RTLD_LOCAL);
+	fn->fc_so = fn->ft_so ? dlopen(FC_SONAME, RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (!fn->ft_so || !fn->fc_so)
+		return kmt_errf(err, ENOENT,
+				"drawing needs FreeType and fontconfig (Debian: libfreetype6, libfontconfig1): %s",
+				dlerror());
+	if (SYM(fn->ft_so, FT_Init_FreeType) || SYM(fn->ft_so, FT_New_Face) ||
+	    SYM(fn->ft_so, FT_Done_Face) || SYM(fn->ft_so, FT_Done_FreeType) ||
+	    SYM(fn->ft_so, FT_Get_Char_Index) || SYM(fn->ft_so, FT_Get_Advance) ||
+	    SYM(fn->fc_so, FcInit) || SYM(fn->fc_so, FcFini) ||
+	    SYM(fn->fc_so, FcNameParse) || SYM(fn->fc_so, FcConfigSubstitute) ||
+	    SYM(fn->fc_so, FcDefaultSubstitute) || SYM(fn->fc_so, FcFontMatch) ||
+	    SYM(fn->fc_so, FcPatternGetString) || SYM(fn->fc_so, FcPatternDestroy))
+		return kmt_errf(err, ENOENT, "%s or %s lacks a function: %s",
+				FT_SONAME, FC_SONAME, dlerror());
+	return 0;
+}
+
 int kmt_font_open(struct kmt_font *fn, const char *family, struct kmt_err *err)
 {
 	FcPattern *pat, *match = NULL;
@@ -71,15 +132,22 @@ int kmt_font_open(struct kmt_font *fn, const char *family, struct kmt_err *err)
 	int ret = 0;
 
 	memset(fn, 0, sizeof(*fn));
-	if (!FcInit())
-		return kmt_errf(err, ENOMEM, "fontconfig did not start");
-	pat = FcNameParse((const FcChar8 *)(family ? family : "sans-serif"));
-	if (pat && FcConfigSubstitute(NULL, pat, FcMatchPattern)) {
-		FcDefaultSubstitute(pat);
-		match = FcFontMatch(NULL, pat, &res);
+	ret = load(fn, err);
+	if (ret) {
+		kmt_font_close(fn);
+		return ret;
 	}
-	if (!match || FcPatternGetString(match, FC_FILE, 0, &file) != FcResultMatch ||
-	    FcPatternGetString(match, FC_FAMILY, 0, &fam) != FcResultMatch) {
+	if (!api.FcInit()) {
+		kmt_font_close(fn);
+		return kmt_errf(err, ENOMEM, "fontconfig did not start");
+	}
+	pat = api.FcNameParse((const FcChar8 *)(family ? family : "sans-serif"));
+	if (pat && api.FcConfigSubstitute(NULL, pat, FcMatchPattern)) {
+		api.FcDefaultSubstitute(pat);
+		match = api.FcFontMatch(NULL, pat, &res);
+	}
+	if (!match || api.FcPatternGetString(match, FC_FILE, 0, &file) != FcResultMatch ||
+	    api.FcPatternGetString(match, FC_FAMILY, 0, &fam) != FcResultMatch) {
 		ret = kmt_errf(err, ENOENT,
 			       "no font for '%s': install one (Debian: fonts-dejavu-core)",
 			       family ? family : "sans-serif");
@@ -87,19 +155,19 @@ int kmt_font_open(struct kmt_font *fn, const char *family, struct kmt_err *err)
 	}
 	snprintf(fn->file, sizeof(fn->file), "%s", (const char *)file);
 	snprintf(fn->family, sizeof(fn->family), "%s", (const char *)fam);
-	if (FT_Init_FreeType(&lib)) {
+	if (api.FT_Init_FreeType(&lib)) {
 		ret = kmt_errf(err, ENOMEM, "FreeType did not start");
 		goto out;
 	}
-	if (FT_New_Face(lib, fn->file, 0, &face)) {
-		FT_Done_FreeType(lib);
+	if (api.FT_New_Face(lib, fn->file, 0, &face)) {
+		api.FT_Done_FreeType(lib);
 		ret = kmt_errf(err, EINVAL, "%s: FreeType cannot read this font",
 			       fn->file);
 		goto out;
 	}
 	if (!FT_IS_SCALABLE(face) || !face->units_per_EM) {
-		FT_Done_Face(face);
-		FT_Done_FreeType(lib);
+		api.FT_Done_Face(face);
+		api.FT_Done_FreeType(lib);
 		ret = kmt_errf(err, EINVAL, "%s: not a scalable font", fn->file);
 		goto out;
 	}
@@ -108,34 +176,41 @@ int kmt_font_open(struct kmt_font *fn, const char *family, struct kmt_err *err)
 	fn->upem = face->units_per_EM;
 	/* a character the font lacks comes from another: as wide as an M */
 	fn->fallback = fn->upem;
-	if (!FT_Get_Advance(face, FT_Get_Char_Index(face, 'M'), FT_LOAD_NO_SCALE,
-			    &adv) && adv > 0)
+	if (!api.FT_Get_Advance(face, api.FT_Get_Char_Index(face, 'M'),
+				FT_LOAD_NO_SCALE, &adv) && adv > 0)
 		fn->fallback = (unsigned int)adv;
 out:
 	if (match)
-		FcPatternDestroy(match);
+		api.FcPatternDestroy(match);
 	if (pat)
-		FcPatternDestroy(pat);
-	FcFini();
+		api.FcPatternDestroy(pat);
+	api.FcFini();
+	if (ret)
+		kmt_font_close(fn);
 	return ret;
 }
 
 void kmt_font_close(struct kmt_font *fn)
 {
 	if (fn->face)
-		FT_Done_Face(fn->face);
+		api.FT_Done_Face(fn->face);
 	if (fn->lib)
-		FT_Done_FreeType(fn->lib);
+		api.FT_Done_FreeType(fn->lib);
 	fn->face = fn->lib = NULL;
+	if (fn->fc_so)
+		dlclose(fn->fc_so);
+	if (fn->ft_so)
+		dlclose(fn->ft_so);
+	fn->fc_so = fn->ft_so = NULL;
 }
 
 static unsigned int advance(const struct kmt_font *fn, uint32_t cp)
 {
 	FT_Face face = fn->face;
-	FT_UInt g = FT_Get_Char_Index(face, cp);
+	FT_UInt g = api.FT_Get_Char_Index(face, cp);
 	FT_Fixed adv;
 
-	if (!g || FT_Get_Advance(face, g, FT_LOAD_NO_SCALE, &adv) || adv < 0)
+	if (!g || api.FT_Get_Advance(face, g, FT_LOAD_NO_SCALE, &adv) || adv < 0)
 		return fn->fallback;
 	return (unsigned int)adv;
 }

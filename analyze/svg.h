@@ -3,6 +3,7 @@
  * What kmemflight's pictures are drawn with: SVG written as text, and
  * the font its labels are set in, measured with FreeType from the file
  * fontconfig picks, so that a label is placed and cut by its real width.
+ * Both libraries are opened at run time (dlopen), only to draw.
  */
 #ifndef KMT_SVG_H
 #define KMT_SVG_H
@@ -14,6 +15,7 @@
 #include "../lib/kmt.h"
 
 struct kmt_font {
+	void *ft_so, *fc_so;	/* the libraries, opened by kmt_font_open() */
 	void *lib;		/* FT_Library */
 	void *face;		/* FT_Face */
 	unsigned int upem;	/* font units per em */
