@@ -318,38 +318,50 @@ void kmt_svg_bytes(uint64_t v, char *buf, size_t size)
 		 d, unit[u]);
 }
 
+/*
+ * @fn's output into @f, flushed (with @sync, synced to disk) and, unless
+ * it is standard output, closed: 0 or a negative errno.
+ */
+static int emit(FILE *f, int (*fn)(FILE *f, void *arg), void *arg, bool sync)
+{
+	int ret = fn(f, arg);
+
+	/* a write error: the flush says which (ENOSPC rather than EIO) */
+	if (fflush(f) && (!ret || ret == -EIO))
+		ret = -errno;
+	if (ferror(f) && !ret)
+		ret = -EIO;
+	if (sync && fsync(fileno(f)) && !ret)
+		ret = -errno;
+	if (f != stdout && fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 int kmt_out_write(const char *path, int (*fn)(FILE *f, void *arg), void *arg,
 		  struct kmt_err *err)
 {
 	char tmp[4096];
 	struct stat st;
+	bool exists;
 	int fd, ret;
 	FILE *f;
 
 	if (!path || !strcmp(path, "-")) {
-		ret = fn(stdout, arg);
-		if (!ret && fflush(stdout))
-			ret = -errno;
-		if (!ret && ferror(stdout))
-			ret = -EIO;
+		ret = emit(stdout, fn, arg, false);
 		return ret ? kmt_errf(err, -ret, "writing to standard output: %s",
 				      strerror(-ret)) : 0;
 	}
+	exists = !lstat(path, &st);
 	/* a device or a pipe (-o /dev/null, -o /dev/stdout) is written, not replaced */
-	if (!lstat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+	if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
 		f = fopen(path, "w");
 		if (!f)
 			return kmt_errf(err, errno, "%s: %s", path, strerror(errno));
-		ret = fn(f, arg);
-		if (fflush(f) && !ret)
-			ret = -errno;
-		if (ferror(f) && !ret)
-			ret = -EIO;
-		if (fclose(f) && !ret)
-			ret = -errno;
+		ret = emit(f, fn, arg, false);
 		return ret ? kmt_errf(err, -ret, "%s: %s", path, strerror(-ret)) : 0;
 	}
-	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
+	if (exists && S_ISDIR(st.st_mode))
 		return kmt_errf(err, EISDIR, "%s is a directory", path);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
 	    (int)sizeof(tmp))
@@ -364,15 +376,7 @@ int kmt_out_write(const char *path, int (*fn)(FILE *f, void *arg), void *arg,
 		unlink(tmp);
 		return kmt_errf(err, ret, "%s: %s", tmp, strerror(ret));
 	}
-	ret = fn(f, arg);
-	if (fflush(f) && !ret)
-		ret = -errno;
-	if (ferror(f) && !ret)
-		ret = -EIO;
-	if (fsync(fileno(f)) && !ret)
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
+	ret = emit(f, fn, arg, true);
 	if (!ret && rename(tmp, path) < 0)
 		ret = -errno;
 	if (ret) {

@@ -99,4 +99,12 @@ test_expect_success 'flame: a corrupt trace fails and leaves the old output' '
 	test "$(cat out.folded)" = keep
 '
 
+test_expect_success 'flame, plot: a write error says which and exits 1' '
+	"$MKTRACE" plot t.kmt &&
+	test_must_fail "$KMF" flame t.kmt > /dev/full 2> err &&
+	grep -qx "kmemflight flame: error: writing to standard output: No space left on device" err &&
+	test_must_fail "$KMF" plot t.kmt > /dev/full 2> err &&
+	grep -qx "kmemflight plot: error: writing to standard output: No space left on device" err
+'
+
 test_done
