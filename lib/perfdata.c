@@ -512,7 +512,7 @@ int kmt_perf_tracing(const struct kmt_perf *p, struct kmt_perf_tracing *t,
 		     struct kmt_err *err)
 {
 	static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	const uint8_t *q = p->tracing, *end = p->tracing + p->tracing_size;
+	const uint8_t *q = p->tracing, *end;
 	const uint8_t *blob;
 	const char *str = NULL;
 	uint32_t n, nsys, k, ne, e;
@@ -523,6 +523,7 @@ int kmt_perf_tracing(const struct kmt_perf *p, struct kmt_perf_tracing *t,
 	if (!p->tracing)
 		return kmt_errf(err, ENOENT,
 				"it has no tracing data (not recorded from tracepoints)");
+	end = p->tracing + p->tracing_size;
 	if (td_need(q, end, 10, "magic", err) || memcmp(q, magic, 10))
 		return kmt_errf(err, EBADMSG, "its tracing data has no magic");
 	q += 10;
