@@ -572,20 +572,8 @@ int cmd_flame(int argc, char **argv)
 		return KMF_EXIT_FAIL;
 	}
 	kmf_note_coverage(&t);
-	fl.sym = &st;
-	if (o.vmlinux) {
-		if (kmt_vmlinux_open(&vm, o.vmlinux, &t, &err)) {
-			kmf_error("%s", err.msg);
-			goto out;
-		}
-		fl.sym = &vm.st;
-	} else if (kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len)) {
-		kmf_error("out of memory");
+	if (kmf_symbols(&t, o.path, o.vmlinux, o.raw_ip, &st, &vm, &fl.sym))
 		goto out;
-	} else if (!st.nr && !o.raw_ip) {
-		kmf_warn("%s has no kallsyms: frames are addresses (--vmlinux names them)",
-			 o.path);
-	}
 	ret = kmt_slab_analyze_stacks(&t, o.start, o.end, fl.sym, &s, &err);
 	if (ret) {
 		kmf_error("%s: %s", o.path, err.msg);

@@ -240,20 +240,8 @@ static int open_series(struct series *sr, const char *path,
 	}
 	sr->open = true;
 	kmf_note_coverage(&sr->t);
-	sr->sym = &sr->st;
-	if (o->vmlinux) {
-		if (kmt_vmlinux_open(&sr->vm, o->vmlinux, &sr->t, &err)) {
-			kmf_error("%s", err.msg);
-			return -1;
-		}
-		sr->sym = &sr->vm.st;
-	} else if (kmt_symtab_load(&sr->st, sr->t.kallsyms, sr->t.kallsyms_len)) {
-		kmf_error("out of memory");
+	if (kmf_symbols(&sr->t, path, o->vmlinux, o->raw_ip, &sr->st, &sr->vm, &sr->sym))
 		return -1;
-	} else if (!sr->st.nr && !o->raw_ip) {
-		kmf_warn("%s has no kallsyms: callers are shown as addresses (--vmlinux names them)",
-			 path);
-	}
 	if (kmt_slab_analyze_range(&sr->t, 0, o->end, false, sr->sym, &sr->s, &err)) {
 		kmf_error("%s: %s", path, err.msg);
 		return -1;

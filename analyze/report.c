@@ -155,6 +155,35 @@ int kmt_parse_range(const char *s, uint64_t *start, uint64_t *end)
 	return comma == s && !comma[1] ? -EINVAL : 0;
 }
 
+int kmf_symbols(const struct kmt_trace *t, const char *path, const char *vmlinux,
+		bool raw_ip, struct kmt_symtab *st, struct kmt_vmlinux *vm,
+		const struct kmt_symtab **sym)
+{
+	struct kmt_err err = { "" };
+	char bid[129];
+
+	*sym = st;
+	if (vmlinux) {
+		if (kmt_vmlinux_open(vm, vmlinux, t, &err)) {
+			kmf_error("%s", err.msg);
+			return -1;
+		}
+		if (!kmt_trace_meta(t, "build_id", bid, sizeof(bid)) || !bid[0])
+			kmf_warn("%s has no build-id: cannot check that %s is the recording kernel",
+				 path, vmlinux);
+		if (!vm->dwarf)
+			kmf_warn("%s has no debug info: no file:line", vmlinux);
+		*sym = &vm->st;
+	} else if (kmt_symtab_load(st, t->kallsyms, t->kallsyms_len)) {
+		kmf_error("out of memory");
+		return -1;
+	} else if (!st->nr && !raw_ip) {
+		kmf_warn("%s has no kallsyms: callsites are printed as addresses (--vmlinux names them)",
+			 path);
+	}
+	return 0;
+}
+
 int kmf_time_option(bool at, const char *arg, uint64_t *start, uint64_t *end)
 {
 	if (at) {
@@ -892,7 +921,6 @@ int cmd_report(int argc, char **argv)
 	struct kmt_vmlinux vm = { .fd = -1 };
 	const struct kmt_symtab *sym = &st;
 	struct kmt_err err = { "" };
-	char bid[129];
 	int ret, status = KMF_EXIT_FAIL;
 
 	ret = parse_args(argc, argv, &o);
@@ -905,24 +933,8 @@ int cmd_report(int argc, char **argv)
 	}
 	kmf_note_coverage(&t);
 	memset(&s, 0, sizeof(s));
-	if (o.vmlinux) {
-		if (kmt_vmlinux_open(&vm, o.vmlinux, &t, &err)) {
-			kmf_error("%s", err.msg);
-			goto out;
-		}
-		if (!kmt_trace_meta(&t, "build_id", bid, sizeof(bid)) || !bid[0])
-			kmf_warn("%s has no build-id: cannot check that %s is the recording kernel",
-				 o.path, o.vmlinux);
-		if (!vm.dwarf)
-			kmf_warn("%s has no debug info: no file:line", o.vmlinux);
-		sym = &vm.st;
-	} else if (kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len)) {
-		kmf_error("out of memory");
+	if (kmf_symbols(&t, o.path, o.vmlinux, o.raw_ip, &st, &vm, &sym))
 		goto out;
-	} else if (!st.nr && !o.raw_ip) {
-		kmf_warn("%s has no kallsyms: callsites are printed as addresses (--vmlinux names them)",
-			 o.path);
-	}
 	if (o.footprint) {
 		if (kmt_report_footprint(&t, sym, &o, o.path, &err))
 			kmf_error("%s", err.msg);

@@ -48,6 +48,17 @@ int kmt_parse_range(const char *s, uint64_t *start, uint64_t *end);
  */
 int kmf_time_option(bool at, const char *arg, uint64_t *start, uint64_t *end);
 
+/*
+ * The CLI's names for @t's addresses: @vmlinux's (opened into @vm, its
+ * build-id checked against the trace's), or else the trace's kallsyms
+ * (loaded into @st).  Prints its errors and warnings; 0 with *sym set,
+ * or -1.
+ */
+struct kmt_vmlinux;
+int kmf_symbols(const struct kmt_trace *t, const char *path, const char *vmlinux,
+		bool raw_ip, struct kmt_symtab *st, struct kmt_vmlinux *vm,
+		const struct kmt_symtab **sym);
+
 /* --window: the flight recorder's window up to its trigger. */
 #define KMT_WINDOW_BEGINS	16
 struct kmt_window {
