@@ -834,10 +834,23 @@ static void draw_phases(struct plot *pl)
 			s->phases[i + 1].start : s->last_ts;
 		double xa, xb;
 
-		if (end <= a->x0 || start >= a->x1)
-			continue;	/* none of it on the axis */
+		/*
+		 * Not on the axis.  A phase of no length stays if it is
+		 * within the axis or at time 0: before the clock runs (a
+		 * TSC that PIT calibration could not measure keeps
+		 * local_clock() at 0 past the console level) whole phases
+		 * happen at time 0, and they still hold memory.  At the
+		 * ends of a --time range it is only where the range cut.
+		 */
+		if (start < end ? end <= a->x0 || start >= a->x1 :
+		    start && (start <= a->x0 || start >= a->x1))
+			continue;
 		xa = fx(a, start);
 		xb = fx(a, end);
+		if (xb - xa < 2) {	/* something to hover */
+			xb = xa + 2 <= a->x + a->w ? xa + 2 : a->x + a->w;
+			xa = xb - 2;
+		}
 		phase_name(p, name, sizeof(name));
 		secs(start, t0, sizeof(t0));
 		secs(end, t1, sizeof(t1));
@@ -845,10 +858,11 @@ static void draw_phases(struct plot *pl)
 		exact(p->st.slab_retained + p->st.page_retained, kept, sizeof(kept));
 		snprintf(tip, sizeof(tip),
 			 "%s%s%s: %s to %s\nallocated %s: slab %" PRIu64 ", pages %" PRIu64
-			 "\nstill held at the end %s",
+			 "\nstill held at the end %s%s",
 			 p->exec ? "pid 1 exec " : i ? "initcall level " : "", name,
 			 !p->exec && !i ? ", before the first initcall level" : "",
-			 t0, t1, al, p->st.slab_alloc, p->st.page_alloc, kept);
+			 t0, t1, al, p->st.slab_alloc, p->st.page_alloc, kept,
+			 !end ? "\n(the kernel's clock was not running yet)" : "");
 		fprintf(pl->f, "<g class=\"phase\" data-phase=\"");
 		kmt_svg_esc(pl->f, name);
 		fprintf(pl->f, "\" data-start=\"%" PRIu64 "\" data-end=\"%" PRIu64

@@ -55,6 +55,27 @@ test_expect_success 'plot: kinds, phases and callers with the bytes worked out b
 	test_cmp "$TEST_DIR/expect/plot.values" got
 '
 
+test_expect_success 'plot: phases before the clock ran are drawn and named, though of no length' '
+	"$MKTRACE" plot-noclock t.kmt &&
+	"$KMF" plot -o t.svg t.kmt 2> err &&
+	test ! -s err &&
+	$SVGCHECK render t.svg &&
+	$SVGCHECK values t.svg | grep "^phase" > got &&
+	cat > want <<-\EOF &&
+	phase early start=0 end=0 alloc=0 held=0 label=-
+	phase console start=0 end=1000000 alloc=4096 held=4096 label=console
+	phase core start=1000000 end=2000000 alloc=1048576 held=1048576 label=core
+	phase device start=2000000 end=3000000 alloc=16384 held=8192 label=device
+	phase /init start=3000000 end=4000000 alloc=262144 held=262144 label=/init
+	EOF
+	test_cmp want got &&
+	grep -c "the kernel&apos;s clock was not running yet\|the kernel'"'"'s clock was not running yet" t.svg > n &&
+	test "$(cat n)" = 1 &&
+	"$KMF" report --phase t.kmt > rep &&
+	grep -q "^ early (0.000000) " rep &&
+	grep -q "^ level console (0.000000) " rep
+'
+
 test_expect_success 'plot: a column'"'"'s tooltip has the exact bytes of each kind and caller' '
 	"$MKTRACE" plot t.kmt &&
 	"$KMF" plot -o t.svg t.kmt &&

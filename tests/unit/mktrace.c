@@ -284,9 +284,11 @@ static void phases(struct kb *b)
  * level (512 KiB in the base); dev_probe allocates 64 objects of 256
  * bytes at device level and frees 32; after /init, vmap_user's 256 KiB
  * vmalloc area and its 64 pages (not in the base).  One CPU, so the
- * recorder's buffers are 64 x 4 KiB.
+ * recorder's buffers are 64 x 4 KiB.  "plot-noclock" is the boot whose
+ * clock had not started by the console level (the TSC not calibrated):
+ * early_table_init's kmalloc and the console level are at time 0.
  */
-static void plot_boot(struct kb *b, bool base)
+static void plot_boot(struct kb *b, bool base, bool noclock)
 {
 	static const uint64_t core[] = { T(0x5010), T(0x2020), T(0x6200) };
 	static const uint64_t vmap[] = { T(0x5010), T(0x4040) };
@@ -303,8 +305,10 @@ static void plot_boot(struct kb *b, bool base)
 	kb_memblock(b, 0, 0, KMT_MB_ADD, 0, 64 << 20, -1, 0, T(0x6100), "");
 	kb_memblock(b, 0, 0, KMT_MB_RESERVE, 16 << 20, 2 << 20, -1, 0, T(0x6010), "");
 	kb_cache_def(b, 0, 10, 1, 256, 256, 8, "dev_cache");
-	kb_kmalloc(b, 0, 100000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 4000, 4096,
-		   0xcc0, -1);
+	if (noclock)
+		kb_initcall_level(b, 0, 0, "console");
+	kb_kmalloc(b, 0, noclock ? 0 : 100000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000),
+		   4000, 4096, 0xcc0, -1);
 	kb_initcall_level(b, 0, 1000000, "core");
 	kb_page_alloc_stack(b, 0, 1500000, KMT_CTX_TASK, 1, 0x10001, base ? 7 : 8,
 			    0xcc0, 0, core, 3);
@@ -534,9 +538,10 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
-	if (argc == 3 && (!strcmp(argv[1], "plot") || !strcmp(argv[1], "plot-base"))) {
+	if (argc == 3 && (!strcmp(argv[1], "plot") || !strcmp(argv[1], "plot-base") ||
+			  !strcmp(argv[1], "plot-noclock"))) {
 		b = kb_new(1, 4096);
-		plot_boot(b, !strcmp(argv[1], "plot-base"));
+		plot_boot(b, !strcmp(argv[1], "plot-base"), !strcmp(argv[1], "plot-noclock"));
 		ret = kb_write(b, argv[2]);
 		kb_free(b);
 		return ret ? 1 : 0;
@@ -605,7 +610,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms FILE\n"
 			"       mktrace tracefs|debugfs|hotplug DIR\n"
 			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown|memblock FILE\n"
-			"       mktrace diff-base|diff-new|plot|plot-base FILE\n"
+			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock FILE\n"
 			"       mktrace big N FILE\n"
 			"       mktrace split|split-gap|split-dup DIR SPOOL\n");
 		return 2;
