@@ -55,12 +55,16 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/stacktrace.h>
+#include <linux/suspend.h>
 #include <linux/tracefs.h>
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
 #include <linux/wait.h>
 #include <asm/local.h>
 #include <asm/sections.h>
+#ifdef CONFIG_X86_TSC
+#include <asm/timer.h>
+#endif
 /* not self-contained: after linux/mm.h */
 #include <linux/compaction.h>
 
@@ -110,8 +114,13 @@ struct kmt_cpu {
 	local_t		overwritten;	/* flight mode: events of reused sub-buffers */
 	local_t		reusing;	/* a writer is reusing the oldest one */
 	u64		last_ts;
-	u32		pid;		/* of the last record with a pid ... */
-	u32		pid_seq;	/* ... in this sub-buffer, U32_MAX: none */
+	bool		tsc;		/* local_clock() is tsc_offset + TSC scaled */
+	u8		tsc_shift;	/* ns = cycles * tsc_mul >> tsc_shift */
+	u8		tsc_lshift;	/* 32 - tsc_shift */
+	u32		tsc_mul;
+	u64		tsc_offset;
+	/* the pid of the last record with one, and its sub-buffer's seq << 32 */
+	u64		pid_key;	/* U64_MAX: none in this sub-buffer */
 	unsigned int	consumed;	/* next sequence number to read */
 	bool		waiting;
 	unsigned long	open;		/* bit 0: the data file is open */
@@ -227,8 +236,9 @@ early_param("kmemtrace.page_stack", kmt_parse_page_stack);
 #define KMT_DMAP32_LIMIT	((u64)KMT_DMAP32_NULL << 3)
 
 /*
- * Whether values fit their slots, as bools to combine with '&': one
- * branch for all the fields of a record.
+ * Whether values fit their slots.  The probes test them with '||', a
+ * branch each that is never taken: fewer instructions than combining
+ * the bools, and as cheap to predict.
  */
 static __always_inline bool kmt_below(u64 v, u64 limit)
 {
@@ -246,9 +256,10 @@ static __always_inline s64 kmt_text_off(unsigned long addr)
 	return (s64)(addr - (unsigned long)_stext);
 }
 
+/* S32_MIN + 1 .. S32_MAX: S32_MIN is the escape */
 static __always_inline bool kmt_text_fits(s64 off)
 {
-	return off == (s32)off && off != S32_MIN;
+	return (u64)(off + S32_MAX) < U32_MAX;
 }
 
 static __always_inline u64 kmt_dmap_off(const void *ptr)
@@ -258,7 +269,7 @@ static __always_inline u64 kmt_dmap_off(const void *ptr)
 
 static __always_inline bool kmt_dmap_fits(u64 off)
 {
-	return !(off & 7) & kmt_below(off, KMT_DMAP32_LIMIT);
+	return !(off & 7) && kmt_below(off, KMT_DMAP32_LIMIT);
 }
 
 /* Bytes of the LEB128 form of @v: one, and one per 7 bits above 7; no loop. */
@@ -288,6 +299,101 @@ static __always_inline u64 kmt_state(u64 ts, unsigned int seq, unsigned int pos)
 {
 	return (ts << 32) | ((u64)(seq & KMT_SEQ_MASK) << KMT_POS_BITS) | pos;
 }
+
+/*
+ * The time of a record: local_clock().  That costs some 40 instructions,
+ * most of them calls and the sched_clock latch around the TSC read.  When
+ * sched_clock is the TSC and stable, local_clock() is this CPU's cyc2ns
+ * scale of the TSC plus __sched_clock_offset: each CPU keeps a copy of
+ * both, taken when it opens a sub-buffer, and scales the TSC itself (as
+ * arch_perf_update_userpage() hands them to perf's readers).  A scale
+ * that changes (the TSC's refined calibration, once), or a TSC found
+ * unstable, reaches the copy at the next sub-buffer; record times never
+ * decrease on a CPU whatever the clock does (kmt_reserve_at()).
+ */
+static __always_inline u64 kmt_clock(struct kmt_cpu *cb)
+{
+#ifdef CONFIG_X86_TSC
+	u64 tsc;
+
+	/*
+	 * cycles * mul >> shift as two 64-bit products, of the TSC's low
+	 * and high halves (a 128-bit product would make the probes realign
+	 * their stack): the same nanoseconds, the high half's exact.
+	 */
+	if (likely(READ_ONCE(cb->tsc))) {
+		tsc = rdtsc();
+		return cb->tsc_offset +
+		       (mul_u32_u32(tsc, cb->tsc_mul) >> cb->tsc_shift) +
+		       (mul_u32_u32(tsc >> 32, cb->tsc_mul) << cb->tsc_lshift);
+	}
+#endif
+	return local_clock();
+}
+
+/*
+ * Take this CPU's copy of the clock's scale, on its CPU.  A writer that
+ * interrupts the update sees ->tsc false and reads local_clock(); one
+ * that the update interrupted between its reads of the copy has its
+ * reservation fail (the update came with a record), and reads again.
+ */
+static void kmt_clock_update(struct kmt_cpu *cb)
+{
+#ifdef CONFIG_X86_TSC
+	struct cyc2ns_data d = { };
+	bool tsc = using_native_sched_clock() && sched_clock_stable();
+	u64 offset = 0;
+
+	if (tsc) {
+		cyc2ns_read_begin(&d);
+		cyc2ns_read_end();
+		/* the high half's shift left must not be negative */
+		tsc = d.cyc2ns_shift <= 32;
+		offset = d.cyc2ns_offset + __sched_clock_offset;
+	}
+	if (tsc == cb->tsc && (!tsc || (d.cyc2ns_mul == cb->tsc_mul &&
+					d.cyc2ns_shift == cb->tsc_shift &&
+					offset == cb->tsc_offset)))
+		return;
+	WRITE_ONCE(cb->tsc, false);
+	if (!tsc)
+		return;
+	barrier();
+	cb->tsc_mul = d.cyc2ns_mul;
+	cb->tsc_shift = d.cyc2ns_shift;
+	cb->tsc_lshift = 32 - d.cyc2ns_shift;
+	cb->tsc_offset = offset;
+	barrier();
+	WRITE_ONCE(cb->tsc, tsc);
+#endif
+}
+
+/*
+ * Drop this CPU's copy: local_clock() until it opens a sub-buffer.  Not
+ * a new copy here: a writer this interrupts may be reading the old one.
+ */
+static void kmt_clock_drop(void *unused)
+{
+	WRITE_ONCE(this_cpu_ptr(&kmt_cpu_buf)->tsc, false);
+}
+
+/*
+ * After a resume the TSC may have started from 0 again, and sched_clock's
+ * offset followed it.  Until every CPU dropped its copy, record times
+ * stand still (kmt_reserve_at()), for as long as resuming takes.
+ */
+static int kmt_pm_notify(struct notifier_block *nb, unsigned long action,
+			 void *unused)
+{
+	if (action == PM_POST_SUSPEND || action == PM_POST_HIBERNATION ||
+	    action == PM_POST_RESTORE)
+		on_each_cpu(kmt_clock_drop, NULL, 1);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kmt_pm_nb = {
+	.notifier_call = kmt_pm_notify,
+};
 
 static void kmt_close_slot(struct kmt_cpu *cb, unsigned int seq, unsigned int pos)
 {
@@ -319,7 +425,8 @@ static noinline u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq,
 	if (pos != KMT_POS_CLOSED)
 		kmt_close_slot(cb, old_seq, pos);
 	/* Pids restart in every sub-buffer. */
-	WRITE_ONCE(cb->pid_seq, U32_MAX);
+	WRITE_ONCE(cb->pid_key, U64_MAX);
+	kmt_clock_update(cb);
 	/*
 	 * No h->size: kmt_close_slot() sets it, and an interrupt that fills
 	 * this sub-buffer before we get here may already have closed it.
@@ -456,7 +563,7 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 	else
 		ctx = interrupt_context_level();
 	for (;;) {
-		ts = at == KMT_NOW ? local_clock() : at;
+		ts = at == KMT_NOW ? kmt_clock(cb) : at;
 		last_ts = READ_ONCE(cb->last_ts);
 		/*
 		 * local_clock() can step back on a CPU: the TSC's refined
@@ -469,7 +576,7 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 		pos = old & KMT_POS_MASK;
 		seq = (old >> KMT_POS_BITS) & KMT_SEQ_MASK;
 		need_pid = ctx == KMT_CTX_TASK &&
-			   (pid != cb->pid || seq != READ_ONCE(cb->pid_seq));
+			   ((u64)seq << 32 | pid) != READ_ONCE(cb->pid_key);
 		/*
 		 * last_ts may lag the state's time by a nested record: then
 		 * the gap is overestimated, and the time merely absolute.
@@ -535,8 +642,7 @@ write:
 	if (need_pid) {
 		put_unaligned_le32(pid, p);
 		p += 4;
-		cb->pid = pid;
-		WRITE_ONCE(cb->pid_seq, seq & KMT_SEQ_MASK);
+		WRITE_ONCE(cb->pid_key, (u64)(seq & KMT_SEQ_MASK) << 32 | pid);
 	}
 	r->p = p;
 	return true;
@@ -924,38 +1030,40 @@ static void kmt_emit_wrappers(void)
 /* ---- probes ----------------------------------------------------------- */
 
 /*
- * The hot probes write their fixed layout with plain stores; the checks
- * that every value fits are a few instructions.  A 3-byte GFP slot is
- * written with the byte after it, which the next field overwrites.
+ * The hot probes write their fixed layout with plain stores, its fields
+ * packed into little-endian words where they can; the checks that every
+ * value fits are a few instructions.
  */
 static void kmt_probe_kmalloc(void *data, unsigned long call_site,
 			      const void *ptr, size_t bytes_req,
 			      size_t bytes_alloc, gfp_t gfp_flags, int node)
 {
-	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	u32 gfp = (__force u32)gfp_flags;
 	size_t slack = bytes_alloc - bytes_req;
 	s64 cs = kmt_text_off(call_site);
 	u64 off = kmt_dmap_off(ptr);
+	struct kmt_cpu *cb;
 	struct kmt_rsv r;
+	u64 w0, w1;
 
-	if (unlikely(!(kmt_text_fits(cs) & kmt_dmap_fits(off) &
-		       kmt_below(bytes_req, 0xffff) & kmt_below(slack, 0xffff) &
-		       kmt_below(gfp, 0xffffff) & kmt_s8_fits(node) &
-		       !kmt_maybe_wrapped(cs)))) {
+	/* both sizes below 0xffff, or the general path: it writes the same */
+	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) ||
+		     (bytes_req | slack) >= 0xffff || gfp >= 0xffffff ||
+		     !kmt_s8_fits(node) || kmt_maybe_wrapped(cs))) {
 		u64 v[6] = { call_site, (unsigned long)ptr, bytes_req, slack,
 			     gfp, (s64)node };
 
 		kmt_record_alloc(KMT_EV_KMALLOC, kmt_enc_kmalloc, v, 6);
 		return;
 	}
+	/* the layout's fields, little endian, as two words */
+	w0 = (u32)cs | off >> 3 << 32;
+	w1 = bytes_req | slack << 16 | (u64)(gfp | (u32)node << 24) << 32;
+	cb = this_cpu_ptr(&kmt_cpu_buf);
 	if (!kmt_reserve(cb, KMT_EV_KMALLOC, 16, &r))
 		return;
-	put_unaligned_le32(cs, r.p);
-	put_unaligned_le32(off >> 3, r.p + 4);
-	put_unaligned_le16(bytes_req, r.p + 8);
-	put_unaligned_le16(slack, r.p + 10);
-	put_unaligned_le32(gfp | (u32)node << 24, r.p + 12);
+	put_unaligned_le64(w0, r.p);
+	put_unaligned_le64(w1, r.p + 8);
 	kmt_commit(cb, &r);
 }
 
@@ -970,9 +1078,9 @@ static void kmt_probe_cache_alloc(void *data, unsigned long call_site,
 	u64 off = kmt_dmap_off(ptr);
 	struct kmt_rsv r;
 
-	if (unlikely(!(kmt_text_fits(cs) & kmt_dmap_fits(off) &
-		       kmt_below(id, 0xffff) & kmt_below(gfp, 0xffffff) &
-		       kmt_s8_fits(node) & !kmt_maybe_wrapped(cs)))) {
+	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) ||
+		     id >= 0xffff || gfp >= 0xffffff || !kmt_s8_fits(node) ||
+		     kmt_maybe_wrapped(cs))) {
 		u64 v[5] = { call_site, (unsigned long)ptr, id, gfp, (s64)node };
 
 		kmt_record_alloc(KMT_EV_CACHE_ALLOC, kmt_enc_cache_alloc, v, 5);
@@ -980,8 +1088,7 @@ static void kmt_probe_cache_alloc(void *data, unsigned long call_site,
 	}
 	if (!kmt_reserve(cb, KMT_EV_CACHE_ALLOC, 14, &r))
 		return;
-	put_unaligned_le32(cs, r.p);
-	put_unaligned_le32(off >> 3, r.p + 4);
+	put_unaligned_le64((u32)cs | off >> 3 << 32, r.p);
 	put_unaligned_le16(id, r.p + 8);
 	put_unaligned_le32(gfp | (u32)node << 24, r.p + 10);
 	kmt_commit(cb, &r);
@@ -996,8 +1103,7 @@ static __always_inline void kmt_free(u8 type, unsigned long call_site,
 	u64 off = kmt_dmap_off(ptr);
 	struct kmt_rsv r;
 
-	if (unlikely(!(kmt_text_fits(cs) & kmt_dmap_fits(off) &
-		       kmt_below(id, 0xffff)))) {
+	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) || id >= 0xffff)) {
 		u64 v[3] = { call_site, (unsigned long)ptr, id };
 
 		kmt_record_fields(type, kmt_enc_free, v,
@@ -1006,8 +1112,7 @@ static __always_inline void kmt_free(u8 type, unsigned long call_site,
 	}
 	if (!kmt_reserve(cb, type, plen, &r))
 		return;
-	put_unaligned_le32(cs, r.p);
-	put_unaligned_le32(off >> 3, r.p + 4);
+	put_unaligned_le64((u32)cs | off >> 3 << 32, r.p);
 	if (type != KMT_EV_KFREE)
 		put_unaligned_le16(id, r.p + 8);
 	kmt_commit(cb, &r);
@@ -1107,19 +1212,17 @@ static void kmt_probe_page_alloc(void *data, struct page *page,
 	struct kmt_cpu *cb;
 	struct kmt_rsv r;
 
-	if (unlikely(!(!kmt_page_stack & kmt_below(pfn1, 0xffffffff) &
-		       kmt_below(order, 0xff) & kmt_below(gfp, 0xffffff) &
-		       kmt_s8_fits(migratetype)))) {
+	if (unlikely(kmt_page_stack || pfn1 >= 0xffffffff || order >= 0xff ||
+		     gfp >= 0xffffff || !kmt_s8_fits(migratetype))) {
 		kmt_page_alloc_fields(pfn1, order, gfp, migratetype);
 		return;
 	}
 	cb = this_cpu_ptr(&kmt_cpu_buf);
 	if (!kmt_reserve(cb, KMT_EV_PAGE_ALLOC, 10, &r))
 		return;
-	put_unaligned_le32(pfn1, r.p);
-	r.p[4] = order;
-	put_unaligned_le32(gfp | (u32)migratetype << 24, r.p + 5);
-	r.p[9] = 0;	/* no stack */
+	/* pfn1, order, GFP; migratetype and an empty stack */
+	put_unaligned_le64(pfn1 | (u64)order << 32 | (u64)gfp << 40, r.p);
+	put_unaligned_le16((u8)migratetype, r.p + 8);
 	kmt_commit(cb, &r);
 }
 
@@ -1139,7 +1242,7 @@ static __always_inline void kmt_page_free(u8 type, struct page *page,
 	u64 pfn1 = kmt_pfn1(page);
 	struct kmt_rsv r;
 
-	if (unlikely(!(kmt_below(pfn1, 0xffffffff) & kmt_below(order, 0xff)))) {
+	if (unlikely(pfn1 >= 0xffffffff || order >= 0xff)) {
 		u64 v[2] = { pfn1, order };
 
 		kmt_record_fields(type, kmt_enc_page, v,
@@ -2108,7 +2211,7 @@ static void kmt_reset_cpu(struct kmt_cpu *cb, int cpu, bool buffer)
 	cb->cpu = cpu;
 	cb->consumed = buffer ? 0 : (KMT_SEQ_MASK - kmt_nr_subbufs) & KMT_SEQ_MASK;
 	WRITE_ONCE(cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
-	cb->pid_seq = U32_MAX;
+	cb->pid_key = U64_MAX;
 	cb->last_ts = local_clock();
 }
 
@@ -2223,6 +2326,8 @@ static int kmt_cpu_dead(unsigned int cpu)
 
 	if (cb->subbuf)
 		kmt_flush_cpu(cb);
+	/* Its TSC may not go on from here: local_clock() until it opens one. */
+	WRITE_ONCE(cb->tsc, false);
 	return 0;
 }
 
@@ -2247,6 +2352,7 @@ static int kmt_setup_buffers(void)
 		return -ENOMEM;
 	}
 	kmt_cpuhp_state = ret;
+	register_pm_notifier(&kmt_pm_nb);
 	WRITE_ONCE(kmt_allocated, true);
 	return 0;
 }
