@@ -267,6 +267,12 @@ static __always_inline u64 kmt_dmap_off(const void *ptr)
 	return (unsigned long)ptr - PAGE_OFFSET;
 }
 
+/* A TEXT32 call site and a DMAP32 pointer that fit, as one word. */
+static __always_inline u64 kmt_site_ptr(s64 cs, u64 off)
+{
+	return (u32)cs | off >> 3 << 32;
+}
+
 static __always_inline bool kmt_dmap_fits(u64 off)
 {
 	return !(off & 7) && kmt_below(off, KMT_DMAP32_LIMIT);
@@ -1057,7 +1063,7 @@ static void kmt_probe_kmalloc(void *data, unsigned long call_site,
 		return;
 	}
 	/* the layout's fields, little endian, as two words */
-	w0 = (u32)cs | off >> 3 << 32;
+	w0 = kmt_site_ptr(cs, off);
 	w1 = bytes_req | slack << 16 | (u64)(gfp | (u32)node << 24) << 32;
 	cb = this_cpu_ptr(&kmt_cpu_buf);
 	if (!kmt_reserve(cb, KMT_EV_KMALLOC, 16, &r))
@@ -1088,7 +1094,7 @@ static void kmt_probe_cache_alloc(void *data, unsigned long call_site,
 	}
 	if (!kmt_reserve(cb, KMT_EV_CACHE_ALLOC, 14, &r))
 		return;
-	put_unaligned_le64((u32)cs | off >> 3 << 32, r.p);
+	put_unaligned_le64(kmt_site_ptr(cs, off), r.p);
 	put_unaligned_le16(id, r.p + 8);
 	put_unaligned_le32(gfp | (u32)node << 24, r.p + 10);
 	kmt_commit(cb, &r);
@@ -1112,7 +1118,7 @@ static __always_inline void kmt_free(u8 type, unsigned long call_site,
 	}
 	if (!kmt_reserve(cb, type, plen, &r))
 		return;
-	put_unaligned_le64((u32)cs | off >> 3 << 32, r.p);
+	put_unaligned_le64(kmt_site_ptr(cs, off), r.p);
 	if (type != KMT_EV_KFREE)
 		put_unaligned_le16(id, r.p + 8);
 	kmt_commit(cb, &r);
