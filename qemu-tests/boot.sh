@@ -62,7 +62,9 @@ chmod 1777 "$root/tmp"
 chmod 0755 "$root"
 cp /bin/busybox "$root/bin/busybox"
 [ -z "$hook" ] || install -m 0755 "$hook" "$root/bin/kmf-hook"
-cp "$tool" "$root/bin/kmemflight"
+# stripped, as a package installs it: its debug information would be
+# tmpfs pages the boot keeps, and grow with every line of the tool
+strip -o "$root/bin/kmemflight" "$tool"
 for bin in $bins; do
 	install -m 0755 "$bin" "$root/bin/$(basename "$bin")"
 done
