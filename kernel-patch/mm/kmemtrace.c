@@ -236,16 +236,10 @@ early_param("kmemtrace.page_stack", kmt_parse_page_stack);
 #define KMT_DMAP32_LIMIT	((u64)KMT_DMAP32_NULL << 3)
 
 /*
- * Whether values fit their slots.  The probes test them with '||', a
- * branch each that is never taken: fewer instructions than combining
- * the bools, and as cheap to predict.
+ * Whether values fit their slots: an S8X slot holds -127..127.  The
+ * probes test these with '||', a branch each that is never taken: fewer
+ * instructions than combining the bools, and as cheap to predict.
  */
-static __always_inline bool kmt_below(u64 v, u64 limit)
-{
-	return v < limit;
-}
-
-/* An S8X slot: -127..127. */
 static __always_inline bool kmt_s8_fits(int v)
 {
 	return (unsigned int)(v + 127) < 255;
@@ -275,7 +269,7 @@ static __always_inline u64 kmt_site_ptr(s64 cs, u64 off)
 
 static __always_inline bool kmt_dmap_fits(u64 off)
 {
-	return !(off & 7) && kmt_below(off, KMT_DMAP32_LIMIT);
+	return !(off & 7) && off < KMT_DMAP32_LIMIT;
 }
 
 /* Bytes of the LEB128 form of @v: one, and one per 7 bits above 7; no loop. */
