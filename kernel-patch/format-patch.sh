@@ -47,103 +47,239 @@ maintainers_with() {	# PATTERN: F: lines of the final entry to keep
 	g add -f MAINTAINERS
 }
 
-step() {
-	subject=$1
-	body=$2
-	shift 2
+# mm/kmemtrace/Makefile grows with the series too: each patch adds the
+# objects of the files it creates.
+makefile_with() {	# OBJECTS...: the final Makefile's lines for those objects
+	keep=$(echo "$@" | sed 's/ /|/g')
+	mkdir -p "$work/mm/kmemtrace"
+	grep -E "^#|^\$|^obj-y \+= ($keep)\$" "$full/mm/kmemtrace/Makefile" > "$work/mm/kmemtrace/Makefile"
+	g add -f mm/kmemtrace/Makefile
+}
+
+add() {	# FILES...: the final version of each
 	for f in "$@"; do
 		mkdir -p "$work/$(dirname "$f")"
 		cp "$full/$f" "$work/$f"
 		g add -f "$f"
 	done
-	g commit -q -s -m "$subject" -m "$body"
+}
+
+edit() {	# PATCH: one of patches/, whole
+	patch -s -p1 -d "$work" < "$here/patches/$1"
+	g add -f -A .
+}
+
+commit() {	# SUBJECT BODY
+	g commit -q -s -m "$1" -m "$2"
 }
 
 maintainers_with "uapi/linux/kmemtrace.h|trace/kmemtrace"
-step "kmemtrace: add the trace format" \
+add include/uapi/linux/kmemtrace.h Documentation/trace/kmemtrace-format.rst
+commit "kmemtrace: add the trace format" \
 "Define the kmemtrace record, sub-buffer and file format in one uapi
-header shared by the kernel recorder and user space, and specify it.
-Records are a one-byte header, a LEB128 time delta and LEB128 fields,
-so they are compact and read the same on every architecture; the
-recorder describes its own record layouts so that readers need no
-compiled-in knowledge of them." \
-	include/uapi/linux/kmemtrace.h Documentation/trace/kmemtrace-format.rst
+header shared by the kernel recorder and user space, and specify it in
+Documentation/trace/kmemtrace-format.rst.
 
-maintainers_with "kmemtrace[.]|trace/kmemtrace"
-step "mm: add kmemtrace, a boot-time kernel memory flight recorder" \
-"Record the kmem tracepoints from right after kmem_cache_init(), long
-before trace_init(), into per-CPU buffers that the kernel owns until
-user space reads them through tracefs, so no process context is needed.
-The boot CPU's buffer is allocated before the probes attach, every other
-CPU's by a CPU hotplug prepare callback before that CPU runs: CPUs that
-never come up cost nothing, and one that goes offline keeps its buffer
-until it is read.  tracefs, not debugfs, so that a kernel locked down in
-integrity mode (Secure Boot) can still be read.
+A record is a header byte (event type, context, whether a pid follows),
+a 16-bit time delta from the record before it (or an escape and the
+absolute time), the pid when it changed, and the event's fields, each
+at a fixed width given by its encoding: 8, 16, 24 or 32 bits, a kernel
+text address as a 32-bit offset from _stext, a direct-map pointer as a
+32-bit count of 8-byte units from PAGE_OFFSET.  A value too wide for
+its slot writes the slot's escape and the full value after it, so any
+value can be recorded.  This is ABI 2; ABI 1 wrote LEB128 varints, and
+the format keeps its encodings so that readers still read it.
 
-Writers reserve space with a single local64 cmpxchg, so an IRQ or NMI
-that nests inside a write simply retries; records are encoded straight
-into the buffer.  When the buffers are full the earliest events are
-kept and every drop is counted per CPU.  kmem_cache events carry a
-small cache id; the name and sizes reach the trace once per cache.
+Records go into sub-buffers with a fixed header (magic, CPU, sequence
+number, base time, the CPU's count of lost events), written per CPU and
+read whole.  The recorder describes itself: its ABI version, word size,
+page size, bases, and the layout of every event type, field by field,
+so that a reader needs no compiled-in knowledge of the layouts."
+
+maintainers_with "include|mm/kmemtrace/|trace/kmemtrace"
+edit mm-Kconfig.debug.patch
+add include/linux/kmemtrace.h mm/kmemtrace/internal.h mm/kmemtrace/buffer.h \
+	mm/kmemtrace/buffer.c
+makefile_with buffer.o
+commit "mm: kmemtrace: per-CPU buffers that the kernel owns" \
+"kmemtrace records the kmem tracepoints from right after
+kmem_cache_init(), long before trace_init(), into per-CPU buffers that
+the kernel owns until user space reads them: no process context is
+needed to record.  This patch adds the buffers and the option; nothing
+builds them until the recorder is hooked into mm at the end of the
+series.
+
+Each CPU's buffer is a ring of sub-buffers.  A writer reserves space
+with one CPU-local cmpxchg on a state word that holds the write
+position, the current sub-buffer and the low half of the last time, so
+an IRQ or NMI that records inside a write simply retries; records are
+written straight into the reserved space, fields at fixed offsets (the
+fast path, inline in buffer.h for the probes), and committed with a
+count per sub-buffer that readers check before they copy it.  When no
+sub-buffer is free, boot mode drops the event and counts it, keeping
+the earliest events; flight mode (added later) reuses the oldest.
+
+The time is local_clock().  On x86 with a stable TSC as sched_clock,
+each CPU scales the TSC itself with a copy of its cyc2ns scale and
+offset, taken when it opens a sub-buffer and dropped after a resume;
+record times never decrease on a CPU.
+
+The general path writes any record field by field, escaping values
+too wide for their slot: for the rare events, and for the hot ones
+whose values do not fit their fast path."
+
+add mm/kmemtrace/probes.c
+edit mm-slab.h.patch
+makefile_with buffer.o probes.o
+commit "mm: kmemtrace: record the slab and page allocators" \
+"Probes on the kmem tracepoints (kmalloc, kmem_cache_alloc, kfree,
+kmem_cache_free, mm_page_alloc, mm_page_free, mm_page_free_batched)
+write their fixed layouts with a few plain stores; BUILD_BUG_ON()s tie
+their sizes and encodings to the layouts of the uapi header.
+kmem_cache events carry a small cache id (a field of struct
+kmem_cache); the name and sizes reach the trace once per cache.
 
 No kmem tracepoint fires for kmem_cache_alloc_bulk(),
 kmem_cache_free_bulk() and kfree_bulk(), through which kfree_rcu() and
-the maple tree free: two hooks there, behind a static key that is on
-only while the recorder records, take each object as an event.  So
-does a third in alloc_pages_bulk() for the pages of vmalloc() and of
-the kernel stacks, which no mm_page_alloc reports.
+the maple tree free, nor for the pages alloc_pages_bulk() takes from
+the per-CPU lists for vmalloc() and the kernel stacks: hooks behind a
+static key that is on only while the recorder records take each object
+and page as an event.  vmalloc() reports each area it maps and vfree()
+each it releases, with the caller vmalloc() was given, so that an
+area's pages are put to the function that asked for them.
 
-memblock reserves the boot memory (the memmap, the per-CPU areas, the
-kernel image, the hash tables) before the recorder can start: memblock
-reports every range it adds, removes, reserves, allocates and frees,
-with the first function outside memblock as the caller, and so do
-memblock_free_late() and free_reserved_area().  Until the recorder
-starts, those events wait in an init-time array sized by
-CONFIG_KMEMTRACE_MEMBLOCK_EARLY; those that do not fit are counted.
-memblock=debug now names that caller for allocations and for
-memblock_free() too, instead of memblock's own functions.
+With kmemtrace.page_stack=N each page allocation carries N return
+addresses: the page tracepoints have no caller."
 
-vmalloc() reports each area it maps and vfree() each it releases, with
-the caller vmalloc() was given, so the pages of an area are put to the
-function that asked for them (alloc_large_system_hash(), a kvmalloc()
-user) instead of to vmalloc's internals.
-
-An allocation made through an out-of-line wrapper (kvmalloc(),
+add mm/kmemtrace/wrappers.c
+makefile_with buffer.o probes.o wrappers.o
+commit "mm: kmemtrace: name the callers behind allocation wrappers" \
+"An allocation made through an out-of-line wrapper (kvmalloc(),
 kstrdup_const(), kasprintf(), mempool_alloc_slab() ...) has the wrapper
 as its call site.  The recorder looks the wrappers up in kallsyms when
-it starts, keeps a bit per 4 KiB of kernel text to spot their call
-sites, and records those allocations with the return addresses out to
-the first frame outside every wrapper.
+it starts, keeps a bit per 4 KiB of kernel text so that the hot probes
+spot their call sites with one test, and records those allocations
+with the return addresses after the call site, out to the first frame
+outside every wrapper: the unwinder stops there."
 
-In flight mode (kmemtrace.mode=flight) a full buffer reuses its oldest
-sub-buffer instead of dropping new events, and counts what it overwrote:
-the buffers hold the latest events for as long as the machine runs.
-Triggers freeze them: the OOM killer choosing a victim, a page or slab
-allocation failure the kernel warns of, a write to tracefs.  The
-trigger writes a record of what happened and sets a flag that every
-CPU's writers test, which is safe with the OOM killer's locks held or
-in an interrupt; poll() on tracefs kmemtrace/frozen wakes the reader
-that saves the window.  While a reader has a CPU's data file open that
-CPU drops instead of overwriting, so that the reader gets a whole
-stream.
+add mm/kmemtrace/early.c
+makefile_with buffer.o probes.o wrappers.o early.o
+commit "mm: kmemtrace: memblock and the pages before the probes" \
+"memblock reserves the boot memory (the memmap, the per-CPU areas, the
+kernel image, the hash tables) from the first lines of setup_arch(),
+before the recorder can start: memblock reports every range it adds,
+removes, reserves, allocates and frees, with the first function
+outside memblock as the caller, and so do memblock_free_late() and
+free_reserved_area().  Until the recorder starts, those events wait in
+an init-time array sized by CONFIG_KMEMTRACE_MEMBLOCK_EARLY; those that
+do not fit are counted.
 
-Off unless booted with kmemtrace.enable=1: the tracepoints and the
-static keys stay disabled and the only cost is an id assigned at cache
-creation." \
-	include/linux/kmemtrace.h mm/kmemtrace.c mm/Kconfig.debug mm/Makefile \
-	mm/memblock.c mm/mm_init.c mm/oom_kill.c mm/page_alloc.c mm/slab.h \
-	mm/slab_common.c mm/slub.c mm/vmalloc.c
+The page allocator works from mem_init() on, the tracepoint probes
+only once registered (registering one allocates): the pages allocated
+in between (the vmalloc area's page tables, the boot caches' slabs)
+wait in a second init-time array, behind a static key that is on only
+until then.  Both go into the trace first, in order, at their own
+times."
+
+add mm/kmemtrace/tasks.c
+makefile_with buffer.o probes.o wrappers.o early.o tasks.o
+commit "mm: kmemtrace: boot phases and tasks" \
+"Mark the boot's phases in the trace: each initcall level, each
+initcall's start and end, and each program pid 1 executes.  And say
+who allocates once user space runs: every task made, renamed,
+executing or moved to another cgroup v2 group, with its parent, its
+command and its cgroup, so that readers put each allocation in its
+process and systemd unit."
+
+add mm/kmemtrace/latency.c
+makefile_with buffer.o probes.o wrappers.o early.o tasks.o latency.o
+commit "mm: kmemtrace: direct reclaim, shrinkers and compaction" \
+"With the reclaim and compaction groups (kmemtrace.events=...,latency)
+the recorder also records the allocations that stall: direct reclaim
+and direct compaction with the allocation behind them (order, GFP
+flags, task, stack), the inactive lists shrunk, each shrinker called
+and what it freed, and the zones compacted."
+
+add mm/kmemtrace/flight.c
+makefile_with buffer.o probes.o wrappers.o early.o tasks.o latency.o flight.o
+commit "mm: kmemtrace: flight mode and its triggers" \
+"In flight mode (kmemtrace.mode=flight) a full buffer reuses its oldest
+sub-buffer instead of dropping new events, and counts what it
+overwrote: the buffers hold the latest events for as long as the
+machine runs.  Triggers freeze them: the OOM killer choosing a victim
+(or a memory cgroup's, off by default), a page or slab allocation
+failure the kernel warns of, a direct reclaim longer than
+kmemtrace.stall_us, a write to tracefs.  The trigger writes a record
+of what happened and sets a flag that every CPU's writers test on
+their slow path, which is safe with the OOM killer's locks held or in
+an interrupt; poll() on tracefs kmemtrace/frozen wakes the reader that
+saves the window."
+
+add mm/kmemtrace/setup.c
+makefile_with buffer.o probes.o wrappers.o early.o tasks.o latency.o flight.o setup.o
+commit "mm: kmemtrace: buffers for each CPU, event groups, enable" \
+"Allocate the boot CPU's buffer before the probes attach, from
+kmemtrace_init(), and every other CPU's from a CPU hotplug prepare
+callback before that CPU runs: CPUs that never come up cost nothing,
+and one that goes offline keeps its buffer until it is read.  A CPU
+without memory for a buffer still comes up; its events are counted as
+lost.
+
+The events come in groups (kmem, boot, reclaim, compaction) chosen
+with kmemtrace.events= and attached together.  Off unless booted with
+kmemtrace.enable=1 or enabled through tracefs; an invalid parameter
+keeps it off, with a message that says which."
+
+add mm/kmemtrace/tracefs.c
+makefile_with buffer.o probes.o wrappers.o early.o tasks.o latency.o flight.o setup.o tracefs.o
+commit "mm: kmemtrace: the tracefs interface" \
+"The recorder's files are in tracefs, kmemtrace/, root only: the
+header (the recorder's self-description), a data file per CPU that
+hands out whole sub-buffers and blocks or polls for the next, flush,
+enable, events, mode, triggers, frozen, stall_us, and read-only
+stats, topology and caches.  tracefs and not debugfs, so that a kernel
+locked down in integrity mode (what Secure Boot gives) can still be
+read; each file checks at open, as ftrace's do, so that lockdown for
+confidentiality closes them.  Reading consumes, so one reader per CPU
+at a time."
+
+for p in mm-Makefile.patch mm-mm_init.c.patch mm-slab_common.c.patch \
+	mm-slub.c.patch mm-page_alloc.c.patch mm-vmalloc.c.patch \
+	mm-memblock.c.patch mm-oom_kill.c.patch; do
+	edit "$p"
+done
+commit "mm: kmemtrace: hook the recorder into mm" \
+"Build the recorder and call it from mm: kmemtrace_init() from
+mm_core_init() right after kmem_cache_init(), and the early page
+hand-over before mem_init(); the cache ids from the slab caches'
+creation; the bulk hooks in SLUB and alloc_pages_bulk(); the vmalloc
+areas; memblock's events; the flight recorder's triggers in the OOM
+killer and where the page and slab allocators warn of a failure.
+
+Every hook is a static key that is off unless the recorder records, or
+compiles away without CONFIG_KMEMTRACE.  memblock=debug now names the
+first caller outside memblock for allocations and for memblock_free()
+too, instead of memblock's own functions."
 
 maintainers_with "Documentation|include|mm/"
-step "Documentation: kmemtrace: document the recorder and its ABI" \
-"Describe the boot parameters, the tracefs interface and its ABI, and
-how to save and read a boot-time trace." \
-	Documentation/trace/kmemtrace.rst Documentation/trace/index.rst \
-	Documentation/ABI/testing/tracefs-kmemtrace \
-	Documentation/admin-guide/kernel-parameters.txt
+add Documentation/trace/kmemtrace.rst Documentation/ABI/testing/tracefs-kmemtrace
+for p in Documentation-trace-index.rst.patch \
+	Documentation-admin-guide-kernel-parameters.txt.patch; do
+	edit "$p"
+done
+commit "Documentation: kmemtrace: document the recorder and its ABI" \
+"Describe the boot parameters, the tracefs interface and its ABI, the
+flight recorder, what the recorder costs in time and memory, and how
+to save and read a boot-time trace."
 
 maintainers_with "."
-step "samples: kmemtrace: a known boot-time regression, a cost benchmark, a stress, a leak" \
+add samples/kmemtrace/Makefile samples/kmemtrace/kmemtrace-retain.c \
+	samples/kmemtrace/kmemtrace-bench.c samples/kmemtrace/kmemtrace-stress.c \
+	samples/kmemtrace/kmemtrace-leak.c
+for p in samples-Kconfig.patch samples-Makefile.patch; do
+	edit "$p"
+done
+commit "samples: kmemtrace: a known boot-time regression, a cost benchmark, a stress, a leak" \
 "SAMPLE_KMEMTRACE_RETAIN: a late initcall that keeps 1 MiB (256 objects
 of 4 KiB) allocated from one function.  A gate that compares the boot
 footprints of two kernels must report exactly this growth, at this
@@ -162,11 +298,7 @@ those events, in those contexts.
 SAMPLE_KMEMTRACE_LEAK: /sys/kernel/debug/kmemtrace-leak keeps kmalloc()ing
 from ZONE_DMA until an allocation fails, then frees it all: a page and
 a slab allocation failure, which freeze the recorder in flight mode,
-without the OOM killer and without starving the rest of the machine." \
-	samples/kmemtrace/Makefile samples/kmemtrace/kmemtrace-retain.c \
-	samples/kmemtrace/kmemtrace-bench.c samples/kmemtrace/kmemtrace-stress.c \
-	samples/kmemtrace/kmemtrace-leak.c \
-	samples/Kconfig samples/Makefile
+without the OOM killer and without starving the rest of the machine."
 
 if [ -n "$(g status --porcelain --ignored)" ]; then
 	echo "$0: files not in any patch of the series:" >&2

@@ -176,9 +176,10 @@ build_all() {
 	grep -qx '# CONFIG_KMEMTRACE is not set' "$top/build-off/.config" &&
 	! grep -q '^# CONFIG_KMEMTRACE is not set' "$top/build-pristine/.config" &&
 	compile "$top/pristine" "$top/build-pristine" $objs &&
-	compile "$top/patched" "$top/build-on" mm/kmemtrace.o $objs $samples &&
+	kmt=$(cd "$top/patched" && find mm/kmemtrace -name '*.c' | LC_ALL=C sort | sed 's/\.c$/.o/')
+	compile "$top/patched" "$top/build-on" $kmt $objs $samples &&
 	compile "$top/patched" "$top/build-off" $objs &&
-	echo "objects: mm/kmemtrace.o" $objs "$samples" &&
+	echo "objects:" $kmt $objs "$samples" &&
 	touch "$out/built"
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test trace builder: encodes events like mm/kmemtrace.c does.
+ * Test trace builder: encodes events like mm/kmemtrace/ does.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * kmemtrace: boot-time kernel memory flight recorder, trace format.
  *
  * This header is the one definition of the format, shared by the kernel
- * recorder (mm/kmemtrace.c) and the user-space tool (kmemflight).  The
+ * recorder (mm/kmemtrace/) and the user-space tool (kmemflight).  The
  * written specification is Documentation/trace/kmemtrace-format.rst.
  *
  * Three layers:

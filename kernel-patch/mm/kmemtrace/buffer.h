@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemtrace: the per-CPU buffers' fast path, for the probes to inline.
+ *
+ * Each CPU's buffer is a ring of sub-buffers.  A writer reserves space with
+ * one CPU-local cmpxchg on a state word that holds the write position, the
+ * current sub-buffer and the low 32 bits of the previous timestamp, so a
+ * writer interrupted by an IRQ or NMI that also records simply retries and
+ * every record's time delta is relative to the record before it in the
+ * buffer.  Records are written straight into the reserved space, each
+ * field at a fixed offset, and carry the pid only when it changes.
+ */
+#ifndef _MM_KMEMTRACE_BUFFER_H
+#define _MM_KMEMTRACE_BUFFER_H
+
+#include <linux/irq_work.h>
+#include <linux/sizes.h>
+#include <linux/kmemtrace.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/unaligned.h>
+#include <linux/wait.h>
+#include <asm/local.h>
+#include <asm/sections.h>
+#ifdef CONFIG_X86_TSC
+#include <asm/timer.h>
+#endif
+
+#define KMT_DEFAULT_SUBBUFS	64
+#define KMT_MIN_SUBBUFS		2
+#define KMT_MAX_SUBBUFS		1024
+#define KMT_DEFAULT_SUBBUF_SIZE	SZ_128K
+#define KMT_MAX_SUBBUF_SIZE	SZ_512K
+
+/*
+ * State word of a CPU buffer: bits 0-19 write position in the current
+ * sub-buffer (KMT_POS_CLOSED once it is closed), bits 20-31 the current
+ * sub-buffer's sequence number modulo 4096, bits 32-63 the low half of
+ * the last reserved record's timestamp.
+ */
+#define KMT_POS_BITS		20
+#define KMT_POS_MASK		((1U << KMT_POS_BITS) - 1)
+#define KMT_POS_CLOSED		KMT_POS_MASK
+#define KMT_SEQ_BITS		12
+#define KMT_SEQ_MASK		((1U << KMT_SEQ_BITS) - 1)
+
+struct kmt_slot {
+	local_t		commit;		/* bytes written and committed */
+	local_t		events;		/* records committed */
+	unsigned int	size;		/* final size once closed, else 0 */
+};
+
+struct kmt_cpu {
+	u64		state;		/* local: this CPU and its interrupts */
+	bool		frozen;		/* a trigger fired: open no sub-buffer */
+	local_t		events;
+	local_t		lost;
+	local_t		overwritten;	/* flight mode: events of reused sub-buffers */
+	local_t		reusing;	/* a writer is reusing the oldest one */
+	u64		last_ts;
+	bool		tsc;		/* local_clock() is tsc_offset + TSC scaled */
+	u8		tsc_shift;	/* ns = cycles * tsc_mul >> tsc_shift */
+	u8		tsc_lshift;	/* 32 - tsc_shift */
+	u32		tsc_mul;
+	u64		tsc_offset;
+	/* the pid of the last record with one, and its sub-buffer's seq << 32 */
+	u64		pid_key;	/* U64_MAX: none in this sub-buffer */
+	unsigned int	consumed;	/* next sequence number to read */
+	bool		waiting;
+	unsigned long	open;		/* bit 0: the data file is open */
+	int		cpu;
+	void		**subbuf;	/* NULL: no buffer (yet) */
+	struct kmt_slot	*slot;
+	struct mutex	read_mutex;	/* one reader at a time */
+	wait_queue_head_t wait;
+	struct irq_work	wakeup;
+};
+
+DECLARE_PER_CPU(struct kmt_cpu, kmt_cpu_buf);
+
+/* The buffers' geometry: sub-buffers per CPU (a power of two), bytes each. */
+extern unsigned int kmt_nr_subbufs;
+extern unsigned int kmt_subbuf_mask;
+extern unsigned int kmt_subbuf_size;
+/* enum kmt_mode: what a writer does when every sub-buffer is full. */
+extern unsigned int kmt_mode;
+
+/* ---- encoding --------------------------------------------------------- */
+
+/*
+ * Records are written straight into the reserved space, fields at fixed
+ * offsets.  A value that does not fit its slot (a call site outside
+ * +-2 GiB of _stext, a huge size, a pointer outside the first 32 GiB of
+ * the direct map) sends the event down kmt_record_fields(), which writes
+ * the escape and the full value after it.
+ */
+#define KMT_DMAP32_LIMIT	((u64)KMT_DMAP32_NULL << 3)
+
+/*
+ * Whether values fit their slots: an S8X slot holds -127..127.  The
+ * probes test these with '||', a branch each that is never taken: fewer
+ * instructions than combining the bools, and as cheap to predict.
+ */
+static __always_inline bool kmt_s8_fits(int v)
+{
+	return (unsigned int)(v + 127) < 255;
+}
+
+static __always_inline s64 kmt_text_off(unsigned long addr)
+{
+	return (s64)(addr - (unsigned long)_stext);
+}
+
+/* S32_MIN + 1 .. S32_MAX: S32_MIN is the escape */
+static __always_inline bool kmt_text_fits(s64 off)
+{
+	return (u64)(off + S32_MAX) < U32_MAX;
+}
+
+static __always_inline u64 kmt_dmap_off(const void *ptr)
+{
+	return (unsigned long)ptr - PAGE_OFFSET;
+}
+
+/* A TEXT32 call site and a DMAP32 pointer that fit, as one word. */
+static __always_inline u64 kmt_site_ptr(s64 cs, u64 off)
+{
+	return (u32)cs | off >> 3 << 32;
+}
+
+static __always_inline bool kmt_dmap_fits(u64 off)
+{
+	return !(off & 7) && off < KMT_DMAP32_LIMIT;
+}
+
+/* Bytes of the LEB128 form of @v: one, and one per 7 bits above 7; no loop. */
+static __always_inline unsigned int kmt_uvar_len(u64 v)
+{
+	return 1 + (fls64(v >> 7) + 6) / 7;
+}
+
+static __always_inline u8 *kmt_put_uvar(u8 *p, u64 v)
+{
+	while (v >= 0x80) {
+		*p++ = (u8)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (u8)v;
+	return p;
+}
+
+static __always_inline u64 kmt_zigzag(s64 v)
+{
+	return ((u64)v << 1) ^ (u64)(v >> 63);
+}
+
+/* ---- reserve and commit ----------------------------------------------- */
+
+static __always_inline u64 kmt_state(u64 ts, unsigned int seq, unsigned int pos)
+{
+	return (ts << 32) | ((u64)(seq & KMT_SEQ_MASK) << KMT_POS_BITS) | pos;
+}
+
+/*
+ * The time of a record: local_clock().  That costs some 40 instructions,
+ * most of them calls and the sched_clock latch around the TSC read.  When
+ * sched_clock is the TSC and stable, local_clock() is this CPU's cyc2ns
+ * scale of the TSC plus __sched_clock_offset: each CPU keeps a copy of
+ * both, taken when it opens a sub-buffer, and scales the TSC itself (as
+ * arch_perf_update_userpage() hands them to perf's readers).  A scale
+ * that changes (the TSC's refined calibration, once), or a TSC found
+ * unstable, reaches the copy at the next sub-buffer; record times never
+ * decrease on a CPU whatever the clock does (kmt_reserve_at()).
+ */
+static __always_inline u64 kmt_clock(struct kmt_cpu *cb)
+{
+#ifdef CONFIG_X86_TSC
+	u64 tsc;
+
+	/*
+	 * cycles * mul >> shift as two 64-bit products, of the TSC's low
+	 * and high halves (a 128-bit product would make the probes realign
+	 * their stack): the same nanoseconds, the high half's exact.
+	 */
+	if (likely(READ_ONCE(cb->tsc))) {
+		tsc = rdtsc();
+		return cb->tsc_offset +
+		       (mul_u32_u32(tsc, cb->tsc_mul) >> cb->tsc_shift) +
+		       (mul_u32_u32(tsc >> 32, cb->tsc_mul) << cb->tsc_lshift);
+	}
+#endif
+	return local_clock();
+}
+
+u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq, unsigned int pos,
+	     unsigned int seq, u64 ts);
+bool kmt_reuse(struct kmt_cpu *cb, unsigned int consumed);
+bool kmt_full(struct kmt_cpu *cb, u64 *old);
+void kmt_flush_cpu(struct kmt_cpu *cb);
+
+/**
+ * struct kmt_rsv - a reserved record
+ * @p:    its first payload byte, after header, time and pid
+ * @idx:  sub-buffer index, for the commit
+ * @len:  bytes reserved
+ */
+struct kmt_rsv {
+	u8		*p;
+	unsigned int	idx;
+	unsigned int	len;
+};
+
+/* The time of a record: now, or the one it happened at (kmt_reserve_at()). */
+#define KMT_NOW			U64_MAX
+
+/*
+ * kmt_reserve_at - reserve a record of @type with @plen payload bytes
+ *
+ * Writes the header byte, the time (@at, or local_clock() for KMT_NOW)
+ * and, if needed, the pid.  Return: true with @r filled in, or false when
+ * the event was dropped (and counted) because every sub-buffer is full.
+ */
+static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
+					   unsigned int plen, struct kmt_rsv *r,
+					   u64 at)
+{
+	unsigned int pos, seq, len, next_seq, consumed;
+	u8 ctx = KMT_CTX_TASK;
+	u64 old = READ_ONCE(cb->state);
+	int used;
+	u32 pid = 0, dt;
+	bool abs, need_pid;
+	u64 ts, last_ts;
+	u8 *p;
+
+	/* Mostly task context: test that first, with one mask. */
+	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET))))
+		pid = task_pid_nr(current);
+	else
+		ctx = interrupt_context_level();
+	for (;;) {
+		ts = at == KMT_NOW ? kmt_clock(cb) : at;
+		last_ts = READ_ONCE(cb->last_ts);
+		/*
+		 * local_clock() can step back on a CPU: the TSC's refined
+		 * calibration, late in boot, changes sched_clock's rate
+		 * from a point already past.  Time then stands still, so
+		 * that on each CPU record times never decrease.
+		 */
+		if (unlikely((s64)(ts - last_ts) < 0))
+			ts = last_ts;
+		pos = old & KMT_POS_MASK;
+		seq = (old >> KMT_POS_BITS) & KMT_SEQ_MASK;
+		need_pid = ctx == KMT_CTX_TASK &&
+			   ((u64)seq << 32 | pid) != READ_ONCE(cb->pid_key);
+		/*
+		 * last_ts may lag the state's time by a nested record: then
+		 * the gap is overestimated, and the time merely absolute.
+		 */
+		abs = ts - last_ts >= KMT_TIME_ABS;
+		dt = (u32)ts - (u32)(old >> 32);
+		if ((s32)dt < 0)
+			dt = 0;
+		len = 3 + plen + (abs ? 8 : 0) + (need_pid ? 4 : 0);
+		if (likely(pos + len <= kmt_subbuf_size)) {
+			/* KMT_POS_CLOSED is past every sub-buffer's end */
+			if (try_cmpxchg64_local(&cb->state, &old,
+						kmt_state(ts, seq, pos + len)))
+				break;
+			continue;
+		}
+		/*
+		 * Frozen: no sub-buffer is opened, so none is reused.  What
+		 * the current one still holds room for is written.
+		 */
+		if (unlikely(READ_ONCE(cb->frozen)))
+			return false;
+		/* The first record of a sub-buffer is relative to base_ts. */
+		abs = false;
+		dt = 0;
+		need_pid = ctx == KMT_CTX_TASK;
+		len = 3 + plen + (need_pid ? 4 : 0);
+		/* Pairs with the release in kmt_copy_ready(). */
+		consumed = smp_load_acquire(&cb->consumed);
+		used = sign_extend32((seq - consumed) & KMT_SEQ_MASK,
+				     KMT_SEQ_BITS - 1);
+		if (used + 2 > (int)kmt_nr_subbufs) {
+			if (kmt_reuse(cb, consumed))
+				continue;
+			if (kmt_full(cb, &old))
+				return false;
+			continue;
+		}
+		next_seq = consumed + used + 1;
+		if (!try_cmpxchg64_local(&cb->state, &old,
+					 kmt_state(ts, next_seq,
+						   sizeof(struct kmt_subbuf_header) + len)))
+			continue;
+		p = kmt_open(cb, seq, pos, next_seq, ts);
+		seq = next_seq;
+		pos = sizeof(struct kmt_subbuf_header);
+		goto write;
+	}
+	p = (u8 *)cb->subbuf[seq & kmt_subbuf_mask] + pos;
+write:
+	WRITE_ONCE(cb->last_ts, ts);
+	r->idx = seq & kmt_subbuf_mask;
+	r->len = len;
+	p[0] = type | ctx << KMT_HDR_CTX_SHIFT | (need_pid ? KMT_HDR_PID : 0);
+	if (unlikely(abs)) {
+		put_unaligned_le16(KMT_TIME_ABS, p + 1);
+		put_unaligned_le64(ts, p + 3);
+		p += 8;
+	} else {
+		put_unaligned_le16(dt, p + 1);
+	}
+	p += 3;
+	if (need_pid) {
+		put_unaligned_le32(pid, p);
+		p += 4;
+		WRITE_ONCE(cb->pid_key, (u64)(seq & KMT_SEQ_MASK) << 32 | pid);
+	}
+	r->p = p;
+	return true;
+}
+
+static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
+					unsigned int plen, struct kmt_rsv *r)
+{
+	return kmt_reserve_at(cb, type, plen, r, KMT_NOW);
+}
+
+static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
+{
+	struct kmt_slot *slot = &cb->slot[r->idx];
+	long done;
+
+	/* A slot whose commit reached its size has its final event count. */
+	local_inc(&slot->events);
+	/* Count and record bytes before the commit; pairs with kmt_slot_ready(). */
+	smp_wmb();
+	done = local_add_return(r->len, &slot->commit);
+	local_inc(&cb->events);
+	/*
+	 * An interrupt closed this sub-buffer while we were writing it: its
+	 * wakeup found it incomplete, so the last commit wakes the reader.
+	 * Same CPU as the closer, so the size it stored is visible here.
+	 */
+	if (unlikely(done == READ_ONCE(slot->size))) {
+		/* Pairs with the smp_mb() of the reader setting ->waiting. */
+		smp_mb();
+		if (READ_ONCE(cb->waiting))
+			irq_work_queue(&cb->wakeup);
+	}
+}
+
+/* ---- the general path ------------------------------------------------- */
+
+/* A string field's bytes, for kmt_record_fields(). */
+struct kmt_str {
+	const void	*p;
+	size_t		len;
+};
+
+void kmt_record_fields_at(u8 type, const u8 *enc, const u64 *v,
+			  unsigned int n, const struct kmt_str *str,
+			  unsigned int nstr, u64 at);
+void kmt_record_fields(u8 type, const u8 *enc, const u64 *v, unsigned int n,
+		       const struct kmt_str *str, unsigned int nstr);
+void kmt_record_str(u8 type, const u8 *enc, const u64 *v, unsigned int n,
+		    const char *str);
+void kmt_emit_mark(enum kmt_mark mark);
+
+/* The encodings of the fields of a KMT_EV_MARK record, in order. */
+#define KMT_MARK_FIELDS		6
+extern const u8 kmt_enc_mark[KMT_MARK_FIELDS];
+extern const u8 kmt_enc_u32[1];
+
+void kmt_clock_init(void);
+void kmt_clock_drop(void *unused);
+
+#endif /* _MM_KMEMTRACE_BUFFER_H */

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemtrace: what the recorder's files share.
+ *
+ *   buffer.c   the per-CPU buffers: reserve and commit, the clock, the
+ *              general path, marks (the fast path is in buffer.h)
+ *   wrappers.c the callers behind wrappers
+ *   probes.c   the slab and page allocator probes, cache definitions
+ *   early.c    memblock and the pages before the probes (__init)
+ *   tasks.c    boot phases and tasks
+ *   latency.c  direct reclaim, shrinkers, compaction
+ *   flight.c   flight mode and the triggers that freeze
+ *   setup.c    buffers for each CPU, hotplug, event groups, enable
+ *   tracefs.c  the files in /sys/kernel/tracing/kmemtrace/
+ */
+#ifndef _MM_KMEMTRACE_INTERNAL_H
+#define _MM_KMEMTRACE_INTERNAL_H
+
+#include <linux/init.h>
+#include <linux/kmemtrace.h>
+#include <linux/poll.h>
+
+#include "buffer.h"
+
+/* Return addresses a stack field keeps at most. */
+#define KMT_MAX_STACK		16
+
+/* ---- setup.c ---------------------------------------------------------- */
+
+extern bool kmt_param_invalid;
+extern bool kmt_allocated;
+extern bool kmt_recording;
+extern unsigned long kmt_groups;
+extern u64 kmt_boot_ts;
+extern struct mutex kmt_mutex;
+
+/**
+ * struct kmt_group_ops - an event group: its name and its probes
+ * @name:  as kmemtrace.events= and tracefs kmemtrace/events spell it
+ * @reg:   attach its probes; on failure some may be attached
+ * @unreg: detach them all
+ */
+struct kmt_group_ops {
+	const char	*name;
+	int		(*reg)(void);
+	void		(*unreg)(void);
+};
+
+extern const struct kmt_group_ops kmt_group_ops[KMT_NR_GROUPS];
+
+int kmt_register_groups(unsigned long mask);
+void kmt_unregister_groups(unsigned long mask);
+void kmt_emit_groups(unsigned long mask);
+int kmt_parse_groups(const char *str, unsigned long *mask);
+int kmt_enable_set(unsigned int val);
+unsigned long kmt_buffer_bytes(struct kmt_cpu *cb);
+
+/* The buffer of @cb once it is published, or NULL. */
+static inline void **kmt_cpu_buffer(struct kmt_cpu *cb)
+{
+	/* Pairs with the release in kmt_alloc_cpu(). */
+	return smp_load_acquire(&cb->subbuf);
+}
+
+/* ---- wrappers.c ------------------------------------------------------- */
+
+/* The hot path's filter: one bit per 4 KiB of kernel text. */
+#define KMT_WRAP_SHIFT		12
+
+extern unsigned long *kmt_wrap_map;
+extern unsigned long kmt_wrap_mask;
+
+/*
+ * Whether text offset @cs may be inside a wrapper: a bit per 4 KiB of
+ * text, the offset masked into the map's power-of-two size, so an
+ * address outside the kernel text may be a false positive, never a miss.
+ */
+static __always_inline bool kmt_maybe_wrapped(s64 cs)
+{
+	unsigned long i = ((unsigned long)cs >> KMT_WRAP_SHIFT) &
+			  READ_ONCE(kmt_wrap_mask);
+
+	return (READ_ONCE(kmt_wrap_map)[i / BITS_PER_LONG] >>
+		(i % BITS_PER_LONG)) & 1;
+}
+
+void kmt_find_wrappers(void);
+void kmt_emit_wrappers(void);
+void kmt_record_alloc(u8 type, const u8 *enc, const u64 *v, unsigned int n);
+
+/* ---- probes.c --------------------------------------------------------- */
+
+extern unsigned int kmt_page_stack;
+extern const u8 kmt_enc_page[4];
+
+void kmt_define_all_caches(void);
+int kmt_register_kmem(void);
+void kmt_unregister_kmem(void);
+
+/* ---- early.c ---------------------------------------------------------- */
+
+extern bool kmt_mb_live;
+extern bool kmt_pg_pause;
+extern bool kmt_pg_alloc_live;
+extern bool kmt_pg_free_live;
+
+void __init kmt_early_replay(void);
+void __init kmt_early_finish(bool record);
+
+/* ---- tasks.c ---------------------------------------------------------- */
+
+int kmt_register_boot(void);
+void kmt_unregister_boot(void);
+
+/* ---- latency.c -------------------------------------------------------- */
+
+int kmt_register_reclaim(void);
+void kmt_unregister_reclaim(void);
+int kmt_register_compaction(void);
+void kmt_unregister_compaction(void);
+
+/* ---- flight.c --------------------------------------------------------- */
+
+extern const char *const kmt_mode_names[KMT_MODE_FLIGHT + 1];
+extern const char *const kmt_trigger_names[KMT_NR_TRIGGERS];
+extern unsigned long kmt_triggers;
+extern u64 kmt_stall_ns;
+extern wait_queue_head_t kmt_frozen_wait;
+
+bool kmt_is_frozen(void);
+void kmt_update_trigger_key(void);
+int kmt_parse_triggers(const char *str, unsigned long *mask);
+void kmt_stall_begin(int order, gfp_t gfp);
+void kmt_stall_end(void);
+void kmt_set_mode(unsigned int mode);
+int kmt_set_frozen(unsigned int val);
+int kmt_frozen_show(char *buf, size_t size);
+
+#endif /* _MM_KMEMTRACE_INTERNAL_H */

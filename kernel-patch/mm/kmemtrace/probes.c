@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace: the probes of the slab and page allocators.
+ *
+ * The kmem tracepoints, and the hooks for what no tracepoint reports:
+ * kmem_cache_alloc_bulk(), kmem_cache_free_bulk() and kfree_bulk(),
+ * through which kfree_rcu() and the maple tree free; the pages of
+ * alloc_pages_bulk(); the vmalloc areas.  The hot probes write their
+ * fixed layout with plain stores; a value that does not fit its slot, or
+ * a call site inside a wrapper, goes down the general path.
+ */
+
+#include <linux/mm.h>
+#include <linux/stacktrace.h>
+
+#include "internal.h"
+#include "../slab.h"
+
+#include <trace/events/kmem.h>
+
+/*
+ * Payload bytes the fast paths write: every field of the layout at its
+ * slot's width (the page allocation's stack empty).  Tied to the uapi
+ * header's layouts by kmt_check_layouts().
+ */
+#define KMT_KMALLOC_BYTES	16
+#define KMT_CACHE_ALLOC_BYTES	14
+#define KMT_KFREE_BYTES		8
+#define KMT_CACHE_FREE_BYTES	10
+#define KMT_PAGE_ALLOC_BYTES	10
+#define KMT_PAGE_FREE_BYTES	5
+#define KMT_PAGE_BATCHED_BYTES	4
+
+/* Return addresses recorded with each page allocation, 0: none. */
+unsigned int kmt_page_stack __read_mostly;
+static unsigned int kmt_next_cache_id = 1;
+
+static int __init kmt_parse_page_stack(char *str)
+{
+	unsigned int n;
+
+	if (!str || kstrtouint(str, 0, &n) || n > KMT_MAX_STACK) {
+		pr_warn("kmemtrace.page_stack=%s is invalid: use 0..%u; page callers are not recorded\n",
+			str ? str : "", KMT_MAX_STACK);
+		return 0;
+	}
+	kmt_page_stack = n;
+	return 0;
+}
+early_param("kmemtrace.page_stack", kmt_parse_page_stack);
+
+/* Each event's encodings: the layout's, in its order. */
+static const u8 kmt_enc_kmalloc[] = {
+	KMT_ENC_TEXT32, KMT_ENC_DMAP32, KMT_ENC_U16X, KMT_ENC_U16X,
+	KMT_ENC_U24X, KMT_ENC_S8X,
+};
+
+static const u8 kmt_enc_cache_alloc[] = {
+	KMT_ENC_TEXT32, KMT_ENC_DMAP32, KMT_ENC_U16X, KMT_ENC_U24X, KMT_ENC_S8X,
+};
+
+static const u8 kmt_enc_free[] = {
+	KMT_ENC_TEXT32, KMT_ENC_DMAP32, KMT_ENC_U16X,
+};
+
+const u8 kmt_enc_page[4] = {
+	KMT_ENC_U32X, KMT_ENC_U8X, KMT_ENC_U24X, KMT_ENC_S8X,
+};
+
+static const u8 kmt_enc_cache_def[] = {
+	KMT_ENC_U16X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X,
+};
+
+/* ---- probes ----------------------------------------------------------- */
+
+/*
+ * The hot probes write their fixed layout with plain stores, its fields
+ * packed into little-endian words where they can; the checks that every
+ * value fits are a few instructions.
+ */
+static void kmt_probe_kmalloc(void *data, unsigned long call_site,
+			      const void *ptr, size_t bytes_req,
+			      size_t bytes_alloc, gfp_t gfp_flags, int node)
+{
+	u32 gfp = (__force u32)gfp_flags;
+	size_t slack = bytes_alloc - bytes_req;
+	s64 cs = kmt_text_off(call_site);
+	u64 off = kmt_dmap_off(ptr);
+	struct kmt_cpu *cb;
+	struct kmt_rsv r;
+	u64 w0, w1;
+
+	/* both sizes below 0xffff, or the general path: it writes the same */
+	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) ||
+		     (bytes_req | slack) >= 0xffff || gfp >= 0xffffff ||
+		     !kmt_s8_fits(node) || kmt_maybe_wrapped(cs))) {
+		u64 v[6] = { call_site, (unsigned long)ptr, bytes_req, slack,
+			     gfp, (s64)node };
+
+		kmt_record_alloc(KMT_EV_KMALLOC, kmt_enc_kmalloc, v, 6);
+		return;
+	}
+	/* the layout's fields, little endian, as two words */
+	w0 = kmt_site_ptr(cs, off);
+	w1 = bytes_req | slack << 16 | (u64)(gfp | (u32)node << 24) << 32;
+	cb = this_cpu_ptr(&kmt_cpu_buf);
+	if (!kmt_reserve(cb, KMT_EV_KMALLOC, KMT_KMALLOC_BYTES, &r))
+		return;
+	put_unaligned_le64(w0, r.p);
+	put_unaligned_le64(w1, r.p + 8);
+	kmt_commit(cb, &r);
+}
+
+static void kmt_probe_cache_alloc(void *data, unsigned long call_site,
+				  const void *ptr, struct kmem_cache *s,
+				  gfp_t gfp_flags, int node)
+{
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	u32 gfp = (__force u32)gfp_flags;
+	unsigned int id = READ_ONCE(s->kmt_id);
+	s64 cs = kmt_text_off(call_site);
+	u64 off = kmt_dmap_off(ptr);
+	struct kmt_rsv r;
+
+	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) ||
+		     id >= 0xffff || gfp >= 0xffffff || !kmt_s8_fits(node) ||
+		     kmt_maybe_wrapped(cs))) {
+		u64 v[5] = { call_site, (unsigned long)ptr, id, gfp, (s64)node };
+
+		kmt_record_alloc(KMT_EV_CACHE_ALLOC, kmt_enc_cache_alloc, v, 5);
+		return;
+	}
+	if (!kmt_reserve(cb, KMT_EV_CACHE_ALLOC, KMT_CACHE_ALLOC_BYTES, &r))
+		return;
+	put_unaligned_le64(kmt_site_ptr(cs, off), r.p);
+	put_unaligned_le16(id, r.p + 8);
+	put_unaligned_le32(gfp | (u32)node << 24, r.p + 10);
+	kmt_commit(cb, &r);
+}
+
+static __always_inline void kmt_free(u8 type, unsigned long call_site,
+				     const void *ptr, unsigned int id)
+{
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	unsigned int plen = type == KMT_EV_KFREE ? KMT_KFREE_BYTES :
+			    KMT_CACHE_FREE_BYTES;
+	s64 cs = kmt_text_off(call_site);
+	u64 off = kmt_dmap_off(ptr);
+	struct kmt_rsv r;
+
+	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) || id >= 0xffff)) {
+		u64 v[3] = { call_site, (unsigned long)ptr, id };
+
+		kmt_record_fields(type, kmt_enc_free, v,
+				  type == KMT_EV_KFREE ? 2 : 3, NULL, 0);
+		return;
+	}
+	if (!kmt_reserve(cb, type, plen, &r))
+		return;
+	put_unaligned_le64(kmt_site_ptr(cs, off), r.p);
+	if (type != KMT_EV_KFREE)
+		put_unaligned_le16(id, r.p + 8);
+	kmt_commit(cb, &r);
+}
+
+static void kmt_probe_kfree(void *data, unsigned long call_site,
+			    const void *ptr)
+{
+	kmt_free(KMT_EV_KFREE, call_site, ptr, 0);
+}
+
+static void kmt_probe_cache_free(void *data, unsigned long call_site,
+				 const void *ptr, const struct kmem_cache *s)
+{
+	kmt_free(KMT_EV_CACHE_FREE, call_site, ptr, s ? READ_ONCE(s->kmt_id) : 0);
+}
+
+/* Off until the kmem probes are registered, with them. */
+DEFINE_STATIC_KEY_FALSE(kmemtrace_hook_key);
+
+void __kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
+			    void **p, unsigned long call_site)
+{
+	size_t i;
+
+	preempt_disable_notrace();
+	for (i = 0; i < nr; i++)
+		kmt_probe_cache_alloc(NULL, call_site, p[i], s, flags,
+				      NUMA_NO_NODE);
+	preempt_enable_notrace();
+}
+
+void __kmemtrace_free_bulk(struct kmem_cache *s, size_t nr, void **p,
+			   unsigned long call_site)
+{
+	unsigned int id = s ? READ_ONCE(s->kmt_id) : 0;
+	size_t i;
+
+	preempt_disable_notrace();
+	for (i = 0; i < nr; i++) {
+		if (!p[i])
+			continue;
+		if (s)
+			kmt_free(KMT_EV_CACHE_FREE, call_site, p[i], id);
+		else
+			kmt_free(KMT_EV_KFREE, call_site, p[i], 0);
+	}
+	preempt_enable_notrace();
+}
+
+static const u8 kmt_enc_vmalloc[] = {
+	KMT_ENC_U8X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_TEXT32,
+};
+
+void __kmemtrace_vmalloc(enum kmt_vmalloc_op op, const void *addr,
+			 unsigned int nr_pages, unsigned long caller)
+{
+	u64 v[4] = { op, (unsigned long)addr, nr_pages, caller };
+
+	kmt_record_fields(KMT_EV_VMALLOC, kmt_enc_vmalloc, v, 4, NULL, 0);
+}
+
+static __always_inline u64 kmt_pfn1(struct page *page)
+{
+	return page ? page_to_pfn(page) + 1 : 0;
+}
+
+/*
+ * The page tracepoints carry no caller: with kmemtrace.page_stack=N the
+ * record ends with N return addresses, as TEXT varints in a STR field,
+ * from the allocator's frames outwards.  Readers skip the allocator's.
+ */
+static noinline void kmt_page_alloc_fields(u64 pfn1, unsigned int order,
+					   u32 gfp, int migratetype)
+{
+	unsigned long entries[KMT_MAX_STACK];
+	u8 stack[KMT_MAX_STACK * 10], *p = stack;
+	unsigned int i, nr = 0;
+	u64 v[4] = { pfn1, order, gfp, (s64)migratetype };
+	struct kmt_str str;
+
+	if (kmt_page_stack)	/* skip this function's and the probe's frames */
+		nr = stack_trace_save(entries, kmt_page_stack, 2);
+	for (i = 0; i < nr; i++)
+		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(entries[i])));
+	str.p = stack;
+	str.len = p - stack;
+	kmt_record_fields(KMT_EV_PAGE_ALLOC, kmt_enc_page, v, 4, &str, 1);
+}
+
+static void kmt_probe_page_alloc(void *data, struct page *page,
+				 unsigned int order, gfp_t gfp_flags,
+				 int migratetype)
+{
+	u32 gfp = (__force u32)gfp_flags;
+	u64 pfn1 = kmt_pfn1(page);
+	struct kmt_cpu *cb;
+	struct kmt_rsv r;
+
+	if (unlikely(kmt_page_stack || pfn1 >= 0xffffffff || order >= 0xff ||
+		     gfp >= 0xffffff || !kmt_s8_fits(migratetype))) {
+		kmt_page_alloc_fields(pfn1, order, gfp, migratetype);
+		return;
+	}
+	cb = this_cpu_ptr(&kmt_cpu_buf);
+	if (!kmt_reserve(cb, KMT_EV_PAGE_ALLOC, KMT_PAGE_ALLOC_BYTES, &r))
+		return;
+	/* pfn1, order, GFP; migratetype and an empty stack */
+	put_unaligned_le64(pfn1 | (u64)order << 32 | (u64)gfp << 40, r.p);
+	put_unaligned_le16((u8)migratetype, r.p + 8);
+	kmt_commit(cb, &r);
+}
+
+void __kmemtrace_alloc_pages_bulk(struct page *page, gfp_t gfp,
+				  int migratetype)
+{
+	preempt_disable_notrace();
+	kmt_probe_page_alloc(NULL, page, 0, gfp, migratetype);
+	preempt_enable_notrace();
+}
+
+static __always_inline void kmt_page_free(u8 type, struct page *page,
+					  unsigned int order)
+{
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	unsigned int plen = type == KMT_EV_PAGE_FREE ? KMT_PAGE_FREE_BYTES :
+			    KMT_PAGE_BATCHED_BYTES;
+	u64 pfn1 = kmt_pfn1(page);
+	struct kmt_rsv r;
+
+	if (unlikely(pfn1 >= 0xffffffff || order >= 0xff)) {
+		u64 v[2] = { pfn1, order };
+
+		kmt_record_fields(type, kmt_enc_page, v,
+				  type == KMT_EV_PAGE_FREE ? 2 : 1, NULL, 0);
+		return;
+	}
+	if (!kmt_reserve(cb, type, plen, &r))
+		return;
+	put_unaligned_le32(pfn1, r.p);
+	if (type == KMT_EV_PAGE_FREE)
+		r.p[4] = order;
+	kmt_commit(cb, &r);
+}
+
+static void kmt_probe_page_free(void *data, struct page *page,
+				unsigned int order)
+{
+	kmt_page_free(KMT_EV_PAGE_FREE, page, order);
+}
+
+static void kmt_probe_page_free_batched(void *data, struct page *page)
+{
+	kmt_page_free(KMT_EV_PAGE_FREE_BATCHED, page, 0);
+}
+
+/* ---- cache definitions ---------------------------------------------- */
+
+static void kmt_emit_cache_def(struct kmem_cache *s)
+{
+	u64 v[5];
+
+	v[0] = s->kmt_id;
+	v[1] = s->object_size;
+	v[2] = s->size;
+	v[3] = s->align;
+	v[4] = (__force unsigned int)s->flags;
+	kmt_record_str(KMT_EV_CACHE_DEF, kmt_enc_cache_def, v, ARRAY_SIZE(v),
+		       s->name ? s->name : "");
+}
+
+/**
+ * kmemtrace_cache_create - give a new kmem_cache its trace id
+ * @s: the cache, just added to slab_caches under slab_mutex
+ *
+ * The id is what kmem_cache_alloc/free records carry; the name and sizes
+ * reach the trace once, in a KMT_EV_CACHE_DEF record.
+ */
+void kmemtrace_cache_create(struct kmem_cache *s)
+{
+	lockdep_assert_held(&slab_mutex);
+	if (!s->kmt_id)
+		s->kmt_id = kmt_next_cache_id++;
+	if (READ_ONCE(kmt_recording))
+		kmt_emit_cache_def(s);
+}
+
+/* Define every existing cache; caller holds slab_mutex or is at boot. */
+void kmt_define_all_caches(void)
+{
+	struct kmem_cache *s;
+
+	list_for_each_entry(s, &slab_caches, list) {
+		if (!s->kmt_id)
+			s->kmt_id = kmt_next_cache_id++;
+		kmt_emit_cache_def(s);
+	}
+}
+
+/* ---- registration ----------------------------------------------------- */
+
+/* The layout of @type: they are in type order, from 1. */
+KMT_DEFINE_LAYOUTS(kmt_probe_layouts);
+
+/* Bytes of a field of encoding @enc whose value fits its slot. */
+static __always_inline unsigned int kmt_enc_bytes(u8 enc)
+{
+	switch (enc) {
+	case KMT_ENC_U8X:
+	case KMT_ENC_S8X:
+		return 1;
+	case KMT_ENC_U16X:
+		return 2;
+	case KMT_ENC_U24X:
+		return 3;
+	case KMT_ENC_U32X:
+	case KMT_ENC_S32:
+	case KMT_ENC_TEXT32:
+	case KMT_ENC_DMAP32:
+		return 4;
+	case KMT_ENC_STR:
+		return 1;	/* an empty one: its length */
+	}
+	return 0;
+}
+
+/* Bytes of field @i of @l if it is among the first @n, else 0. */
+static __always_inline unsigned int kmt_field_bytes(const struct kmt_layout *l,
+						    unsigned int i,
+						    unsigned int n)
+{
+	return i < n ? kmt_enc_bytes(l->fields[i].enc) : 0;
+}
+
+/*
+ * Bytes of the first @n fields of @type's layout, every value fitting.
+ * Written out, not a loop: the compiler folds it for BUILD_BUG_ON().
+ */
+static __always_inline unsigned int kmt_layout_bytes(u8 type, unsigned int n)
+{
+	const struct kmt_layout *l = &kmt_probe_layouts[type - 1];
+
+	BUILD_BUG_ON(KMT_MAX_FIELDS != 8);
+	return kmt_field_bytes(l, 0, n) + kmt_field_bytes(l, 1, n) +
+	       kmt_field_bytes(l, 2, n) + kmt_field_bytes(l, 3, n) +
+	       kmt_field_bytes(l, 4, n) + kmt_field_bytes(l, 5, n) +
+	       kmt_field_bytes(l, 6, n) + kmt_field_bytes(l, 7, n);
+}
+
+/* Whether field @i of @l is encoded as @enc[@i], or not among the first @n. */
+static __always_inline bool kmt_field_is(const struct kmt_layout *l,
+					 const u8 *enc, unsigned int i,
+					 unsigned int n)
+{
+	return i >= n || l->fields[i].enc == enc[i];
+}
+
+/* Whether the @n encodings @enc are those of @type's layout. */
+static __always_inline bool kmt_layout_is(u8 type, const u8 *enc,
+					  unsigned int n)
+{
+	const struct kmt_layout *l = &kmt_probe_layouts[type - 1];
+
+	return l->type == type && l->nr_fields >= n &&
+	       kmt_field_is(l, enc, 0, n) && kmt_field_is(l, enc, 1, n) &&
+	       kmt_field_is(l, enc, 2, n) && kmt_field_is(l, enc, 3, n) &&
+	       kmt_field_is(l, enc, 4, n) && kmt_field_is(l, enc, 5, n) &&
+	       kmt_field_is(l, enc, 6, n) && kmt_field_is(l, enc, 7, n);
+}
+
+/*
+ * The probes' stores and encodings against the uapi header: a layout
+ * changed there without the probes fails the build here.
+ */
+static __always_inline void kmt_check_layouts(void)
+{
+	BUILD_BUG_ON(ARRAY_SIZE(kmt_probe_layouts) != KMT_EV_MAX);
+	BUILD_BUG_ON(!kmt_layout_is(KMT_EV_KMALLOC, kmt_enc_kmalloc,
+				    ARRAY_SIZE(kmt_enc_kmalloc)));
+	BUILD_BUG_ON(!kmt_layout_is(KMT_EV_CACHE_ALLOC, kmt_enc_cache_alloc,
+				    ARRAY_SIZE(kmt_enc_cache_alloc)));
+	BUILD_BUG_ON(!kmt_layout_is(KMT_EV_CACHE_FREE, kmt_enc_free,
+				    ARRAY_SIZE(kmt_enc_free)));
+	BUILD_BUG_ON(!kmt_layout_is(KMT_EV_KFREE, kmt_enc_free, 2));
+	BUILD_BUG_ON(!kmt_layout_is(KMT_EV_PAGE_ALLOC, kmt_enc_page,
+				    ARRAY_SIZE(kmt_enc_page)));
+	BUILD_BUG_ON(!kmt_layout_is(KMT_EV_PAGE_FREE, kmt_enc_page, 2));
+	BUILD_BUG_ON(!kmt_layout_is(KMT_EV_PAGE_FREE_BATCHED, kmt_enc_page, 1));
+	BUILD_BUG_ON(!kmt_layout_is(KMT_EV_CACHE_DEF, kmt_enc_cache_def,
+				    ARRAY_SIZE(kmt_enc_cache_def)));
+	BUILD_BUG_ON(!kmt_layout_is(KMT_EV_VMALLOC, kmt_enc_vmalloc,
+				    ARRAY_SIZE(kmt_enc_vmalloc)));
+	BUILD_BUG_ON(kmt_layout_bytes(KMT_EV_KMALLOC, 6) != KMT_KMALLOC_BYTES);
+	BUILD_BUG_ON(kmt_layout_bytes(KMT_EV_CACHE_ALLOC, 5) !=
+		     KMT_CACHE_ALLOC_BYTES);
+	BUILD_BUG_ON(kmt_layout_bytes(KMT_EV_KFREE, 2) != KMT_KFREE_BYTES);
+	BUILD_BUG_ON(kmt_layout_bytes(KMT_EV_CACHE_FREE, 3) !=
+		     KMT_CACHE_FREE_BYTES);
+	BUILD_BUG_ON(kmt_layout_bytes(KMT_EV_PAGE_ALLOC, 5) !=
+		     KMT_PAGE_ALLOC_BYTES);
+	BUILD_BUG_ON(kmt_layout_bytes(KMT_EV_PAGE_FREE, 2) != KMT_PAGE_FREE_BYTES);
+	BUILD_BUG_ON(kmt_layout_bytes(KMT_EV_PAGE_FREE_BATCHED, 1) !=
+		     KMT_PAGE_BATCHED_BYTES);
+}
+
+int kmt_register_kmem(void)
+{
+	int ret;
+
+	kmt_check_layouts();
+	/* The page probes first: at boot the early pages wait for them. */
+	ret = register_trace_mm_page_free(kmt_probe_page_free, NULL);
+	WRITE_ONCE(kmt_pg_free_live, !ret);
+	ret = ret ?: register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
+							 NULL);
+	ret = ret ?: register_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
+	WRITE_ONCE(kmt_pg_alloc_live, !ret);
+	ret = ret ?: register_trace_kmalloc(kmt_probe_kmalloc, NULL);
+	ret = ret ?: register_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
+	ret = ret ?: register_trace_kfree(kmt_probe_kfree, NULL);
+	ret = ret ?: register_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
+	if (!ret)
+		static_branch_enable(&kmemtrace_hook_key);
+	return ret;
+}
+
+/* Unregistering a probe that is not registered is harmless (-ENOENT). */
+void kmt_unregister_kmem(void)
+{
+	static_branch_disable(&kmemtrace_hook_key);
+	unregister_trace_mm_page_free_batched(kmt_probe_page_free_batched, NULL);
+	unregister_trace_mm_page_free(kmt_probe_page_free, NULL);
+	unregister_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
+	unregister_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
+	unregister_trace_kfree(kmt_probe_kfree, NULL);
+	unregister_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
+	unregister_trace_kmalloc(kmt_probe_kmalloc, NULL);
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace: the boot's phases and who allocates in user space.
+ *
+ * The initcall levels and functions, what pid 1 executes, and every task
+ * made, renamed, executing or moved to another cgroup: readers put each
+ * allocation in its boot phase, process and systemd unit.
+ */
+
+#include <linux/binfmts.h>
+#include <linux/cgroup.h>
+#include <linux/init.h>
+#include <linux/sched.h>
+
+#include "internal.h"
+
+#ifdef CONFIG_CGROUPS
+#include <trace/events/cgroup.h>
+#endif
+#include <trace/events/initcall.h>
+#include <trace/events/sched.h>
+#include <trace/events/task.h>
+
+static const u8 kmt_enc_initcall[] = { KMT_ENC_TEXT32, KMT_ENC_S32 };
+
+/* ---- boot phases: initcall levels and functions ------------------------- */
+static void kmt_probe_initcall_level(void *data, const char *level)
+{
+	kmt_record_str(KMT_EV_INITCALL_LEVEL, NULL, NULL, 0, level);
+}
+
+static void kmt_probe_initcall_start(void *data, initcall_t func)
+{
+	u64 v = (unsigned long)func;
+
+	kmt_record_fields(KMT_EV_INITCALL_START, kmt_enc_initcall, &v, 1,
+			  NULL, 0);
+}
+
+static void kmt_probe_initcall_finish(void *data, initcall_t func, int ret)
+{
+	u64 v[2] = { (unsigned long)func, (s64)ret };
+
+	kmt_record_fields(KMT_EV_INITCALL_FINISH, kmt_enc_initcall, v, 2,
+			  NULL, 0);
+}
+
+/* ---- tasks: who allocates in user space ------------------------------ */
+
+static const u8 kmt_enc_task[] = { KMT_ENC_U8X, KMT_ENC_U32X, KMT_ENC_U32X };
+
+/*
+ * Longest filename and cgroup path a task record keeps: their last bytes,
+ * where the program's and the unit's names are; and the buffer a cgroup
+ * path is read into.
+ */
+#define KMT_TASK_PATH	128
+#define KMT_CGROUP_BUF	256
+
+/* The last KMT_TASK_PATH bytes of @s, "" for NULL. */
+static struct kmt_str kmt_tail(const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+	struct kmt_str t = { s, len };
+
+	if (len > KMT_TASK_PATH) {
+		t.p = s + len - KMT_TASK_PATH;
+		t.len = KMT_TASK_PATH;
+	}
+	return t;
+}
+
+/*
+ * A KMT_EV_TASK record: @op on task @pid (parent @ppid), its @comm, what
+ * it executed, its cgroup; a missing string is written empty.
+ */
+static void kmt_record_task(u8 op, pid_t pid, pid_t ppid, const char *comm,
+			    const char *filename, const char *cgroup)
+{
+	u64 v[3] = { op, pid, ppid };
+	struct kmt_str str[3] = {
+		{ comm, comm ? strnlen(comm, TASK_COMM_LEN) : 0 },
+		kmt_tail(filename),
+		kmt_tail(cgroup),
+	};
+
+	kmt_record_fields(KMT_EV_TASK, kmt_enc_task, v, 3, str, 3);
+}
+
+#ifdef CONFIG_CGROUPS
+/* @p's cgroup v2 path into @buf, "" when it cannot be had. */
+static const char *kmt_cgroup_of(struct task_struct *p, char *buf, size_t len)
+{
+	int ret;
+
+	rcu_read_lock();
+	ret = cgroup_path(task_dfl_cgroup(p), buf, len);
+	rcu_read_unlock();
+	/* cut: its head only, without the unit at its end */
+	if (ret < 0 || ret >= len)
+		buf[0] = '\0';
+	return buf;
+}
+
+/* A move in the cgroup v2 hierarchy (v1 hierarchies say nothing of units). */
+static void kmt_probe_cgroup_attach(void *data, struct cgroup *dst,
+				    const char *path, struct task_struct *p,
+				    bool threadgroup)
+{
+	if (dst->root != &cgrp_dfl_root)
+		return;
+	kmt_record_task(KMT_TASK_CGROUP, task_pid_nr(p), threadgroup, p->comm,
+			NULL, path);
+}
+#else
+static const char *kmt_cgroup_of(struct task_struct *p, char *buf, size_t len)
+{
+	return NULL;
+}
+#endif
+
+static void kmt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+			   struct linux_binprm *bprm)
+{
+	char cgroup[KMT_CGROUP_BUF];
+
+	if (task_pid_nr(p) == 1)
+		kmt_record_str(KMT_EV_INIT_EXEC, NULL, NULL, 0, bprm->filename);
+	kmt_record_task(KMT_TASK_EXEC, task_pid_nr(p), 0, p->comm,
+			bprm->filename, kmt_cgroup_of(p, cgroup, sizeof(cgroup)));
+}
+
+/*
+ * A new task, process or thread.  Its cgroup is its parent's unless it
+ * was cloned into another one (clone3() with CLONE_INTO_CGROUP): only
+ * then is the path written.
+ */
+static void kmt_probe_fork(void *data, struct task_struct *parent,
+			   struct task_struct *child)
+{
+	const char *cgroup = NULL;
+#ifdef CONFIG_CGROUPS
+	char buf[KMT_CGROUP_BUF];
+	bool moved;
+
+	rcu_read_lock();
+	moved = task_dfl_cgroup(child) != task_dfl_cgroup(parent);
+	rcu_read_unlock();
+	if (moved)
+		cgroup = kmt_cgroup_of(child, buf, sizeof(buf));
+#endif
+	kmt_record_task(KMT_TASK_NEW, task_pid_nr(child), task_pid_nr(parent),
+			child->comm, NULL, cgroup);
+}
+
+/* exec names the task too, in its own record: not twice */
+static void kmt_probe_rename(void *data, struct task_struct *p,
+			     const char *comm)
+{
+	if (p == current && current->in_execve)
+		return;
+	kmt_record_task(KMT_TASK_RENAME, task_pid_nr(p), 0, comm, NULL, NULL);
+}
+
+int kmt_register_boot(void)
+{
+	int ret;
+
+	ret = register_trace_initcall_level(kmt_probe_initcall_level, NULL);
+	ret = ret ?: register_trace_initcall_start(kmt_probe_initcall_start, NULL);
+	ret = ret ?: register_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
+	ret = ret ?: register_trace_sched_process_fork(kmt_probe_fork, NULL);
+	ret = ret ?: register_trace_task_rename(kmt_probe_rename, NULL);
+#ifdef CONFIG_CGROUPS
+	ret = ret ?: register_trace_cgroup_attach_task(kmt_probe_cgroup_attach, NULL);
+#endif
+	return ret ?: register_trace_sched_process_exec(kmt_probe_exec, NULL);
+}
+
+void kmt_unregister_boot(void)
+{
+	unregister_trace_sched_process_exec(kmt_probe_exec, NULL);
+#ifdef CONFIG_CGROUPS
+	unregister_trace_cgroup_attach_task(kmt_probe_cgroup_attach, NULL);
+#endif
+	unregister_trace_task_rename(kmt_probe_rename, NULL);
+	unregister_trace_sched_process_fork(kmt_probe_fork, NULL);
+	unregister_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
+	unregister_trace_initcall_start(kmt_probe_initcall_start, NULL);
+	unregister_trace_initcall_level(kmt_probe_initcall_level, NULL);
+}
