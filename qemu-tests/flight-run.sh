@@ -200,4 +200,47 @@ rearmed() {	# each save after the first starts after the trigger before it
 }
 check "after each save the recorder runs again" rearmed
 
+# A CPU without a buffer: the boot CPU takes 64 MiB, and 128 MiB of
+# guest leaves too little for the second CPU's, so its hotplug prepare
+# callback fails.  The guest must live in both modes (in flight mode the
+# first writer on that CPU used to reuse a sub-buffer it did not have),
+# every event of that CPU counted lost (its stress kthread's 2 x 20000
+# at least), the trigger freezing the recorder all the same.
+nobuf() {	# NAME MODE: boot it
+	"$repo/qemu-tests/boot.sh" -k "$kernel" -c 2 -m 128M -t 300 \
+		-x "$repo/qemu-tests/nobuf-hook.sh" \
+		-a "kmemtrace.enable=1 kmemtrace.mode=$2 kmemtrace.subbufs=1024 kmemtrace.subbuf_size=65536" \
+		"$out/$1" || return 1
+	cat "$out/$1/hook.err"
+	grep -q 'kmemtrace: cpu1: cannot allocate 1024 x 65536 bytes: its events are counted as lost' \
+		"$out/$1/dmesg" &&
+		[ "$(cat "$out/$1/hook.rc")" = 0 ] && [ "$(cat "$out/$1/save.rc")" = 0 ] &&
+		[ "$(cat "$out/$1/mode")" = "$2" ]
+}
+
+nobuf_counted() {	# NAME: cpu1 recorded nothing and counted all, in the file too
+	d=$out/$1
+	cat "$d/stats.before" "$d/stress" "$d/stats.after"
+	"$kmf" info "$d/boot.kmt" > "$d/info" || return 1
+	awk '$1 ~ /^[0-9]+$/' "$d/info"
+	pairs=$(awk '$1 == "pairs" { print $2 }' "$d/stress")
+	awk -v p="$pairs" 'FNR == 1 { f++ } $1 == "1" { l[f] = $3; e[f] = $2; b[f] = $5 }
+		END { exit !(p == 20000 && l[2] - l[1] >= 2 * p && e[1] == 0 && e[2] == 0 &&
+			b[1] == 0 && b[2] == 0) }' "$d/stats.before" "$d/stats.after" &&
+	awk '$1 == "0" && $4 > 0 && $4 == $5 && $6 == 0 { c0 = 1 }
+		$1 == "1" && $3 == 0 && $4 == 0 && $5 == 0 && $6 > 0 { c1 = 1 }
+		END { exit !(c0 && c1) }' "$d/info" &&
+	grep -q 'events were lost on CPUs that got no buffer' "$d/save.err"
+}
+
+check "a CPU without a buffer, flight mode: the guest lives" nobuf nobuf-flight flight
+check "a CPU without a buffer, flight mode: its events counted lost, CPU 0's all in the file" \
+	nobuf_counted nobuf-flight
+check "a CPU without a buffer, flight mode: the manual trigger freezes the recorder" \
+	sh -c "cat '$out/nobuf-flight/frozen' && grep -q '^1 manual ' '$out/nobuf-flight/frozen' &&
+		'$kmf' info '$out/nobuf-flight/boot.kmt' | grep -q '^frozen:      by manual at '"
+check "a CPU without a buffer, boot mode: the guest lives" nobuf nobuf-boot boot
+check "a CPU without a buffer, boot mode: its events counted lost, CPU 0's all in the file" \
+	nobuf_counted nobuf-boot
+
 check_done

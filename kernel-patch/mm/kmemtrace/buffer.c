@@ -156,14 +156,22 @@ noinline u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq,
  */
 noinline bool kmt_reuse(struct kmt_cpu *cb, unsigned int consumed)
 {
-	struct kmt_slot *slot = &cb->slot[consumed & kmt_subbuf_mask];
+	struct kmt_slot *slot;
 	unsigned int size;
 	bool ret = false;
 
+	/*
+	 * A CPU whose buffer could not be allocated looks full for good
+	 * (kmt_reset_cpu()): nothing to reuse, its events are counted lost.
+	 * Its ->slot is set only while it is offline, before it runs.
+	 */
+	if (unlikely(!cb->slot))
+		return false;
 	/* Pairs with clear_bit_unlock() in kmt_data_release(). */
 	if (READ_ONCE(kmt_mode) != KMT_MODE_FLIGHT ||
 	    test_bit_acquire(0, &cb->open))
 		return false;
+	slot = &cb->slot[consumed & kmt_subbuf_mask];
 	if (local_cmpxchg(&cb->reusing, 0, 1))
 		return false;
 	/* A trigger that interrupted this writer froze the buffer. */
