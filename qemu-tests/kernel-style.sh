@@ -149,10 +149,44 @@ each_patch_builds() {
 	return $rc
 }
 
+# Each sample on its own, as a user configures one: the kernel built
+# with only that sample (on the tree each_patch_builds left at the end of
+# the series) links its object in.
+samples_alone() {
+	t=$cache/series-$tag
+	b=$cache/series-build-$tag
+	opts=$(sed -n 's/^config \(SAMPLE_KMEMTRACE_[A-Z_]*\)$/\1/p' "$t/samples/Kconfig")
+	[ -n "$opts" ] || { echo "no SAMPLE_KMEMTRACE_ option in samples/Kconfig"; return 1; }
+	rc=0
+	for o in $opts; do
+		for x in $opts; do
+			if [ "$x" = "$o" ]; then
+				"$t/scripts/config" --file "$b/.config" --enable "$x"
+			else
+				"$t/scripts/config" --file "$b/.config" --disable "$x"
+			fi
+		done
+		make -s -C "$t" O="$b" olddefconfig > "$b/config.log" 2>&1 || { cat "$b/config.log"; return 1; }
+		grep -qx "CONFIG_$o=y" "$b/.config" || { echo "$o: not set"; rc=1; continue; }
+		rm -rf "$b/samples/kmemtrace"
+		make -s -C "$t" O="$b" -j"$(nproc)" samples/ > "$b/samples.log" 2>&1 || {
+			cat "$b/samples.log"; rc=1; continue; }
+		obj=$(echo "$o" | sed 's/^SAMPLE_KMEMTRACE_//' | tr '[:upper:]' '[:lower:]')
+		if ar t "$b/samples/kmemtrace/built-in.a" 2>/dev/null | grep -q "/kmemtrace-$obj\.o$"; then
+			echo "$o alone: kmemtrace-$obj.o is built in"
+		else
+			echo "$o alone: kmemtrace-$obj.o is not built in (samples/Makefile does not enter samples/kmemtrace/)"
+			rc=1
+		fi
+	done
+	return $rc
+}
+
 check "format-patch series is generated" series
 check "checkpatch.pl --strict is clean on every patch" checkpatch_series
 check "mm/kmemtrace/ and the retain, stress and leak samples build clean with W=1" w1_build
 check "kernel-doc has no warnings" kernel_doc
 check "the series applies to pristine 6.12 with git am and matches the tree" git_am
 check "each patch applies in turn and builds its objects with W=1; its new files are maintained" each_patch_builds
+check "each sample built on its own is linked in" samples_alone
 check_done
