@@ -648,11 +648,12 @@ static int __init kmt_tracefs_init(void)
 	}
 	ret = kmt_build_header();
 	if (ret)
-		goto out;
-	ret = -ENOMEM;
+		return ret;
 	dir = kmt_create_dir("kmemtrace", NULL);
-	if (!dir)
-		goto out;
+	if (!dir) {
+		ret = -ENOMEM;
+		goto out_header;
+	}
 	ret = kmt_create_file("header", 0400, dir, NULL, &kmt_header_fops);
 	ret = ret ?: kmt_create_file("enable", 0600, dir, NULL, &kmt_enable_fops);
 	ret = ret ?: kmt_create_file("events", 0600, dir, NULL, &kmt_events_fops);
@@ -667,26 +668,33 @@ static int __init kmt_tracefs_init(void)
 	ret = ret ?: kmt_create_file("stall_us", 0600, dir, NULL, &kmt_stall_fops);
 	ret = ret ?: kmt_create_file("caches", 0400, dir, NULL, &kmt_caches_fops);
 	if (ret)
-		goto out;
+		goto out_dir;
 	ret = -ENOMEM;
 	pcpu = kmt_create_dir("per_cpu", dir);
 	if (!pcpu)
-		goto out;
+		goto out_dir;
 	for_each_possible_cpu(cpu) {
 		snprintf(name, sizeof(name), "cpu%d", cpu);
 		d = kmt_create_dir(name, pcpu);
 		if (!d) {
 			ret = -ENOMEM;
-			goto out;
+			goto out_dir;
 		}
 		ret = kmt_create_file("data", 0400, d,
 				      per_cpu_ptr(&kmt_cpu_buf, cpu),
 				      &kmt_data_fops);
 		if (ret)
-			goto out;
+			goto out_dir;
 	}
-	ret = 0;
-out:
+	return 0;
+
+	/* No file was opened yet: the header can go with them. */
+out_dir:
+	tracefs_remove(dir);
+out_header:
+	kfree(kmt_header_blob);
+	kmt_header_blob = NULL;
+	kmt_header_len = 0;
 	return ret;
 }
 late_initcall(kmt_tracefs_init);
