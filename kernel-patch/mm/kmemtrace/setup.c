@@ -95,10 +95,12 @@ static int __init kmt_parse_subbuf_size(char *str)
 }
 early_param("kmemtrace.subbuf_size", kmt_parse_subbuf_size);
 
+/* A sub-buffer closed with a reader waiting: the reader asks again (tracefs.c). */
 static void kmt_wakeup(struct irq_work *work)
 {
 	struct kmt_cpu *cb = container_of(work, struct kmt_cpu, wakeup);
 
+	WRITE_ONCE(cb->waiting, false);
 	wake_up_all(&cb->wait);
 }
 

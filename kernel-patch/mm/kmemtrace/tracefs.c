@@ -66,11 +66,28 @@ static ssize_t kmt_copy_ready(struct kmt_cpu *cb, char __user *ubuf,
 	return done;
 }
 
+/*
+ * Ask the writers to wake the readers, then look: a sub-buffer closed
+ * after the look finds ->waiting set (the smp_mb()s of both sides pair)
+ * and queues the wakeup.  The wakeup clears ->waiting (kmt_wakeup()), so
+ * that sub-buffers closed with nobody waiting queue nothing: a reader
+ * sets it again before each look, on the wait queue already, so a
+ * wakeup that clears it wakes that reader too, who looks again.
+ */
+static bool kmt_wait_ready(struct kmt_cpu *cb)
+{
+	unsigned int size;
+
+	WRITE_ONCE(cb->waiting, true);
+	/* Pairs with the smp_mb() in kmt_close_slot() and kmt_commit(). */
+	smp_mb();
+	return kmt_slot_ready(cb, &size);
+}
+
 static ssize_t kmt_data_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
 	struct kmt_cpu *cb = file->private_data;
-	unsigned int size;
 	ssize_t ret;
 
 	if (count < kmt_subbuf_size)
@@ -83,12 +100,7 @@ static ssize_t kmt_data_read(struct file *file, char __user *ubuf,
 			ret = ret ?: -EAGAIN;
 			break;
 		}
-		WRITE_ONCE(cb->waiting, true);
-		/* Pairs with the smp_mb() in kmt_close_slot(). */
-		smp_mb();
-		ret = wait_event_interruptible(cb->wait,
-					       kmt_slot_ready(cb, &size));
-		WRITE_ONCE(cb->waiting, false);
+		ret = wait_event_interruptible(cb->wait, kmt_wait_ready(cb));
 		if (ret)
 			break;
 	}
@@ -96,16 +108,13 @@ static ssize_t kmt_data_read(struct file *file, char __user *ubuf,
 	return ret;
 }
 
+/* poll_wait() first: the wakeup that clears ->waiting finds us queued. */
 static __poll_t kmt_data_poll(struct file *file, poll_table *wait)
 {
 	struct kmt_cpu *cb = file->private_data;
-	unsigned int size;
 
 	poll_wait(file, &cb->wait, wait);
-	WRITE_ONCE(cb->waiting, true);
-	/* Pairs with the smp_mb() in kmt_close_slot(). */
-	smp_mb();
-	return kmt_slot_ready(cb, &size) ? EPOLLIN | EPOLLRDNORM : 0;
+	return kmt_wait_ready(cb) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 /*
