@@ -67,21 +67,34 @@ static inline void **kmt_cpu_buffer(struct kmt_cpu *cb)
 /* The hot path's filter: one bit per 4 KiB of kernel text. */
 #define KMT_WRAP_SHIFT		12
 
-extern unsigned long *kmt_wrap_map;
-extern unsigned long kmt_wrap_mask;
+/**
+ * struct kmt_wrap_filter - where the wrappers' call sites may be
+ * @mask: the number of bits in @bits, minus one (a power of two)
+ * @bits: a bit per 4 KiB of kernel text that holds a wrapper
+ *
+ * Published once, whole, by one pointer: a reader that has the pointer
+ * has a mask and a bitmap that go together.
+ */
+struct kmt_wrap_filter {
+	unsigned long	mask;
+	unsigned long	bits[];
+};
+
+extern struct kmt_wrap_filter *kmt_wrap_filter;
 
 /*
  * Whether text offset @cs may be inside a wrapper: a bit per 4 KiB of
  * text, the offset masked into the map's power-of-two size, so an
  * address outside the kernel text may be a false positive, never a miss.
+ * Before the wrappers are found, the filter is one word of zeroes.
  */
 static __always_inline bool kmt_maybe_wrapped(s64 cs)
 {
-	unsigned long i = ((unsigned long)cs >> KMT_WRAP_SHIFT) &
-			  READ_ONCE(kmt_wrap_mask);
+	/* Pairs with the release in kmt_find_wrappers(): an address dependency. */
+	const struct kmt_wrap_filter *f = READ_ONCE(kmt_wrap_filter);
+	unsigned long i = ((unsigned long)cs >> KMT_WRAP_SHIFT) & f->mask;
 
-	return (READ_ONCE(kmt_wrap_map)[i / BITS_PER_LONG] >>
-		(i % BITS_PER_LONG)) & 1;
+	return (f->bits[i / BITS_PER_LONG] >> (i % BITS_PER_LONG)) & 1;
 }
 
 void kmt_find_wrappers(void);

@@ -51,16 +51,28 @@ struct kmt_wrapper {
 };
 
 static struct kmt_wrapper kmt_wrappers[KMT_MAX_WRAPPERS] __read_mostly;
+/* Set once, after kmt_wrappers[] is filled in. */
 static unsigned int kmt_nr_wrappers __read_mostly;
-static unsigned long kmt_no_wrap_map;
-unsigned long *kmt_wrap_map __read_mostly = &kmt_no_wrap_map;
-unsigned long kmt_wrap_mask __read_mostly;
+
+/* Until the wrappers are found: mask 0 and a word of zeroes, no wrapper. */
+static struct {
+	struct kmt_wrap_filter	f;
+	unsigned long		word;
+} kmt_no_wrappers;
+
+struct kmt_wrap_filter *kmt_wrap_filter __read_mostly = &kmt_no_wrappers.f;
+
+/* Wrappers found so far; pairs with the release in kmt_find_wrappers(). */
+static unsigned int kmt_wrappers_found(void)
+{
+	return smp_load_acquire(&kmt_nr_wrappers);
+}
 
 static bool kmt_in_wrapper(unsigned long addr)
 {
-	unsigned int i;
+	unsigned int i, n = kmt_wrappers_found();
 
-	for (i = 0; i < READ_ONCE(kmt_nr_wrappers); i++)
+	for (i = 0; i < n; i++)
 		if (addr - kmt_wrappers[i].start < kmt_wrappers[i].size)
 			return true;
 	return false;
@@ -69,10 +81,11 @@ static bool kmt_in_wrapper(unsigned long addr)
 /* Under kmt_mutex, or at boot: look the wrappers up once. */
 void kmt_find_wrappers(void)
 {
-	unsigned long addr, size, off, bits, first, last, *map;
+	unsigned long addr, size, off, bits, first, last;
+	struct kmt_wrap_filter *f;
 	unsigned int i, n = 0;
 
-	if (kmt_wrap_map != &kmt_no_wrap_map)
+	if (kmt_wrappers_found())
 		return;
 	for (i = 0; i < ARRAY_SIZE(kmt_wrapper_names); i++) {
 		addr = kallsyms_lookup_name(kmt_wrapper_names[i]);
@@ -90,19 +103,24 @@ void kmt_find_wrappers(void)
 		return;
 	bits = roundup_pow_of_two(DIV_ROUND_UP((unsigned long)(_etext - _stext),
 					       1UL << KMT_WRAP_SHIFT));
-	map = bitmap_zalloc(max(bits, BITS_PER_LONG), GFP_KERNEL);
-	if (!map)
+	f = kzalloc(struct_size(f, bits, BITS_TO_LONGS(bits)), GFP_KERNEL);
+	if (!f)
 		return;
+	f->mask = bits - 1;
 	for (i = 0; i < n; i++) {
 		first = kmt_text_off(kmt_wrappers[i].start) >> KMT_WRAP_SHIFT;
 		last = kmt_text_off(kmt_wrappers[i].start +
 				    kmt_wrappers[i].size - 1) >> KMT_WRAP_SHIFT;
-		bitmap_set(map, first, last - first + 1);
+		bitmap_set(f->bits, first, last - first + 1);
 	}
-	WRITE_ONCE(kmt_nr_wrappers, n);
-	WRITE_ONCE(kmt_wrap_mask, bits - 1);
-	/* Pairs with the READ_ONCE() in kmt_maybe_wrapped(). */
-	smp_store_release(&kmt_wrap_map, map);
+	/*
+	 * The table, then the filter that sends the probes to it: each
+	 * whole before it is published, so that no ordering of the probes
+	 * (or of a CPU's loads) combines a new mask with an old bitmap, or
+	 * a count with entries not yet written.
+	 */
+	smp_store_release(&kmt_nr_wrappers, n);
+	smp_store_release(&kmt_wrap_filter, f);
 }
 
 struct kmt_via_walk {
@@ -180,7 +198,7 @@ void kmt_emit_wrappers(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < READ_ONCE(kmt_nr_wrappers); i++) {
+	for (i = 0; i < kmt_wrappers_found(); i++) {
 		u64 v[3] = { KMT_TEXT_WRAPPER, kmt_wrappers[i].start,
 			     kmt_wrappers[i].size };
 		struct kmt_str name = { kmt_wrappers[i].name,
