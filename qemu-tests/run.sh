@@ -806,12 +806,12 @@ if [ "${KMF_DEBUG_KERNEL:-1}" != 0 ]; then
 		# -icount the guest clock counts instructions and cannot
 		# leap; should it happen anyway, that is the emulator, not
 		# the recorder: boot once more, and say so.
-		debug_boot() {
+		debug_boot() {	# [HOOK CMDLINE]
 			for try in 1 2; do
 				KMF_QEMU_ARGS="-icount shift=0" \
 				"$repo/qemu-tests/boot.sh" -k "$(cat "$out/debug-kernel")" -c 2 \
-					-t 600 -x "$repo/qemu-tests/stress-hook.sh" \
-					-a "kmemtrace.enable=1 kmemtrace.events=all kmfstress.pairs=$debug_pairs" "$out/$name" &&
+					-t 900 -x "$repo/qemu-tests/${1:-stress-hook.sh}" \
+					-a "${2:-kmemtrace.enable=1 kmemtrace.events=all kmfstress.pairs=$debug_pairs}" "$out/$name" &&
 					[ "$(cat "$out/$name/save.rc")" = 0 ] &&
 					[ "$(cat "$out/$name/hook.rc")" = 0 ] && return 0
 				grep -q AE_AML_LOOP_TIMEOUT "$out/$name/console.log" || return 1
@@ -829,6 +829,29 @@ if [ "${KMF_DEBUG_KERNEL:-1}" != 0 ]; then
 			kernel_equals_file "$name"
 		check "debug kernel: every stress pair is in the trace, in its context and on its CPU" \
 			stress_counted "$name" 2 "$debug_pairs"
+
+		# The control files and CPU hotplug at once (concur-hook.sh):
+		# recording off and on, groups, modes, freezes and re-arms,
+		# CPU 1 down and up, every CPU allocating.  Lockdep reports an
+		# inverted lock order once both orders have been taken, however
+		# the loops interleave.
+		name=debug-concur
+		concur_rounds=20
+		concur_saved() {
+			debug_boot concur-hook.sh "kmemtrace.enable=1 kmfconcur.rounds=$concur_rounds" || return 1
+			cat "$out/$name"/concur.* "$out/$name/hook.err"
+			for l in enable events mode hotplug stress; do
+				grep -q "^$concur_rounds rounds, " "$out/$name/concur.$l" || return 1
+			done
+			# the end: recording, boot mode, armed, both CPUs up
+			printf '1\nboot\n0\n0-1\n' | cmp - "$out/$name/concur.end" &&
+				"$kmf" info "$out/$name/boot.kmt" > "$out/$name/info" &&
+				"$kmf" report "$out/$name/boot.kmt" > "$out/$name/report.txt"
+		}
+		check "debug kernel: the control files and CPU hotplug at once, $concur_rounds rounds each; the save reads" \
+			concur_saved
+		check "debug kernel, all at once: no lockdep, KASAN, atomic-sleep or hung-task report" \
+			sh -c "[ -s '$out/$name/dmesg' ] && ! grep -E 'BUG:|WARNING:|KASAN:|possible circular|inconsistent lock|possible recursive|sleeping function called|blocked for more than' '$out/$name/dmesg'"
 	fi
 fi
 

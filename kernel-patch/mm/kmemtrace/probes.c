@@ -345,16 +345,26 @@ void kmemtrace_cache_create(struct kmem_cache *s)
 		kmt_emit_cache_def(s);
 }
 
-/* Define every existing cache; caller holds slab_mutex or is at boot. */
+/*
+ * Define every existing cache.  slab_mutex is taken here, around the
+ * list walk only: callers hold kmt_mutex, and must not hold slab_mutex
+ * while they register probes or flip static keys, which take
+ * cpus_read_lock() (CPU hotplug takes slab_mutex inside the hotplug
+ * lock, in slub_cpu_dead()).  At boot too, as vmalloc_init() takes it
+ * right after.  A cache created meanwhile is defined by its own
+ * kmemtrace_cache_create(), since the recorder records already.
+ */
 void kmt_define_all_caches(void)
 {
 	struct kmem_cache *s;
 
+	mutex_lock(&slab_mutex);
 	list_for_each_entry(s, &slab_caches, list) {
 		if (!s->kmt_id)
 			s->kmt_id = kmt_next_cache_id++;
 		kmt_emit_cache_def(s);
 	}
+	mutex_unlock(&slab_mutex);
 }
 
 /* ---- registration ----------------------------------------------------- */

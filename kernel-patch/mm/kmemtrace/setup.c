@@ -468,9 +468,7 @@ int kmt_enable_set(unsigned int val)
 		if (ret)
 			goto out_unlock;
 	}
-	mutex_lock(&slab_mutex);
 	ret = kmt_start();
-	mutex_unlock(&slab_mutex);
 	kmt_update_trigger_key();
 out_unlock:
 	mutex_unlock(&kmt_mutex);
