@@ -157,32 +157,56 @@ void __kmemtrace_alloc_failed(enum kmt_trigger trig, gfp_t gfp,
  * The reclaim_stall trigger: a direct reclaim at least kmt_stall_ns
  * long.  Its begin and end run in the reclaiming task, which may sleep
  * and move between CPUs in between: the begin time is kept in a small
- * table by pid, a slot taken with a cmpxchg.  A reclaim that finds the
- * table full is not timed.
+ * table, a slot taken with a cmpxchg.  A reclaim that finds the table
+ * full is not timed.
+ *
+ * A begin whose end is never seen (the reclaim probes detached, or the
+ * recorder armed again, in between) must not be matched by a later end
+ * of another task that got the same pid, nor hold its slot for good:
+ * slots are keyed by the pid and a generation, which kmt_stall_forget()
+ * moves on.  A slot of an older generation is free.
  */
 #define KMT_STALLS		64
 
 struct kmt_stall {
-	atomic_t	pid;		/* the reclaiming task, 0: a free slot */
+	atomic64_t	key;		/* generation << 32 | pid, 0: free */
 	int		order;
 	gfp_t		gfp;
 	u64		ts;
 };
 
 static struct kmt_stall kmt_stalls[KMT_STALLS];
+static atomic_t kmt_stall_gen = ATOMIC_INIT(1);
 u64 kmt_stall_ns __read_mostly = NSEC_PER_SEC;
+
+static u64 kmt_stall_key(int pid)
+{
+	return (u64)(u32)atomic_read(&kmt_stall_gen) << 32 | (u32)pid;
+}
+
+/* Every slot taken so far is free: its end will not be looked for. */
+void kmt_stall_forget(void)
+{
+	atomic_inc(&kmt_stall_gen);
+}
 
 void kmt_stall_begin(int order, gfp_t gfp)
 {
 	int pid = task_pid_nr(current), i;
 	struct kmt_stall *s;
+	u64 key, old;
 
 	if (!static_branch_unlikely(&kmemtrace_trigger_key) || !pid ||
 	    !(READ_ONCE(kmt_triggers) & BIT(KMT_TRIG_RECLAIM_STALL)))
 		return;
+	key = kmt_stall_key(pid);
 	for (i = 0; i < KMT_STALLS; i++) {
 		s = &kmt_stalls[i];
-		if (atomic_cmpxchg(&s->pid, 0, pid))
+		old = atomic64_read(&s->key);
+		/* taken in this generation: another task's reclaim */
+		if (old && old >> 32 == key >> 32)
+			continue;
+		if (!atomic64_try_cmpxchg(&s->key, &old, key))
 			continue;
 		s->order = order;
 		s->gfp = gfp;
@@ -197,19 +221,21 @@ void kmt_stall_end(void)
 	int pid = task_pid_nr(current), i, order;
 	struct kmt_stall *s;
 	gfp_t gfp;
+	u64 key;
 	s64 ns;
 
 	if (!pid)
 		return;
+	key = kmt_stall_key(pid);
 	for (i = 0; i < KMT_STALLS; i++) {
 		s = &kmt_stalls[i];
-		if (atomic_read(&s->pid) != pid)
+		if (atomic64_read(&s->key) != key)
 			continue;
 		ns = local_clock() - s->ts;
 		order = s->order;
 		gfp = s->gfp;
 		/* The fields read before the slot is free again. */
-		atomic_set_release(&s->pid, 0);
+		atomic64_set_release(&s->key, 0);
 		if (ns >= (s64)READ_ONCE(kmt_stall_ns))
 			kmt_freeze(KMT_TRIG_RECLAIM_STALL, current, order, gfp, 0);
 		return;
@@ -241,6 +267,7 @@ static void kmt_arm(void)
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu_ptr(&kmt_cpu_buf, cpu)->frozen, false);
 	WRITE_ONCE(kmt_frozen_done, false);
+	kmt_stall_forget();
 	/* The CPUs record before the next trigger may fire. */
 	smp_mb();
 	atomic_set(&kmt_frozen_by, 0);

@@ -144,6 +144,7 @@ bool kmt_is_frozen(void);
 void kmt_update_trigger_key(void);
 int kmt_parse_triggers(const char *str, unsigned long *mask);
 void kmt_stall_begin(int order, gfp_t gfp);
+void kmt_stall_forget(void);
 void kmt_stall_end(void);
 void kmt_set_mode(unsigned int mode);
 int kmt_set_frozen(unsigned int val);

@@ -195,6 +195,8 @@ void kmt_unregister_reclaim(void)
 	unregister_trace_mm_vmscan_direct_reclaim_end(kmt_probe_reclaim_end, NULL);
 	unregister_trace_mm_vmscan_direct_reclaim_begin(kmt_probe_reclaim_begin,
 							NULL);
+	/* A begin whose end the probe will not see. */
+	kmt_stall_forget();
 }
 
 #ifdef CONFIG_COMPACTION
