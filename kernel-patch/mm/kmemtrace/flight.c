@@ -42,8 +42,14 @@ const char *const kmt_trigger_names[KMT_NR_TRIGGERS] = {
 DEFINE_STATIC_KEY_FALSE(kmemtrace_trigger_key);
 /* Bits of enum kmt_trigger that freeze. */
 unsigned long kmt_triggers __read_mostly = KMT_TRIGGERS_DEFAULT;
-/* The trigger that froze the recorder, 0 while armed. */
-static atomic_t kmt_frozen_by = ATOMIC_INIT(0);
+/*
+ * The trigger that froze the recorder, 0 while armed, KMT_UNARMED in
+ * boot mode.  A trigger freezes only by moving it from 0 to itself, so
+ * that nothing can freeze a recorder that is being switched to boot
+ * mode (kmt_thaw()).
+ */
+#define KMT_UNARMED		(-1)
+static atomic_t kmt_frozen_by = ATOMIC_INIT(KMT_UNARMED);
 /* Set once every CPU was told to stop, cleared when armed again. */
 static bool kmt_frozen_done;
 static u64 kmt_trigger_ts, kmt_frozen_ts;
@@ -257,21 +263,34 @@ static int __init kmt_parse_stall_us(char *str)
 }
 early_param("kmemtrace.stall_us", kmt_parse_stall_us);
 
-/* Record again after a freeze; the buffers keep what they hold. */
-static void kmt_arm(void)
+/*
+ * Undo the freeze, if there is one, and set the state to @to: 0, armed
+ * again (the buffers keep what they hold), or KMT_UNARMED for boot mode.
+ * kmt_mutex held.  A trigger may fire meanwhile, in any context and on
+ * any CPU: the state moves from what it was seen to be with a cmpxchg,
+ * so a freeze that won in between is seen, waited for (it never sleeps,
+ * and ends once it began) and undone too.  The ARMED mark goes into the
+ * stream before the state lets a trigger fire: a FROZEN mark never
+ * precedes the ARMED mark of the thaw before it.
+ */
+static void kmt_thaw(int to)
 {
+	int old = atomic_read(&kmt_frozen_by);
 	int cpu;
 
-	if (!kmt_is_frozen())
-		return;
-	for_each_possible_cpu(cpu)
-		WRITE_ONCE(per_cpu_ptr(&kmt_cpu_buf, cpu)->frozen, false);
-	WRITE_ONCE(kmt_frozen_done, false);
-	kmt_stall_forget();
-	/* The CPUs record before the next trigger may fire. */
-	smp_mb();
-	atomic_set(&kmt_frozen_by, 0);
-	kmt_emit_mark(KMT_MARK_ARMED);
+	do {
+		if (old <= 0)
+			continue;
+		while (!kmt_is_frozen())
+			cond_resched();
+		for_each_possible_cpu(cpu)
+			WRITE_ONCE(per_cpu_ptr(&kmt_cpu_buf, cpu)->frozen, false);
+		kmt_stall_forget();
+		kmt_emit_mark(KMT_MARK_ARMED);
+		WRITE_ONCE(kmt_frozen_done, false);
+		/* The CPUs record before the next trigger may fire. */
+		smp_mb();
+	} while (!atomic_try_cmpxchg(&kmt_frozen_by, &old, to));
 }
 
 /* The trigger hooks run while recording in flight mode.  kmt_mutex held. */
@@ -341,8 +360,10 @@ static int __init kmt_parse_mode(char *str)
 {
 	if (str && !strcmp(str, "boot")) {
 		kmt_mode = KMT_MODE_BOOT;
+		atomic_set(&kmt_frozen_by, KMT_UNARMED);
 	} else if (str && !strcmp(str, "flight")) {
 		kmt_mode = KMT_MODE_FLIGHT;
+		atomic_set(&kmt_frozen_by, 0);
 	} else {
 		pr_warn("kmemtrace.mode=%s is invalid: use boot or flight; recorder stays off\n",
 			str ? str : "");
@@ -366,11 +387,13 @@ void kmt_set_mode(unsigned int mode)
 	if (mode != kmt_mode) {
 		/* Boot mode has no triggers: a freeze would drop for good. */
 		if (mode == KMT_MODE_BOOT)
-			kmt_arm();
+			kmt_thaw(KMT_UNARMED);
 		WRITE_ONCE(kmt_mode, mode);
 		if (READ_ONCE(kmt_recording))
 			kmt_emit_mark(mode == KMT_MODE_FLIGHT ? KMT_MARK_FLIGHT :
 					KMT_MARK_BOOT);
+		if (mode == KMT_MODE_FLIGHT)
+			kmt_thaw(0);
 		kmt_update_trigger_key();
 	}
 	mutex_unlock(&kmt_mutex);
@@ -389,7 +412,7 @@ int kmt_set_frozen(unsigned int val)
 
 	mutex_lock(&kmt_mutex);
 	if (!val) {
-		kmt_arm();
+		kmt_thaw(kmt_mode == KMT_MODE_FLIGHT ? 0 : KMT_UNARMED);
 	} else if (atomic_read(&kmt_frozen_by)) {
 		ret = -EPERM;
 	} else {
