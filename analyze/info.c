@@ -119,7 +119,7 @@ int cmd_info(int argc, char **argv)
 	struct kmt_trace t;
 	struct kmt_err err = { "" };
 	const char *path;
-	uint64_t *n, total = 0, kern = 0, lost = 0, bytes = 0, over = 0;
+	uint64_t *n, total = 0, kern = 0, lost = 0, bytes = 0, over = 0, frozen = 0;
 	char val[4096];
 	unsigned int i;
 	int ret;
@@ -194,32 +194,36 @@ int cmd_info(int argc, char **argv)
 	printf("caches:      %u\n", t.nr_caches);
 	printf("nodes:       %u\n", t.nr_nodes);
 	printf("%-6s %6s %10s %12s %12s %10s%s\n", "cpu", "node", "subbufs",
-	       "kernel", "in_file", "lost", t.flight.present ? "  overwritten  window" : "");
+	       "kernel", "in_file", "lost",
+	       t.flight.present ? "  overwritten     frozen  window" : "");
 	for (i = 0; i < t.nr_cpus; i++) {
 		const struct kmt_cpu_info *c = &t.cpus[i];
 
 		printf("%-6u %6d %10u %12" PRIu64 " %12" PRIu64 " %10" PRIu64,
 		       c->cpu, c->node, c->nr_subbufs, c->events, n[i], c->lost);
 		if (t.flight.present && c->window_end)
-			printf(" %12" PRIu64 "  %" PRIu64 ".%06" PRIu64 "-%" PRIu64
-			       ".%06" PRIu64 " s", c->overwritten,
+			printf(" %12" PRIu64 " %10" PRIu64 "  %" PRIu64 ".%06" PRIu64
+			       "-%" PRIu64 ".%06" PRIu64 " s", c->overwritten,
+			       c->frozen_dropped,
 			       c->window_start / 1000000000u,
 			       c->window_start % 1000000000u / 1000u,
 			       c->window_end / 1000000000u,
 			       c->window_end % 1000000000u / 1000u);
 		else if (t.flight.present)
-			printf(" %12" PRIu64 "  -", c->overwritten);
+			printf(" %12" PRIu64 " %10" PRIu64 "  -", c->overwritten,
+			       c->frozen_dropped);
 		putchar('\n');
 		total += n[i];
 		kern += c->events;
 		lost += c->lost;
 		over += c->overwritten;
+		frozen += c->frozen_dropped;
 		bytes += c->size;
 	}
 	printf("%-6s %6s %10s %12" PRIu64 " %12" PRIu64 " %10" PRIu64, "total",
 	       "", "", kern, total, lost);
 	if (t.flight.present)
-		printf(" %12" PRIu64, over);
+		printf(" %12" PRIu64 " %10" PRIu64, over, frozen);
 	putchar('\n');
 	if (total)
 		printf("bytes/event: %.2f (sub-buffers), %.2f (whole file)\n",

@@ -344,12 +344,14 @@ int kmt_recorder_stats(struct kmt_recorder *r, struct kmt_cpu_stats **out,
 
 		/*
 		 * kernels before CPU hotplug had no buffer_bytes column,
-		 * those before flight mode no overwritten column
+		 * those before flight mode no overwritten column, those
+		 * before it counted them no frozen_dropped column
 		 */
 		c.overwritten = 0;
+		c.frozen_dropped = 0;
 		n_f = sscanf(line, "%u %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-			     " %" SCNu64, &c.cpu, &c.events, &c.lost, &consumed,
-			     &c.buffer, &c.overwritten);
+			     " %" SCNu64 " %" SCNu64, &c.cpu, &c.events, &c.lost,
+			     &consumed, &c.buffer, &c.overwritten, &c.frozen_dropped);
 		c.has_buffer = n_f >= 5;
 		if (n_f < 3) {
 			free(buf);

@@ -21,6 +21,7 @@ struct kmt_cpu_stats {
 	uint64_t buffer;	/* bytes of its buffer, 0: none (yet) */
 	bool has_buffer;	/* the kernel says (else: every CPU has one) */
 	uint64_t overwritten;	/* flight mode's reused events (0: none, or no such kernel) */
+	uint64_t frozen_dropped;	/* dropped while frozen (0: none, or no such kernel) */
 };
 
 /* The recorder's mode and freeze (kernels with flight mode). */

@@ -142,6 +142,7 @@ static int write_flight(struct kmt_writer *w, const struct kmt_recorder_flight *
 	for (i = 0; i < nr; i++) {
 		fc[i].cpu = cpus[i].st.cpu;
 		fc[i].overwritten = cpus[i].st.overwritten;
+		fc[i].frozen_dropped = cpus[i].st.frozen_dropped;
 		if (cpus[i].decoded) {
 			fc[i].window_start = cpus[i].first_ts;
 			fc[i].window_end = cpus[i].last_ts;
@@ -473,6 +474,7 @@ int cmd_save(int argc, char **argv)
 	unsigned int nr = 0, i, n, removed = 0;
 	char rotated[64] = "";
 	uint64_t events = 0, lost = 0, lost_nobuf = 0, bytes = 0, overwritten = 0;
+	uint64_t frozen_dropped = 0;
 	bool on = false, hidden = false, writing = false, spooled = false;
 	pid_t stopped = 0;
 	int ret, status = KMF_EXIT_FAIL;
@@ -646,6 +648,7 @@ int cmd_save(int argc, char **argv)
 		events += cpus[i].decoded;
 		lost += st[i].lost;
 		overwritten += st[i].overwritten;
+		frozen_dropped += st[i].frozen_dropped;
 		bytes += cpus[i].size;
 	}
 	/* the tasks that exist: a flight window lacks their task records */
@@ -788,7 +791,7 @@ int cmd_save(int argc, char **argv)
 	if (!o.quiet) {
 		if (summary[0])
 			printf("[ kmemflight: %s ]\n", summary);
-		char more[96] = "";
+		char more[160] = "";
 
 		if (has_flight && fl.trigger)
 			snprintf(more, sizeof(more), ", frozen by %s",
@@ -796,6 +799,9 @@ int cmd_save(int argc, char **argv)
 		if (overwritten)
 			snprintf(more + strlen(more), sizeof(more) - strlen(more),
 				 ", %" PRIu64 " overwritten before them", overwritten);
+		if (frozen_dropped)
+			snprintf(more + strlen(more), sizeof(more) - strlen(more),
+				 ", %" PRIu64 " dropped while frozen", frozen_dropped);
 		printf("[ kmemflight: saved %" PRIu64 " events from %u CPUs (%" PRIu64
 		       " lost%s) to %s, %.1f bytes/event%s ]\n", events, nr, lost,
 		       more, o.path, (double)bytes / (double)events, rotated);

@@ -126,6 +126,7 @@ struct kmt_cpu_info {
 	uint64_t buffer;	/* bytes of its kernel buffer, from the topology */
 	/* from the flight section, else 0 */
 	uint64_t overwritten;	/* kernel's counter */
+	uint64_t frozen_dropped;	/* kernel's counter: dropped while frozen */
 	uint64_t window_start, window_end;
 };
 

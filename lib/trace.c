@@ -341,7 +341,8 @@ static int parse_flight(struct kmt_trace *t, const uint8_t *p, size_t len,
 	fs.frozen_ts = sw64(t->swap, fs.frozen_ts);
 	fs.nr_cpus = sw32(t->swap, fs.nr_cpus);
 	fs.cpu_size = sw32(t->swap, fs.cpu_size);
-	if (fs.cpu_size < sizeof(struct kmt_flight_cpu) ||
+	/* entries grow: the first ones had no frozen_dropped */
+	if (fs.cpu_size < KMT_FLIGHT_CPU_SIZE_V1 ||
 	    (uint64_t)fs.nr_cpus * fs.cpu_size > len - sizeof(fs))
 		return kmt_errf(err, EBADMSG,
 				"flight section: %" PRIu32 " CPUs of %" PRIu32
@@ -362,10 +363,11 @@ static int parse_flight(struct kmt_trace *t, const uint8_t *p, size_t len,
 	}
 	qsort(by_cpu, t->nr_cpus, sizeof(*by_cpu), cmp_cpu_idx);
 	for (i = 0; i < fs.nr_cpus; i++) {
-		struct kmt_flight_cpu fc;
+		struct kmt_flight_cpu fc = { 0 };
 		struct kmt_cpu_info *c;
 
-		memcpy(&fc, p + sizeof(fs) + (size_t)i * fs.cpu_size, sizeof(fc));
+		memcpy(&fc, p + sizeof(fs) + (size_t)i * fs.cpu_size,
+		       fs.cpu_size < sizeof(fc) ? fs.cpu_size : sizeof(fc));
 		key.cpu = sw32(t->swap, fc.cpu);
 		hit = bsearch(&key, by_cpu, t->nr_cpus, sizeof(*by_cpu), cmp_cpu_idx);
 		if (!hit) {
@@ -378,6 +380,7 @@ static int parse_flight(struct kmt_trace *t, const uint8_t *p, size_t len,
 		c->overwritten = sw64(t->swap, fc.overwritten);
 		c->window_start = sw64(t->swap, fc.window_start);
 		c->window_end = sw64(t->swap, fc.window_end);
+		c->frozen_dropped = sw64(t->swap, fc.frozen_dropped);
 	}
 	free(by_cpu);
 	return 0;

@@ -42,9 +42,29 @@ test_expect_success 'info: the mode, the freeze, each CPU'"'"'s overwritten even
 	"$KMF" info t.kmt > got &&
 	grep -qx "mode:        flight (round-robin: the latest events are kept)" got &&
 	grep -qx "frozen:      by oom at 0.000009 s, every CPU stopped 60 ns later" got &&
-	grep -qx "0           0          1         1007            7          0         1000  0.000001-0.000009 s" got &&
-	grep -qx "1           0          1          206            6          0          200  0.000001-0.000008 s" got &&
-	grep -qx "total                            1213           13          0         1200" got
+	grep -qx "cpu      node    subbufs       kernel      in_file       lost  overwritten     frozen  window" got &&
+	grep -qx "0           0          1         1007            7          0         1000         30  0.000001-0.000009 s" got &&
+	grep -qx "1           0          1          206            6          0          200          0  0.000001-0.000008 s" got &&
+	grep -qx "total                            1213           13          0         1200         30" got
+'
+
+test_expect_success 'info: a flight file of an older saver (no frozen_dropped) reads as 0 dropped' '
+	"$MKTRACE" flight-v1 v.kmt &&
+	"$KMF" info v.kmt > got &&
+	grep -qx "0           0          1         1007            7          0         1000          0  0.000001-0.000009 s" got &&
+	grep -qx "total                            1213           13          0         1200          0" got &&
+	"$KMF" report --window v.kmt > /dev/null
+'
+
+test_expect_success 'save: the events dropped while frozen, from stats, into the file and its line' '
+	"$MKTRACE" flight-recorder tfs && mkks &&
+	KMEMFLIGHT_TRACEFS=$PWD/tfs KMEMFLIGHT_DEBUGFS=$PWD/none \
+		KMEMFLIGHT_LOCKDOWN=$PWD/none KMEMFLIGHT_KALLSYMS=$PWD/ks \
+		"$KMF" save s.kmt > out &&
+	cat out &&
+	grep -q ", 30 dropped while frozen) to s.kmt" out &&
+	"$KMF" info s.kmt > got &&
+	grep -q "^0  .* 1000         30  0.000001-0.000009 s$" got
 '
 
 test_expect_success 'dump: the trigger'"'"'s record, with its fields and stack' '

@@ -32,6 +32,7 @@ struct kb_cpu {
 	uint64_t kernel_events;
 	uint64_t first_ts;	/* of its first record (window_start) */
 	uint64_t overwritten;	/* flight mode: the kernel's counter */
+	uint64_t frozen_dropped;	/* flight mode: the kernel's counter */
 };
 
 struct kb {
@@ -49,6 +50,7 @@ struct kb {
 	bool flight;		/* write a KMT_SEC_FLIGHT section */
 	char *tasks;		/* KMT_SEC_TASKS text, or NULL */
 	struct kmt_flight_section fl;
+	uint32_t fl_cpu_size;	/* bytes of a flight section's entry, 0: today's */
 };
 
 KMT_DEFINE_LAYOUTS_V1(v1_layouts);
@@ -427,6 +429,16 @@ void kb_set_overwritten(struct kb *b, unsigned int cpu, uint64_t n)
 	b->cpu[cpu].overwritten = n;
 }
 
+void kb_set_frozen_dropped(struct kb *b, unsigned int cpu, uint64_t n)
+{
+	b->cpu[cpu].frozen_dropped = n;
+}
+
+void kb_set_flight_cpu_size(struct kb *b, uint32_t size)
+{
+	b->fl_cpu_size = size;
+}
+
 void kb_mark(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
 	     uint32_t mark, uint32_t trigger, uint32_t pid, uint32_t order,
 	     uint64_t gfp, uint32_t cache, const char *comm,
@@ -716,7 +728,8 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 			.trigger_ts = s64(b, b->fl.trigger_ts),
 			.frozen_ts = s64(b, b->fl.frozen_ts),
 			.nr_cpus = s32(b, b->nr_cpus),
-			.cpu_size = s32(b, sizeof(struct kmt_flight_cpu)),
+			.cpu_size = s32(b, b->fl_cpu_size ? b->fl_cpu_size :
+					   sizeof(struct kmt_flight_cpu)),
 		};
 		struct kb_buf fc = { 0 };
 
@@ -727,9 +740,10 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 				.overwritten = s64(b, c->overwritten),
 				.window_start = s64(b, c->data.len ? c->first_ts : 0),
 				.window_end = s64(b, c->data.len ? c->prev_ts : 0),
+				.frozen_dropped = s64(b, c->frozen_dropped),
 			};
 
-			buf_put(&fc, &e, sizeof(e));
+			buf_put(&fc, &e, b->fl_cpu_size ? b->fl_cpu_size : sizeof(e));
 		}
 		section(b, &out, KMT_SEC_FLIGHT, &fs, sizeof(fs), fc.p, fc.len), nsec++;
 		free(fc.p);
@@ -835,7 +849,7 @@ int kb_write_recorder(struct kb *b, const char *dir, bool old,
 	if (old)
 		buf_put(&stats, "# cpu events lost subbufs_read\n", 31);
 	else if (b->flight)
-		buf_put(&stats, "# cpu events lost subbufs_read buffer_bytes overwritten\n", 56);
+		buf_put(&stats, "# cpu events lost subbufs_read buffer_bytes overwritten frozen_dropped\n", 71);
 	else
 		buf_put(&stats, "# cpu events lost subbufs_read buffer_bytes\n", 44);
 	if (b->flight) {
@@ -860,8 +874,9 @@ int kb_write_recorder(struct kb *b, const char *dir, bool old,
 			 (unsigned long long)(c->events_set ? c->kernel_events : c->events),
 			 (unsigned long long)c->lost, old ? "" : " " KB_STR(KB_BUFFER_BYTES));
 		if (b->flight)
-			snprintf(line + strlen(line), sizeof(line) - strlen(line), " %llu",
-				 (unsigned long long)c->overwritten);
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), " %llu %llu",
+				 (unsigned long long)c->overwritten,
+				 (unsigned long long)c->frozen_dropped);
 		strcat(line, "\n");
 		buf_put(&stats, line, strlen(line));
 		snprintf(path, sizeof(path), "%s/kmemtrace/per_cpu/cpu%u", dir, i);
@@ -1176,6 +1191,8 @@ void kb_scenario_flight(struct kb *b)
 		"hog", stack, 4);
 	kb_set_overwritten(b, 0, 1000);
 	kb_set_overwritten(b, 1, 200);
+	/* cpu 0 went on after the trigger, and dropped: counted apart */
+	kb_set_frozen_dropped(b, 0, 30);
 	kb_set_kernel_events(b, 0, 1000 + 7);
 	kb_set_kernel_events(b, 1, 200 + 6);
 	kb_set_flight(b, KMT_MODE_FLIGHT, KMT_TRIG_OOM, 9000, 9060);

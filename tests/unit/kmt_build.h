@@ -47,6 +47,10 @@ void kb_set_topology(struct kb *b, const char *text);
 void kb_set_flight(struct kb *b, uint32_t mode, uint32_t trigger,
 		   uint64_t trigger_ts, uint64_t frozen_ts);
 void kb_set_overwritten(struct kb *b, unsigned int cpu, uint64_t n);
+/* The kernel's count of a CPU's events dropped while frozen. */
+void kb_set_frozen_dropped(struct kb *b, unsigned int cpu, uint64_t n);
+/* Entries of the flight section SIZE bytes long (older savers: 32). */
+void kb_set_flight_cpu_size(struct kb *b, uint32_t size);
 /* The tasks at the save: KMT_SEC_TASKS text, "pid\tcomm\tcgroup" lines. */
 void kb_set_tasks(struct kb *b, const char *text);
 void kb_mark(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,

@@ -523,10 +523,14 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
-	if (argc == 3 && (!strcmp(argv[1], "flight") || !strcmp(argv[1], "flight-recorder"))) {
+	if (argc == 3 && (!strcmp(argv[1], "flight") || !strcmp(argv[1], "flight-recorder") ||
+			  !strcmp(argv[1], "flight-v1"))) {
 		b = kb_new(2, 4096);
 		kb_scenario_flight(b);
-		ret = !strcmp(argv[1], "flight") ? kb_write(b, argv[2]) :
+		/* as savers wrote it before they kept frozen_dropped */
+		if (!strcmp(argv[1], "flight-v1"))
+			kb_set_flight_cpu_size(b, KMT_FLIGHT_CPU_SIZE_V1);
+		ret = strcmp(argv[1], "flight-recorder") ? kb_write(b, argv[2]) :
 		      kb_write_recorder(b, argv[2], false, 0, 0);
 		kb_free(b);
 		return ret ? 1 : 0;
@@ -611,6 +615,7 @@ int main(int argc, char **argv)
 			"       mktrace tracefs|debugfs|hotplug DIR\n"
 			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown|memblock FILE\n"
 			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock FILE\n"
+			"       mktrace flight|flight-v1 FILE, mktrace flight-recorder DIR\n"
 			"       mktrace big N FILE\n"
 			"       mktrace split|split-gap|split-dup DIR SPOOL\n");
 		return 2;

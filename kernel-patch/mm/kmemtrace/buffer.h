@@ -59,6 +59,7 @@ struct kmt_cpu {
 	local_t		events;
 	local_t		lost;
 	local_t		overwritten;	/* flight mode: events of reused sub-buffers */
+	local_t		frozen_dropped;	/* events dropped while frozen */
 	local_t		reusing;	/* a writer is reusing the oldest one */
 	u64		last_ts;
 	bool		tsc;		/* local_clock() is tsc_offset + TSC scaled */
@@ -274,10 +275,14 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 		}
 		/*
 		 * Frozen: no sub-buffer is opened, so none is reused.  What
-		 * the current one still holds room for is written.
+		 * the current one still holds room for is written, the rest
+		 * counted apart from the lost events.  A CPU without a
+		 * buffer counts every event lost, frozen or not.
 		 */
-		if (unlikely(READ_ONCE(cb->frozen)))
+		if (unlikely(READ_ONCE(cb->frozen)) && likely(cb->slot)) {
+			local_inc(&cb->frozen_dropped);
 			return false;
+		}
 		/* The first record of a sub-buffer is relative to base_ts. */
 		abs = false;
 		dt = 0;

@@ -66,8 +66,8 @@ static DEFINE_IRQ_WORK(kmt_frozen_work, kmt_frozen_wakeup);
  * Freeze the recorder for @trig: write the trigger's record, then tell
  * every CPU's writers to open no sub-buffer: each CPU writes on into the
  * one it has open until it is full (or a reader flushes it), and from
- * then on drops its events uncounted, so that nothing older is ever
- * overwritten.  The check is on the writers' slow path, and costs the
+ * then on drops its events (counted: frozen_dropped), so that nothing
+ * older is ever overwritten.  The check is on the writers' slow path, and costs the
  * hot path nothing.  Any context, NMI aside: the OOM killer with its
  * locks, an atomic allocation failing in an interrupt.  The first
  * trigger wins; later ones find the recorder frozen.

@@ -581,17 +581,18 @@ static int kmt_stats_show(struct seq_file *m, void *v)
 	struct kmt_cpu *cb;
 	int cpu;
 
-	seq_puts(m, "# cpu events lost subbufs_read buffer_bytes overwritten\n");
+	seq_puts(m, "# cpu events lost subbufs_read buffer_bytes overwritten frozen_dropped\n");
 	for_each_possible_cpu(cpu) {
 		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
 		if (!kmt_cpu_buffer(cb)) {
-			seq_printf(m, "%d 0 %lu 0 0 0\n", cpu, local_read(&cb->lost));
+			seq_printf(m, "%d 0 %lu 0 0 0 0\n", cpu, local_read(&cb->lost));
 			continue;
 		}
-		seq_printf(m, "%d %lu %lu %u %lu %lu\n", cpu,
+		seq_printf(m, "%d %lu %lu %u %lu %lu %lu\n", cpu,
 			   local_read(&cb->events), local_read(&cb->lost),
 			   READ_ONCE(cb->consumed), kmt_buffer_bytes(cb),
-			   local_read(&cb->overwritten));
+			   local_read(&cb->overwritten),
+			   local_read(&cb->frozen_dropped));
 	}
 	return 0;
 }

@@ -706,6 +706,9 @@ struct kmt_cpu_section {
  * @overwritten:  events the kernel overwrote on this CPU (its counter)
  * @window_start: time of the oldest event kept, 0: none kept
  * @window_end:   time of the newest event kept, 0: none kept
+ * @frozen_dropped: events the kernel dropped on this CPU while frozen
+ *                (its counter); older savers wrote entries of
+ *                KMT_FLIGHT_CPU_SIZE_V1 bytes, without it: 0
  */
 struct kmt_flight_cpu {
 	__u32	cpu;
@@ -713,7 +716,11 @@ struct kmt_flight_cpu {
 	__u64	overwritten;
 	__u64	window_start;
 	__u64	window_end;
+	__u64	frozen_dropped;
 };
+
+/* The size of a &struct kmt_flight_cpu before @frozen_dropped. */
+#define KMT_FLIGHT_CPU_SIZE_V1	32
 
 /**
  * struct kmt_flight_section - payload start of a KMT_SEC_FLIGHT section
