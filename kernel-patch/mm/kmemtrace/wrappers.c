@@ -10,6 +10,8 @@
  * the first frame outside every wrapper.
  */
 
+#define pr_fmt(fmt) "kmemtrace: " fmt
+
 #include <linux/bitmap.h>
 #include <linux/kallsyms.h>
 #include <linux/log2.h>
@@ -55,16 +57,17 @@ static struct kmt_wrapper kmt_wrappers[KMT_MAX_WRAPPERS] __read_mostly;
 static unsigned int kmt_nr_wrappers __read_mostly;
 
 /* Until the wrappers are found: mask 0 and a word of zeroes, no wrapper. */
-static struct {
+static union {
 	struct kmt_wrap_filter	f;
-	unsigned long		word;
+	unsigned long		words[2];
 } kmt_no_wrappers;
 
 struct kmt_wrap_filter *kmt_wrap_filter __read_mostly = &kmt_no_wrappers.f;
 
-/* Wrappers found so far; pairs with the release in kmt_find_wrappers(). */
+/* Wrappers found so far. */
 static unsigned int kmt_wrappers_found(void)
 {
+	/* Their table before their count: pairs with kmt_find_wrappers(). */
 	return smp_load_acquire(&kmt_nr_wrappers);
 }
 
@@ -118,8 +121,11 @@ void kmt_find_wrappers(void)
 	 * whole before it is published, so that no ordering of the probes
 	 * (or of a CPU's loads) combines a new mask with an old bitmap, or
 	 * a count with entries not yet written.
+	 *
+	 * The table before the count: pairs with kmt_wrappers_found().
 	 */
 	smp_store_release(&kmt_nr_wrappers, n);
+	/* The filter whole before it is seen: kmt_maybe_wrapped() loads it. */
 	smp_store_release(&kmt_wrap_filter, f);
 }
 
@@ -196,9 +202,9 @@ static const u8 kmt_enc_text_range[] = {
 
 void kmt_emit_wrappers(void)
 {
-	unsigned int i;
+	unsigned int i, n = kmt_wrappers_found();
 
-	for (i = 0; i < kmt_wrappers_found(); i++) {
+	for (i = 0; i < n; i++) {
 		u64 v[3] = { KMT_TEXT_WRAPPER, kmt_wrappers[i].start,
 			     kmt_wrappers[i].size };
 		struct kmt_str name = { kmt_wrappers[i].name,
