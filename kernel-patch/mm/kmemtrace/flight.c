@@ -49,6 +49,7 @@ unsigned long kmt_triggers __read_mostly = KMT_TRIGGERS_DEFAULT;
  * mode (kmt_thaw()).
  */
 #define KMT_UNARMED		(-1)
+/* kmt_mode starts as KMT_MODE_BOOT (buffer.c): hence KMT_UNARMED here. */
 static atomic_t kmt_frozen_by = ATOMIC_INIT(KMT_UNARMED);
 /* Set once every CPU was told to stop, cleared when armed again. */
 static bool kmt_frozen_done;
@@ -66,8 +67,8 @@ static DEFINE_IRQ_WORK(kmt_frozen_work, kmt_frozen_wakeup);
  * Freeze the recorder for @trig: write the trigger's record, then tell
  * every CPU's writers to open no sub-buffer: each CPU writes on into the
  * one it has open until it is full (or a reader flushes it), and from
- * then on drops its events (counted: frozen_dropped), so that nothing
- * older is ever overwritten.  The check is on the writers' slow path, and costs the
+ * then on drops its events (counted: frozen_dropped), so that
+ * nothing older is ever overwritten.  The check is on the writers' slow path, and costs the
  * hot path nothing.  Any context, NMI aside: the OOM killer with its
  * locks, an atomic allocation failing in an interrupt.  The first
  * trigger wins; later ones find the recorder frozen.
@@ -190,6 +191,12 @@ static u64 kmt_stall_key(int pid)
 	return (u64)(u32)atomic_read(&kmt_stall_gen) << 32 | (u32)pid;
 }
 
+/* Whether slot key @old is free for @key: none, or of an older generation. */
+static bool kmt_stall_free(u64 old, u64 key)
+{
+	return !old || (s32)((u32)(old >> 32) - (u32)(key >> 32)) < 0;
+}
+
 /* Every slot taken so far is free: its end will not be looked for. */
 void kmt_stall_forget(void)
 {
@@ -209,8 +216,8 @@ void kmt_stall_begin(int order, gfp_t gfp)
 	for (i = 0; i < KMT_STALLS; i++) {
 		s = &kmt_stalls[i];
 		old = atomic64_read(&s->key);
-		/* taken in this generation: another task's reclaim */
-		if (old && old >> 32 == key >> 32)
+		/* taken in this generation (or a newer one): in use */
+		if (!kmt_stall_free(old, key))
 			continue;
 		if (!atomic64_try_cmpxchg(&s->key, &old, key))
 			continue;
@@ -237,11 +244,16 @@ void kmt_stall_end(void)
 		s = &kmt_stalls[i];
 		if (atomic64_read(&s->key) != key)
 			continue;
-		ns = local_clock() - s->ts;
-		order = s->order;
-		gfp = s->gfp;
-		/* The fields read before the slot is free again. */
-		atomic64_set_release(&s->key, 0);
+		ns = local_clock() - READ_ONCE(s->ts);
+		order = READ_ONCE(s->order);
+		gfp = READ_ONCE(s->gfp);
+		/*
+		 * The fields read before the slot is free again.  A forget
+		 * and another task's begin may have taken it meanwhile:
+		 * then the fields are that task's, and not used.
+		 */
+		if (!atomic64_try_cmpxchg_release(&s->key, &key, 0))
+			return;
 		if (ns >= (s64)READ_ONCE(kmt_stall_ns))
 			kmt_freeze(KMT_TRIG_RECLAIM_STALL, current, order, gfp, 0);
 		return;
@@ -278,11 +290,14 @@ static void kmt_thaw(int to)
 	int old = atomic_read(&kmt_frozen_by);
 	int cpu;
 
+	/* Armed, or in boot mode, already: a freeze from now on stays. */
+	if (old == to)
+		return;
 	do {
 		if (old <= 0)
 			continue;
-		while (!kmt_is_frozen())
-			cond_resched();
+		/* kmt_freeze() wakes us once every CPU was told to stop */
+		wait_event(kmt_frozen_wait, kmt_is_frozen());
 		for_each_possible_cpu(cpu)
 			WRITE_ONCE(per_cpu_ptr(&kmt_cpu_buf, cpu)->frozen, false);
 		kmt_stall_forget();

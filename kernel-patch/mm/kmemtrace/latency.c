@@ -8,6 +8,8 @@
  * it calls and the zones compacted.
  */
 
+#define pr_fmt(fmt) "kmemtrace: " fmt
+
 #include <linux/mm.h>
 #include <linux/shrinker.h>
 #include <linux/stacktrace.h>
@@ -176,6 +178,12 @@ int kmt_register_reclaim(void)
 {
 	int ret;
 
+	/*
+	 * The begins of before, whose ends the probes did not see (a
+	 * begin may still run after they are unregistered, until the
+	 * tracepoints are synchronised): none is looked for again.
+	 */
+	kmt_stall_forget();
 	ret = register_trace_mm_vmscan_direct_reclaim_begin(kmt_probe_reclaim_begin,
 							    NULL);
 	ret = ret ?: register_trace_mm_vmscan_direct_reclaim_end(kmt_probe_reclaim_end,
@@ -195,8 +203,6 @@ void kmt_unregister_reclaim(void)
 	unregister_trace_mm_vmscan_direct_reclaim_end(kmt_probe_reclaim_end, NULL);
 	unregister_trace_mm_vmscan_direct_reclaim_begin(kmt_probe_reclaim_begin,
 							NULL);
-	/* A begin whose end the probe will not see. */
-	kmt_stall_forget();
 }
 
 #ifdef CONFIG_COMPACTION
