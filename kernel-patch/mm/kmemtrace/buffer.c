@@ -70,7 +70,7 @@ static void kmt_clock_update(struct kmt_cpu *cb)
  * Drop this CPU's copy: local_clock() until it opens a sub-buffer.  Not
  * a new copy here: a writer this interrupts may be reading the old one.
  */
-void kmt_clock_drop(void *unused)
+static void kmt_clock_drop(void *unused)
 {
 	WRITE_ONCE(this_cpu_ptr(&kmt_cpu_buf)->tsc, false);
 }
@@ -152,33 +152,39 @@ noinline u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq,
  * has the data file open (->consumed is the reader's then), nor while a
  * writer this one interrupted is doing it, nor before every record of
  * the oldest sub-buffer is committed: the event is dropped then.
- * Return: true to try again, false to drop.
+ * Return: KMT_REUSE_AGAIN to try again, KMT_REUSE_NO to drop (and count
+ * lost), KMT_REUSE_FROZEN when a trigger froze the buffer meanwhile (the
+ * event is dropped and counted already).
  */
-noinline bool kmt_reuse(struct kmt_cpu *cb, unsigned int consumed)
+noinline int kmt_reuse(struct kmt_cpu *cb, unsigned int consumed)
 {
 	struct kmt_slot *slot;
 	unsigned int size;
-	bool ret = false;
+	int ret = KMT_REUSE_NO;
 
 	/*
 	 * A CPU whose buffer could not be allocated looks full for good
 	 * (kmt_reset_cpu()): nothing to reuse, its events are counted lost.
-	 * Its ->slot is set only while it is offline, before it runs.
+	 * Its ->slot is set before anything records on it: before it runs,
+	 * or before the recorder first starts.
 	 */
 	if (unlikely(!cb->slot))
-		return false;
+		return KMT_REUSE_NO;
 	/* Pairs with clear_bit_unlock() in kmt_data_release(). */
 	if (READ_ONCE(kmt_mode) != KMT_MODE_FLIGHT ||
 	    test_bit_acquire(0, &cb->open))
-		return false;
+		return KMT_REUSE_NO;
 	slot = &cb->slot[consumed & kmt_subbuf_mask];
 	if (local_cmpxchg(&cb->reusing, 0, 1))
-		return false;
+		return KMT_REUSE_NO;
 	/* A trigger that interrupted this writer froze the buffer. */
-	if (READ_ONCE(cb->frozen))
+	if (READ_ONCE(cb->frozen)) {
+		local_inc(&cb->frozen_dropped);
+		ret = KMT_REUSE_FROZEN;
 		goto out;
+	}
 	if (READ_ONCE(cb->consumed) != consumed) {
-		ret = true;	/* an interrupt did it */
+		ret = KMT_REUSE_AGAIN;	/* an interrupt did it */
 		goto out;
 	}
 	size = READ_ONCE(slot->size);
@@ -189,7 +195,7 @@ noinline bool kmt_reuse(struct kmt_cpu *cb, unsigned int consumed)
 	local_set(&slot->events, 0);
 	WRITE_ONCE(slot->size, 0);
 	WRITE_ONCE(cb->consumed, consumed + 1);
-	ret = true;
+	ret = KMT_REUSE_AGAIN;
 out:
 	local_set(&cb->reusing, 0);
 	return ret;

@@ -198,7 +198,14 @@ static __always_inline u64 kmt_clock(struct kmt_cpu *cb)
 
 u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq, unsigned int pos,
 	     unsigned int seq, u64 ts);
-bool kmt_reuse(struct kmt_cpu *cb, unsigned int consumed);
+/* What kmt_reuse() did. */
+enum kmt_reuse_ret {
+	KMT_REUSE_FROZEN = -1,
+	KMT_REUSE_NO = 0,
+	KMT_REUSE_AGAIN = 1,
+};
+
+int kmt_reuse(struct kmt_cpu *cb, unsigned int consumed);
 bool kmt_full(struct kmt_cpu *cb, u64 *old);
 void kmt_flush_cpu(struct kmt_cpu *cb);
 
@@ -293,9 +300,11 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 		used = sign_extend32((seq - consumed) & KMT_SEQ_MASK,
 				     KMT_SEQ_BITS - 1);
 		if (used + 2 > (int)kmt_nr_subbufs) {
-			if (kmt_reuse(cb, consumed))
+			int reuse = kmt_reuse(cb, consumed);
+
+			if (reuse == KMT_REUSE_AGAIN)
 				continue;
-			if (kmt_full(cb, &old))
+			if (reuse == KMT_REUSE_FROZEN || kmt_full(cb, &old))
 				return false;
 			continue;
 		}
@@ -385,6 +394,5 @@ extern const u8 kmt_enc_mark[KMT_MARK_FIELDS];
 extern const u8 kmt_enc_u32[1];
 
 void kmt_clock_init(void);
-void kmt_clock_drop(void *unused);
 
 #endif /* _MM_KMEMTRACE_BUFFER_H */
