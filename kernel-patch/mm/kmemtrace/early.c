@@ -10,6 +10,8 @@
  * starts at boot.
  */
 
+#define pr_fmt(fmt) "kmemtrace: " fmt
+
 #include <linux/memblock.h>
 #include <linux/mm.h>
 #include <linux/stacktrace.h>

@@ -10,6 +10,8 @@
  * a call site inside a wrapper, goes down the general path.
  */
 
+#define pr_fmt(fmt) "kmemtrace: " fmt
+
 #include <linux/mm.h>
 #include <linux/stacktrace.h>
 
@@ -347,11 +349,11 @@ void kmemtrace_cache_create(struct kmem_cache *s)
 
 /*
  * Define every existing cache.  slab_mutex is taken here, around the
- * list walk only: callers hold kmt_mutex, and must not hold slab_mutex
- * while they register probes or flip static keys, which take
- * cpus_read_lock() (CPU hotplug takes slab_mutex inside the hotplug
- * lock, in slub_cpu_dead()).  At boot too, as vmalloc_init() takes it
- * right after.  A cache created meanwhile is defined by its own
+ * list walk only: callers (under kmt_mutex, or kmemtrace_init() alone
+ * at boot) must not hold slab_mutex while they register probes or flip
+ * static keys, which take cpus_read_lock(): CPU hotplug takes slab_mutex
+ * inside the hotplug lock, in slub_cpu_dead().  Taking it at boot is
+ * fine: vmalloc_init() does, right after.  A cache created meanwhile is defined by its own
  * kmemtrace_cache_create(), since the recorder records already.
  */
 void kmt_define_all_caches(void)

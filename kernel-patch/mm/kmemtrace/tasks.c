@@ -7,6 +7,8 @@
  * allocation in its boot phase, process and systemd unit.
  */
 
+#define pr_fmt(fmt) "kmemtrace: " fmt
+
 #include <linux/binfmts.h>
 #include <linux/cgroup.h>
 #include <linux/init.h>
