@@ -705,6 +705,11 @@ out_header:
 	kfree(kmt_header_blob);
 	kmt_header_blob = NULL;
 	kmt_header_len = 0;
+	/* Nothing could read or stop a recorder started at boot. */
+	if (READ_ONCE(kmt_recording)) {
+		pr_warn("no tracefs files (%d): recording stopped\n", ret);
+		kmt_enable_set(0);
+	}
 	return ret;
 }
 late_initcall(kmt_tracefs_init);

@@ -690,7 +690,8 @@ struct kmt_section {
  * @cpu:         CPU number
  * @nr_subbufs:  sub-buffers that follow
  * @events:      events the kernel recorded on this CPU (its counter)
- * @lost:        events the kernel dropped on this CPU (its counter)
+ * @lost:        events the kernel dropped on this CPU (its counter; those
+ *               dropped while frozen are apart, in KMT_SEC_FLIGHT)
  */
 struct kmt_cpu_section {
 	__u32	cpu;
@@ -729,7 +730,8 @@ struct kmt_flight_cpu {
  * @trigger_ts:   time of the trigger (its KMT_MARK_FROZEN record)
  * @frozen_ts:    time every CPU had been told to stop
  * @nr_cpus:      &struct kmt_flight_cpu entries that follow
- * @cpu_size:     sizeof(struct kmt_flight_cpu)
+ * @cpu_size:     bytes of each entry: sizeof(struct kmt_flight_cpu), at
+ *                least KMT_FLIGHT_CPU_SIZE_V1; readers take what they know
  *
  * Written by savers since kmemflight 0.20; a file without it was recorded
  * in KMT_MODE_BOOT.
