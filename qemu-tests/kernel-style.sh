@@ -115,9 +115,6 @@ each_patch_builds() {
 		git -C "$t" clean -qfdx || return 1
 	mkdir -p "$b"
 	cp "$build/.config" "$b/.config"
-	"$t/scripts/config" --file "$b/.config" --enable SAMPLES \
-		--enable SAMPLE_KMEMTRACE_RETAIN --enable SAMPLE_KMEMTRACE_BENCH \
-		--enable SAMPLE_KMEMTRACE_STRESS --enable SAMPLE_KMEMTRACE_LEAK
 	rc=0
 	for p in "$out"/series/00[0-9][1-9]-*.patch; do
 		name=$(basename "$p" .patch)
@@ -131,6 +128,11 @@ each_patch_builds() {
 		objs=$(git -C "$t" diff --diff-filter=AM --name-only HEAD~1 HEAD -- 'mm/*.c' 'samples/*.c' |
 			sed 's/\.c$/.o/')
 		[ -n "$objs" ] || { echo "$name: no C file"; continue; }
+		# every sample (the leak sample wants ZONE_DMA), again at each
+		# patch: olddefconfig drops the options a tree does not have yet
+		"$t/scripts/config" --file "$b/.config" --enable SAMPLES --enable ZONE_DMA \
+			--enable SAMPLE_KMEMTRACE_RETAIN --enable SAMPLE_KMEMTRACE_BENCH \
+			--enable SAMPLE_KMEMTRACE_STRESS --enable SAMPLE_KMEMTRACE_LEAK
 		make -s -C "$t" O="$b" olddefconfig > "$b/config.log" 2>&1 || { cat "$b/config.log"; return 1; }
 		# shellcheck disable=SC2086 # a list of objects
 		(cd "$b" && rm -f $objs)
