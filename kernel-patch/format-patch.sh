@@ -49,10 +49,11 @@ maintainers_with() {	# PATTERN: F: lines of the final entry to keep
 
 # mm/kmemtrace/Makefile grows with the series too: each patch adds the
 # objects of the files it creates.
-makefile_with() {	# OBJECTS...: the final Makefile's lines for those objects
+makefile_with() {	# OBJECTS...: the final Makefile, of its objects only those
 	keep=$(echo "$@" | sed 's/ /|/g')
 	mkdir -p "$work/mm/kmemtrace"
-	grep -E "^#|^\$|^obj-y \+= ($keep)\$" "$full/mm/kmemtrace/Makefile" > "$work/mm/kmemtrace/Makefile"
+	grep -vE "^obj-y \+= " "$full/mm/kmemtrace/Makefile" > "$work/mm/kmemtrace/Makefile"
+	grep -E "^obj-y \+= ($keep)\$" "$full/mm/kmemtrace/Makefile" >> "$work/mm/kmemtrace/Makefile"
 	g add -f mm/kmemtrace/Makefile
 }
 
