@@ -28,13 +28,20 @@ series() {
 	"$repo/kernel-patch/format-patch.sh" "$src" "$out/series"
 }
 
+# The series' patches in order, the cover letter (0000-) left out.
+patches() {
+	for p in "$out"/series/[0-9][0-9][0-9][0-9]-*.patch; do
+		case $(basename "$p") in 0000-*) ;; *) echo "$p" ;; esac
+	done
+}
+
 # checkpatch asks "does MAINTAINERS need updating?" of every patch that
 # adds a file without touching MAINTAINERS, even where the entry covers
 # it already (mm/kmemtrace/ from the second patch on): that question is
 # answered exactly by maintained() below, per patch, instead.
 checkpatch_series() {
 	rc=0
-	for p in "$out"/series/00[0-9][1-9]-*.patch; do
+	for p in $(patches); do
 		"$src/scripts/checkpatch.pl" --strict --no-tree --quiet \
 			--ignore FILE_PATH_CHANGES "$p" || rc=1
 	done
@@ -66,6 +73,7 @@ kernel_doc() {
 	! grep -q . "$out/kdoc.log"
 }
 
+# shellcheck disable=SC2046 # $(patches): a word per patch, no spaces in the names
 git_am() {	# apply the series to a sparse clone of the pristine tree
 	rm -rf "$out/am"
 	git clone -q --shared --no-checkout "$src" "$out/am" &&
@@ -74,7 +82,7 @@ git_am() {	# apply the series to a sparse clone of the pristine tree
 		/samples/Kconfig /samples/Makefile /samples/kmemtrace/ \
 		/Documentation/admin-guide/kernel-parameters.txt /MAINTAINERS &&
 	git -C "$out/am" checkout -q &&
-	git -C "$out/am" -c user.name=t -c user.email=t@localhost am -q "$out"/series/00[0-9][1-9]-*.patch &&
+	git -C "$out/am" -c user.name=t -c user.email=t@localhost am -q $(patches) &&
 	git -C "$out/am" log --oneline -4 &&
 	for f in $("$repo/kernel-patch/apply.sh" --files); do
 		cmp "$out/am/$f" "$src/$f" || return 1
@@ -116,7 +124,7 @@ each_patch_builds() {
 	mkdir -p "$b"
 	cp "$build/.config" "$b/.config"
 	rc=0
-	for p in "$out"/series/00[0-9][1-9]-*.patch; do
+	for p in $(patches); do
 		name=$(basename "$p" .patch)
 		git -C "$t" -c user.name=t -c user.email=t@localhost am -q "$p" || {
 			echo "$name: does not apply"
