@@ -3,8 +3,9 @@
  * kmemtrace: the boot's phases and who allocates in user space.
  *
  * The initcall levels and functions, what pid 1 executes, and every task
- * made, renamed, executing or moved to another cgroup: readers put each
- * allocation in its boot phase, process and systemd unit.
+ * made, renamed, executing or moved to another cgroup, and every cgroup
+ * made: readers put each allocation in its boot phase, process and
+ * systemd unit.
  */
 
 #define pr_fmt(fmt) "kmemtrace: " fmt
@@ -49,15 +50,15 @@ static void kmt_probe_initcall_finish(void *data, initcall_t func, int ret)
 
 /* ---- tasks: who allocates in user space ------------------------------ */
 
-static const u8 kmt_enc_task[] = { KMT_ENC_U8X, KMT_ENC_U32X, KMT_ENC_U32X };
+static const u8 kmt_enc_task[] = {
+	KMT_ENC_U8X, KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U32X,
+};
 
 /*
  * Longest filename and cgroup path a task record keeps: their last bytes,
- * where the program's and the unit's names are; and the buffer a cgroup
- * path is read into.
+ * where the program's and the unit's names are.
  */
 #define KMT_TASK_PATH	128
-#define KMT_CGROUP_BUF	256
 
 /* The last KMT_TASK_PATH bytes of @s, "" for NULL. */
 static struct kmt_str kmt_tail(const char *s)
@@ -74,34 +75,40 @@ static struct kmt_str kmt_tail(const char *s)
 
 /*
  * A KMT_EV_TASK record: @op on task @pid (parent @ppid), its @comm, what
- * it executed, its cgroup; a missing string is written empty.
+ * it executed, its cgroup by id (0: none) and by path; a missing string
+ * is written empty.
  */
-static void kmt_record_task(u8 op, pid_t pid, pid_t ppid, const char *comm,
-			    const char *filename, const char *cgroup)
+static void kmt_record_task(u8 op, pid_t pid, pid_t ppid, u64 cgroup_id,
+			    const char *comm, const char *filename,
+			    const char *cgroup)
 {
-	u64 v[3] = { op, pid, ppid };
+	u64 v[ARRAY_SIZE(kmt_enc_task)] = { op, pid, ppid, cgroup_id };
 	struct kmt_str str[3] = {
 		{ comm, comm ? strnlen(comm, TASK_COMM_LEN) : 0 },
 		kmt_tail(filename),
 		kmt_tail(cgroup),
 	};
 
-	kmt_record_fields(KMT_EV_TASK, kmt_enc_task, v, 3, str, 3);
+	kmt_record_fields(KMT_EV_TASK, kmt_enc_task, v, ARRAY_SIZE(v), str, 3);
 }
 
 #ifdef CONFIG_CGROUPS
-/* @p's cgroup v2 path into @buf, "" when it cannot be had. */
-static const char *kmt_cgroup_of(struct task_struct *p, char *buf, size_t len)
+/*
+ * The id of @p's cgroup v2 cgroup.  Lockless: the css_set is RCU-freed
+ * and a cgroup's kernfs node lives as long as the cgroup.  Probes run
+ * with preemption off, where cgroup_path() and its kernfs_rename_lock (a
+ * sleeping lock on PREEMPT_RT) may not be taken: the path of an id comes
+ * from the MKDIR and CGROUP records, whose tracepoints hand it over, and
+ * from the cgroup tree at the save.
+ */
+static u64 kmt_cgroup_id_of(struct task_struct *p)
 {
-	int ret;
+	u64 id;
 
 	rcu_read_lock();
-	ret = cgroup_path(task_dfl_cgroup(p), buf, len);
+	id = cgroup_id(task_dfl_cgroup(p));
 	rcu_read_unlock();
-	/* cut: its head only, without the unit at its end */
-	if (ret < 0 || ret >= len)
-		buf[0] = '\0';
-	return buf;
+	return id;
 }
 
 /* A move in the cgroup v2 hierarchy (v1 hierarchies say nothing of units). */
@@ -111,48 +118,67 @@ static void kmt_probe_cgroup_attach(void *data, struct cgroup *dst,
 {
 	if (dst->root != &cgrp_dfl_root)
 		return;
-	kmt_record_task(KMT_TASK_CGROUP, task_pid_nr(p), threadgroup, p->comm,
-			NULL, path);
+	kmt_record_task(KMT_TASK_CGROUP, task_pid_nr(p), threadgroup,
+			cgroup_id(dst), p->comm, NULL, path);
+}
+
+/* A new cgroup v2 cgroup: its id and path, for the records that name it. */
+static void kmt_probe_cgroup_mkdir(void *data, struct cgroup *cgrp,
+				   const char *path)
+{
+	if (cgrp->root != &cgrp_dfl_root)
+		return;
+	kmt_record_task(KMT_TASK_MKDIR, task_pid_nr(current), 0,
+			cgroup_id(cgrp), current->comm, NULL, path);
+}
+
+/* Whether @child was cloned into another cgroup than @parent's. */
+static bool kmt_cgroup_moved(struct task_struct *parent,
+			     struct task_struct *child)
+{
+	bool moved;
+
+	rcu_read_lock();
+	moved = task_dfl_cgroup(child) != task_dfl_cgroup(parent);
+	rcu_read_unlock();
+	return moved;
 }
 #else
-static const char *kmt_cgroup_of(struct task_struct *p, char *buf, size_t len)
+static u64 kmt_cgroup_id_of(struct task_struct *p)
 {
-	return NULL;
+	return 0;
+}
+
+static bool kmt_cgroup_moved(struct task_struct *parent,
+			     struct task_struct *child)
+{
+	return false;
 }
 #endif
 
 static void kmt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
-	char cgroup[KMT_CGROUP_BUF];
-
 	if (task_pid_nr(p) == 1)
 		kmt_record_str(KMT_EV_INIT_EXEC, NULL, NULL, 0, bprm->filename);
-	kmt_record_task(KMT_TASK_EXEC, task_pid_nr(p), 0, p->comm,
-			bprm->filename, kmt_cgroup_of(p, cgroup, sizeof(cgroup)));
+	kmt_record_task(KMT_TASK_EXEC, task_pid_nr(p), 0, kmt_cgroup_id_of(p),
+			p->comm, bprm->filename, NULL);
 }
 
 /*
  * A new task, process or thread.  Its cgroup is its parent's unless it
  * was cloned into another one (clone3() with CLONE_INTO_CGROUP): only
- * then is the path written.
+ * then is its id written.
  */
 static void kmt_probe_fork(void *data, struct task_struct *parent,
 			   struct task_struct *child)
 {
-	const char *cgroup = NULL;
-#ifdef CONFIG_CGROUPS
-	char buf[KMT_CGROUP_BUF];
-	bool moved;
+	u64 id = 0;
 
-	rcu_read_lock();
-	moved = task_dfl_cgroup(child) != task_dfl_cgroup(parent);
-	rcu_read_unlock();
-	if (moved)
-		cgroup = kmt_cgroup_of(child, buf, sizeof(buf));
-#endif
+	if (kmt_cgroup_moved(parent, child))
+		id = kmt_cgroup_id_of(child);
 	kmt_record_task(KMT_TASK_NEW, task_pid_nr(child), task_pid_nr(parent),
-			child->comm, NULL, cgroup);
+			id, child->comm, NULL, NULL);
 }
 
 /* exec names the task too, in its own record: not twice */
@@ -161,7 +187,8 @@ static void kmt_probe_rename(void *data, struct task_struct *p,
 {
 	if (p == current && current->in_execve)
 		return;
-	kmt_record_task(KMT_TASK_RENAME, task_pid_nr(p), 0, comm, NULL, NULL);
+	kmt_record_task(KMT_TASK_RENAME, task_pid_nr(p), 0, 0, comm, NULL,
+			NULL);
 }
 
 int kmt_register_boot(void)
@@ -175,6 +202,7 @@ int kmt_register_boot(void)
 	ret = ret ?: register_trace_task_rename(kmt_probe_rename, NULL);
 #ifdef CONFIG_CGROUPS
 	ret = ret ?: register_trace_cgroup_attach_task(kmt_probe_cgroup_attach, NULL);
+	ret = ret ?: register_trace_cgroup_mkdir(kmt_probe_cgroup_mkdir, NULL);
 #endif
 	return ret ?: register_trace_sched_process_exec(kmt_probe_exec, NULL);
 }
@@ -183,6 +211,7 @@ void kmt_unregister_boot(void)
 {
 	unregister_trace_sched_process_exec(kmt_probe_exec, NULL);
 #ifdef CONFIG_CGROUPS
+	unregister_trace_cgroup_mkdir(kmt_probe_cgroup_mkdir, NULL);
 	unregister_trace_cgroup_attach_task(kmt_probe_cgroup_attach, NULL);
 #endif
 	unregister_trace_task_rename(kmt_probe_rename, NULL);

@@ -189,18 +189,27 @@ enum kmt_text_kind {
  * record's own pid is the task that did it.
  *
  * NEW: @pid was forked by @ppid (a process or a thread; its comm and
- * cgroup are its parent's, unless @cgroup says otherwise).  EXEC: @pid
- * executed @filename and is now @comm, in @cgroup.  RENAME: @pid is now
- * @comm (prctl(PR_SET_NAME), /proc/PID/comm, a kernel thread naming
- * itself).  CGROUP: @pid moved to @cgroup, with its threads when @ppid
- * is 1 (a whole thread group).  @cgroup is the path in the cgroup v2
- * hierarchy ("/system.slice/systemd-udevd.service"), empty without one.
+ * cgroup are its parent's, unless @cgroup_id says otherwise).  EXEC: @pid
+ * executed @filename and is now @comm, in cgroup @cgroup_id.  RENAME:
+ * @pid is now @comm (prctl(PR_SET_NAME), /proc/PID/comm, a kernel thread
+ * naming itself).  CGROUP: @pid moved to @cgroup (@cgroup_id), with its
+ * threads when @ppid is 1 (a whole thread group).  MKDIR: task @pid, now
+ * @comm, made cgroup @cgroup_id at @cgroup.
+ *
+ * @cgroup is a path in the cgroup v2 hierarchy
+ * ("/system.slice/systemd-udevd.service"), empty without one; @cgroup_id
+ * is that cgroup's id (its directory's inode number on 64-bit kernels),
+ * 0 without one.  Ids are never reused.  A reader names the id of a NEW
+ * or EXEC record from the MKDIR and CGROUP records before it and from the
+ * cgroups at the save (KMT_SEC_CGROUPS).  Recorders before the id (a
+ * layout without KMT_F_CGROUP_ID) wrote the path in NEW and EXEC.
  */
 enum kmt_task_op {
 	KMT_TASK_NEW		= 1,
 	KMT_TASK_EXEC		= 2,
 	KMT_TASK_RENAME		= 3,
 	KMT_TASK_CGROUP		= 4,
+	KMT_TASK_MKDIR		= 5,
 };
 
 /*
@@ -282,6 +291,7 @@ enum kmt_field_id {
 	KMT_F_FILENAME		= 51,	/* STR: what a task executed */
 	KMT_F_CGROUP		= 52,	/* STR: a cgroup v2 path */
 	KMT_F_TRIGGER		= 53,	/* enum kmt_trigger */
+	KMT_F_CGROUP_ID		= 54,	/* a cgroup v2 id, 0: none */
 	KMT_F_MAX		= 63,
 };
 
@@ -596,10 +606,11 @@ static const struct kmt_layout name[] = {				\
 		KMT_FLD(FUNC, TEXT32, "func"),				\
 		KMT_FLD(LENGTH, U32X, "size"),				\
 		KMT_FLD(NAME, STR, "name") } },				\
-	{ KMT_EV_TASK, 6, {0}, "task", {				\
+	{ KMT_EV_TASK, 7, {0}, "task", {				\
 		KMT_FLD(TASK_OP, U8X, "op"),				\
 		KMT_FLD(TASK_PID, U32X, "pid"),				\
 		KMT_FLD(PPID, U32X, "ppid"),				\
+		KMT_FLD(CGROUP_ID, U32X, "cgroup_id"),			\
 		KMT_FLD(COMM, STR, "comm"),				\
 		KMT_FLD(FILENAME, STR, "filename"),			\
 		KMT_FLD(CGROUP, STR, "cgroup") } }			\
@@ -671,6 +682,7 @@ enum kmt_section_type {
 	KMT_SEC_ZONEINFO = 9,	/* /proc/zoneinfo text at the save */
 	KMT_SEC_FLIGHT	= 10,	/* struct kmt_flight_section + CPUs */
 	KMT_SEC_TASKS	= 11,	/* "pid\tcomm\tcgroup\n" text: the tasks at the save */
+	KMT_SEC_CGROUPS	= 12,	/* "id\tpath\n" text: the cgroup v2 tree at the save */
 };
 
 /**
