@@ -84,6 +84,16 @@ static void print_groups(const struct kmt_trace *t)
 	printf("%s (kmemtrace.events=)\n", n ? "" : "none");
 }
 
+/* Lines of @len bytes of text (a last one without its newline too). */
+static size_t count_lines(const char *text, size_t len)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < len; i++)
+		n += text[i] == '\n';
+	return n + (len && text[len - 1] != '\n');
+}
+
 /* The recorder's mode at the save, and the trigger that froze it. */
 static void print_flight(const struct kmt_trace *t)
 {
@@ -190,6 +200,10 @@ int cmd_info(int argc, char **argv)
 			       " bytes at the save%s\n", mem_total, free_b,
 			       t.vmstat ? " (and /proc/vmstat)" : "");
 	}
+	if (t.tasks_len || t.cgroups_len)
+		printf("tasks:       %zu tasks and %zu cgroups at the save\n",
+		       count_lines(t.tasks, t.tasks_len),
+		       count_lines(t.cgroups, t.cgroups_len));
 	print_flight(&t);
 	printf("caches:      %u\n", t.nr_caches);
 	printf("nodes:       %u\n", t.nr_nodes);
@@ -303,6 +317,8 @@ static void print_latency_fields(const struct kmt_trace *t,
 		printf(" filename=%.*s", (int)ev->filename_len, ev->filename);
 	if ((ev->has & KMT_HAS(KMT_F_CGROUP)) && ev->cgroup_len)
 		printf(" cgroup=%.*s", (int)ev->cgroup_len, ev->cgroup);
+	if ((ev->has & KMT_HAS(KMT_F_CGROUP_ID)) && ev->cgroup_id)
+		printf(" cgroup_id=%" PRIu64, ev->cgroup_id);
 }
 
 /* The fields of the memblock events. */

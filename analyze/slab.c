@@ -1365,6 +1365,7 @@ static int analyze(const struct kmt_trace *t, uint64_t start, uint64_t end,
 	frees = calloc(nr_last, sizeof(*frees));
 	if (!last || !frees || lookup_init(&lk, t) || kmt_tasks_init(&tk) ||
 	    kmt_tasks_snapshot(&tk, t->tasks, t->tasks_len) ||
+	    kmt_tasks_cgroups(&tk, t->cgroups, t->cgroups_len) ||
 	    kmt_hm_init(&as.map, 256)) {
 		free(last);
 		free(frees);

@@ -2,7 +2,10 @@
 /*
  * Who allocated: see tasks.h.  A task's row changes when it execs, is
  * renamed or moves to another cgroup; a new task starts in its parent's
- * row, or in its own cgroup's when the record names one.
+ * row, or in its own cgroup's when the record names one.  Records name a
+ * cgroup by its path (CGROUP and MKDIR records, and NEW and EXEC ones of
+ * recorders before the cgroup id) or by its id alone, whose path an
+ * earlier record or the tree at the save gives.
  */
 #include <string.h>
 
@@ -25,7 +28,7 @@ int kmt_tasks_init(struct kmt_tasks *tk)
 	tk->cap = 64;
 	tk->who = malloc(tk->cap * sizeof(*tk->who));
 	if (!tk->who || kmt_hm_init(&tk->pids, 1024) || kmt_hm_init(&tk->rows, 256) ||
-	    kmt_hm_init(&tk->snap, 16)) {
+	    kmt_hm_init(&tk->snap, 16) || kmt_hm_init(&tk->cgroups, 64)) {
 		kmt_tasks_free(tk);
 		return -ENOMEM;
 	}
@@ -39,6 +42,7 @@ void kmt_tasks_free(struct kmt_tasks *tk)
 	kmt_hm_free(&tk->pids);
 	kmt_hm_free(&tk->rows);
 	kmt_hm_free(&tk->snap);
+	kmt_hm_free(&tk->cgroups);
 	free(tk->snap_who);
 	tk->snap_who = NULL;
 	tk->nr_snap = 0;
@@ -179,15 +183,71 @@ static uint32_t row_of_pid(const struct kmt_tasks *tk, uint32_t pid)
 	return slot ? (uint32_t)slot->val : KMT_WHO_UNKNOWN;
 }
 
+/* Cgroup @id is @path (@len bytes, kept by the caller): its unit. */
+static int cgroup_named(struct kmt_tasks *tk, uint64_t id, const char *path,
+			uint32_t len)
+{
+	struct kmt_hm_slot *slot;
+	const char *unit;
+	uint32_t ulen;
+	int created;
+
+	kmt_cgroup_unit(path, len, &unit, &ulen);
+	slot = kmt_hm_get(&tk->cgroups, id, &created);
+	if (!slot)
+		return -ENOMEM;
+	slot->val = (uint64_t)(uintptr_t)unit;
+	slot->val2 = ulen;
+	return 0;
+}
+
+int kmt_tasks_cgroups(struct kmt_tasks *tk, const char *text, size_t len)
+{
+	const char *p = text, *end, *nl, *tab;
+	uint64_t id;
+	int ret;
+
+	if (!text || !len)
+		return 0;
+	end = text + len;
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		tab = memchr(p, '\t', (size_t)(nl - p));
+		if (!tab || tab == p || tab + 1 == nl)
+			continue;
+		for (id = 0; p < tab && *p >= '0' && *p <= '9' && id < (1ULL << 59); p++)
+			id = id * 10 + (uint64_t)(*p - '0');
+		if (p != tab || !id)
+			continue;
+		ret = cgroup_named(tk, id, tab + 1, (uint32_t)(nl - tab - 1));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int kmt_tasks_event(struct kmt_tasks *tk, const struct kmt_event *ev)
 {
+	const struct kmt_hm_slot *cg;
 	const struct kmt_who *w;
 	const char *comm, *unit;
 	uint32_t clen, ulen, row;
+	uint64_t id = 0;
 	int ret;
 
 	if (!(ev->has & KMT_HAS(KMT_F_TASK_OP)) || !(ev->has & KMT_HAS(KMT_F_TASK_PID)))
 		return 0;
+	if (ev->has & KMT_HAS(KMT_F_CGROUP_ID))
+		id = ev->cgroup_id;
+	if (id && (ev->has & KMT_HAS(KMT_F_CGROUP)) && ev->cgroup_len) {
+		ret = cgroup_named(tk, id, ev->cgroup, ev->cgroup_len);
+		if (ret)
+			return ret;
+	}
+	if (ev->task_op == KMT_TASK_MKDIR)
+		return 0;	/* names a cgroup, not a task */
 	tk->seen = true;
 	/* what the task was: its names stay unless the record changes them */
 	w = &tk->who[ev->task_op == KMT_TASK_NEW ? row_of_pid(tk, ev->ppid) :
@@ -200,8 +260,13 @@ int kmt_tasks_event(struct kmt_tasks *tk, const struct kmt_event *ev)
 		comm = ev->comm;
 		clen = ev->comm_len;
 	}
-	if ((ev->has & KMT_HAS(KMT_F_CGROUP)) && ev->cgroup_len)
+	if ((ev->has & KMT_HAS(KMT_F_CGROUP)) && ev->cgroup_len) {
 		kmt_cgroup_unit(ev->cgroup, ev->cgroup_len, &unit, &ulen);
+	} else if (id && (cg = kmt_hm_find(&tk->cgroups, id))) {
+		unit = (const char *)(uintptr_t)cg->val;
+		ulen = (uint32_t)cg->val2;
+	}
+	/* an id no record nor the save names: the task keeps its unit */
 	switch (ev->task_op) {
 	case KMT_TASK_NEW:
 	case KMT_TASK_EXEC:

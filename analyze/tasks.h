@@ -42,6 +42,8 @@ struct kmt_tasks {
 	struct kmt_hm snap;	/* pid + 1 -> index in snap_who + 1 */
 	struct kmt_who *snap_who;	/* the tasks at the save */
 	size_t nr_snap;
+	/* cgroup id -> its unit (val: the string, val2: its length) */
+	struct kmt_hm cgroups;
 	uint32_t last_pid, last_row;	/* the last task-context lookup */
 	bool last_valid;
 };
@@ -54,6 +56,12 @@ void kmt_tasks_free(struct kmt_tasks *tk);
  * read as "pid<TAB>comm<TAB>cgroup" are skipped.
  */
 int kmt_tasks_snapshot(struct kmt_tasks *tk, const char *text, size_t len);
+/*
+ * The cgroup v2 tree at the save (KMT_SEC_CGROUPS text, kept by the
+ * caller): the paths of the cgroup ids that task records give without
+ * one.  0, -ENOMEM; lines that do not read as "id<TAB>path" are skipped.
+ */
+int kmt_tasks_cgroups(struct kmt_tasks *tk, const char *text, size_t len);
 /* Follow one KMT_EV_TASK record; -ENOMEM. */
 int kmt_tasks_event(struct kmt_tasks *tk, const struct kmt_event *ev);
 /* The row of whoever made @ev. */

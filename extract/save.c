@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -391,6 +394,113 @@ static int snapshot_tasks(char **out, size_t *len)
 	return ret;
 }
 
+/* Deepest cgroup the tree below is read to; systemd's is under 10 deep. */
+#define CGROUP_MAX_DEPTH	32
+
+/*
+ * The id of cgroup directory @fd: its file handle on cgroup2 (the
+ * kernel's u64 cgroup id, whatever the word size), else its inode
+ * number (the id on 64-bit kernels, and what a test's tree gives).
+ */
+static uint64_t cgroup_id_of(int fd, const struct stat *st, bool cgroup2)
+{
+	union {
+		struct file_handle fh;
+		unsigned char bytes[sizeof(struct file_handle) + sizeof(uint64_t)];
+	} h;
+	uint64_t id;
+	int mnt;
+
+	if (cgroup2) {
+		h.fh.handle_bytes = sizeof(id);
+		if (!name_to_handle_at(fd, "", &h.fh, &mnt, AT_EMPTY_PATH) &&
+		    h.fh.handle_bytes == sizeof(id)) {
+			memcpy(&id, h.bytes + sizeof(struct file_handle), sizeof(id));
+			return id;
+		}
+	}
+	return (uint64_t)st->st_ino;
+}
+
+/* "ID\tPATH" lines of directory @fd (@path, under the root) and below. */
+static int walk_cgroups(int fd, char *path, size_t len, size_t size,
+			unsigned int depth, bool cgroup2, char **out,
+			size_t *out_len)
+{
+	struct dirent *de;
+	struct stat st;
+	size_t n;
+	DIR *d;
+	int sub, ret;
+
+	if (fstat(fd, &st)) {
+		close(fd);
+		return 0;
+	}
+	ret = kmf_append(out, out_len, "%" PRIu64 "\t%s\n",
+			 cgroup_id_of(fd, &st, cgroup2), len ? path : "/");
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return ret;
+	}
+	while (!ret && depth < CGROUP_MAX_DEPTH && (de = readdir(d))) {
+		if (de->d_name[0] == '.' ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		n = strlen(de->d_name);
+		if (len + 1 + n >= size || strchr(de->d_name, '\n') ||
+		    strchr(de->d_name, '\t'))
+			continue;
+		/* a cgroup removed while it reads, or not a directory: skipped */
+		sub = openat(dirfd(d), de->d_name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, de->d_name, n + 1);
+		ret = walk_cgroups(sub, path, len + 1 + n, size, depth + 1,
+				   cgroup2, out, out_len);
+		path[len] = '\0';
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * The cgroup v2 tree at the save, "ID\tPATH" lines, from its mount
+ * ($KMEMFLIGHT_CGROUP for tests): the paths of the cgroup ids that task
+ * records give alone.  No cgroup2 mount, nothing; only -ENOMEM fails.
+ */
+static int snapshot_cgroups(char **out, size_t *len)
+{
+	static const char *const mounts[] = {
+		"/sys/fs/cgroup", "/sys/fs/cgroup/unified",
+	};
+	const char *dir = getenv("KMEMFLIGHT_CGROUP");
+	bool cgroup2 = false;
+	struct statfs sf;
+	char path[4096];
+	size_t i;
+	int fd;
+
+	if (!dir || !*dir) {
+		dir = NULL;
+		for (i = 0; i < sizeof(mounts) / sizeof(mounts[0]) && !dir; i++)
+			if (!statfs(mounts[i], &sf) &&
+			    sf.f_type == CGROUP2_SUPER_MAGIC)
+				dir = mounts[i];
+		if (!dir)
+			return 0;
+		cgroup2 = true;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	path[0] = '\0';
+	return walk_cgroups(fd, path, 0, sizeof(path), 0, cgroup2, out, len);
+}
+
 /*
  * The kernel's page counters lag by what each CPU has not folded in yet
  * (up to its vmstat threshold, tens of pages per zone): writing
@@ -464,8 +574,8 @@ int cmd_save(int argc, char **argv)
 	struct kmt_recorder_flight fl;
 	bool has_flight = false;
 	char *meta = NULL, *ksyms = NULL, *topo = NULL, *caches = NULL;
-	char *kcaches = NULL, *tasks = NULL;
-	size_t kcaches_len = 0, tasks_len = 0;
+	char *kcaches = NULL, *tasks = NULL, *cgroups = NULL;
+	size_t kcaches_len = 0, tasks_len = 0, cgroups_len = 0;
 	char *meminfo = NULL, *vmstat = NULL, *zoneinfo = NULL;
 	size_t meminfo_len = 0, vmstat_len = 0, zoneinfo_len = 0;
 	char *alog = NULL, summary[512] = "";
@@ -652,7 +762,8 @@ int cmd_save(int argc, char **argv)
 		bytes += cpus[i].size;
 	}
 	/* the tasks that exist: a flight window lacks their task records */
-	if (snapshot_tasks(&tasks, &tasks_len)) {
+	if (snapshot_tasks(&tasks, &tasks_len) ||
+	    snapshot_cgroups(&cgroups, &cgroups_len)) {
 		kmf_error("out of memory");
 		goto kept;
 	}
@@ -744,6 +855,8 @@ int cmd_save(int argc, char **argv)
 		ret = write_flight(&w, &fl, cpus, nr, &err);
 	if (tasks_len && !ret)
 		ret = kmt_writer_section(&w, KMT_SEC_TASKS, tasks, tasks_len, &err);
+	if (cgroups_len && !ret)
+		ret = kmt_writer_section(&w, KMT_SEC_CGROUPS, cgroups, cgroups_len, &err);
 	ret = ret ?: kmt_writer_commit(&w, &err);
 	writing = false;
 	if (ret) {
@@ -829,6 +942,7 @@ out:
 	free(caches);
 	free(kcaches);
 	free(tasks);
+	free(cgroups);
 	free(alog);
 	kmt_spool_close(&sp);
 	kmt_recorder_close(&r);

@@ -542,6 +542,7 @@ static inline void set_field(struct kmt_event *ev, unsigned int id, uint64_t v)
 	case KMT_F_TASK_OP: ev->task_op = (uint32_t)v; break;
 	case KMT_F_TASK_PID: ev->task_pid = (uint32_t)v; break;
 	case KMT_F_PPID: ev->ppid = (uint32_t)v; break;
+	case KMT_F_CGROUP_ID: ev->cgroup_id = v; break;
 	default: ev->has &= ~KMT_HAS(id); break;
 	}
 }

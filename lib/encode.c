@@ -198,6 +198,7 @@ static bool field_value(const struct kmt_event *ev, uint8_t id, uint64_t *v)
 	case KMT_F_TASK_OP: *v = ev->task_op; break;
 	case KMT_F_TASK_PID: *v = ev->task_pid; break;
 	case KMT_F_PPID: *v = ev->ppid; break;
+	case KMT_F_CGROUP_ID: *v = ev->cgroup_id; break;
 	default: return false;
 	}
 	return true;

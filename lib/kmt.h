@@ -15,7 +15,7 @@
 
 #include <linux/kmemtrace.h>
 
-#define KMT_VERSION "0.20.0"
+#define KMT_VERSION "0.21.0"
 
 /* A human explanation of the last failure, for the CLI to print. */
 struct kmt_err {
@@ -186,6 +186,9 @@ struct kmt_trace {
 	/* the tasks at the save: "pid\tcomm\tcgroup" lines, or NULL */
 	const char *tasks;
 	size_t tasks_len;
+	/* the cgroup v2 tree at the save: "id\tpath" lines, or NULL */
+	const char *cgroups;
+	size_t cgroups_len;
 };
 
 int kmt_trace_open(const char *path, struct kmt_trace *t, struct kmt_err *err);
@@ -326,6 +329,7 @@ struct kmt_event {
 	uint32_t filename_len;
 	const char *cgroup;	/* not NUL-terminated */
 	uint32_t cgroup_len;
+	uint64_t cgroup_id;	/* KMT_F_CGROUP_ID, 0: none */
 };
 
 /* Walks one CPU's sub-buffers record by record. */

@@ -511,6 +511,10 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 			t->tasks = (const char *)data;
 			t->tasks_len = s.size;
 			break;
+		case KMT_SEC_CGROUPS:
+			t->cgroups = (const char *)data;
+			t->cgroups_len = s.size;
+			break;
 		default:
 			break;	/* newer writers may add sections */
 		}
@@ -819,6 +823,7 @@ const char *kmt_task_op_name(uint32_t op)
 		[KMT_TASK_EXEC] = "exec",
 		[KMT_TASK_RENAME] = "rename",
 		[KMT_TASK_CGROUP] = "cgroup",
+		[KMT_TASK_MKDIR] = "mkdir",
 	};
 
 	return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] :

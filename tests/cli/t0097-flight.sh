@@ -118,6 +118,21 @@ test_expect_success 'save keeps the tasks at the save: they name the window'"'"'
 	grep -q "^ hog  *|  *8192 |" got
 '
 
+test_expect_success 'save keeps the cgroup tree at the save: ids and paths, no symlink followed' '
+	"$MKTRACE" flight-recorder tfs && mkks &&
+	mkdir -p cg/system.slice/worker.service cg/init.scope elsewhere/secret.service &&
+	ln -s ../elsewhere cg/link.slice &&
+	KMEMFLIGHT_CGROUP=$PWD/cg KMEMFLIGHT_PROC=$PWD/none KMEMFLIGHT_TRACEFS=$PWD/tfs \
+		KMEMFLIGHT_DEBUGFS=$PWD/none KMEMFLIGHT_LOCKDOWN=$PWD/none \
+		KMEMFLIGHT_KALLSYMS=$PWD/ks "$KMF" save --keep-recording s.kmt > /dev/null &&
+	"$KMF" info s.kmt > out &&
+	grep -qx "tasks:       0 tasks and 4 cgroups at the save" out &&
+	grep -aqx "$(stat -c %i cg/system.slice/worker.service)	/system.slice/worker.service" s.kmt &&
+	grep -aqx "$(stat -c %i cg/init.scope)	/init.scope" s.kmt &&
+	grep -aqx "$(stat -c %i cg/system.slice)	/system.slice" s.kmt &&
+	! grep -aq "secret" s.kmt
+'
+
 test_expect_success 'watch --keep 1: the next freeze replaces the file, under a new name' '
 	"$MKTRACE" flight-recorder tfs && mkks &&
 	watch --count 1 --keep 1 fl > out &&

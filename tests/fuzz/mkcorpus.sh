@@ -92,7 +92,7 @@ for s in basic swapped many nosyms; do
 	split_sections "$s-abi1" "$out/fuzz_trace/$s-abi1.kmt"
 done
 # the latency groups', memblock, wrapper, vmalloc, task and flight events exist in ABI 2 only
-for s in latency memblock footprint tasks flight; do
+for s in latency memblock footprint tasks tasks-v0 flight; do
 	"$mktrace" "$s" "$out/fuzz_trace/$s.kmt"
 	split_sections "$s" "$out/fuzz_trace/$s.kmt"
 done

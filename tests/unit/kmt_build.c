@@ -49,12 +49,41 @@ struct kb {
 	bool raw_str;		/* the string is several STR fields, encoded */
 	bool flight;		/* write a KMT_SEC_FLIGHT section */
 	char *tasks;		/* KMT_SEC_TASKS text, or NULL */
+	char *cgroups;		/* KMT_SEC_CGROUPS text, or NULL */
+	bool tasks_v0;		/* task records without the cgroup id */
 	struct kmt_flight_section fl;
 	uint32_t fl_cpu_size;	/* bytes of a flight section's entry, 0: today's */
 };
 
 KMT_DEFINE_LAYOUTS_V1(v1_layouts);
 KMT_DEFINE_LAYOUTS(v2_layouts);
+
+/*
+ * ABI 2 as recorders wrote it before the cgroup id: the task layout
+ * without KMT_F_CGROUP_ID, the cgroup's path in every record.
+ */
+static struct kmt_layout v2_tasks_v0[sizeof(v2_layouts) / sizeof(v2_layouts[0])];
+
+static const struct kmt_layout *layouts_tasks_v0(void)
+{
+	struct kmt_layout *l;
+	size_t i, j, k;
+
+	if (v2_tasks_v0[0].type)
+		return v2_tasks_v0;
+	memcpy(v2_tasks_v0, v2_layouts, sizeof(v2_layouts));
+	for (i = 0; i < sizeof(v2_tasks_v0) / sizeof(v2_tasks_v0[0]); i++) {
+		l = &v2_tasks_v0[i];
+		if (l->type != KMT_EV_TASK)
+			continue;
+		for (j = k = 0; j < l->nr_fields; j++)
+			if (l->fields[j].id != KMT_F_CGROUP_ID)
+				l->fields[k++] = l->fields[j];
+		memset(&l->fields[k], 0, (l->nr_fields - k) * sizeof(l->fields[0]));
+		l->nr_fields = (uint8_t)k;
+	}
+	return v2_tasks_v0;
+}
 
 /* The layouts of the record format in use, and their number. */
 static const struct kmt_layout *layouts_of(const struct kb *b, size_t *nr)
@@ -64,7 +93,7 @@ static const struct kmt_layout *layouts_of(const struct kb *b, size_t *nr)
 		return v1_layouts;
 	}
 	*nr = sizeof(v2_layouts) / sizeof(v2_layouts[0]);
-	return v2_layouts;
+	return b->tasks_v0 ? layouts_tasks_v0() : v2_layouts;
 }
 
 static const struct kmt_layout *layout_of(const struct kb *b, uint8_t type)
@@ -79,6 +108,8 @@ static const struct kmt_layout *layout_of(const struct kb *b, uint8_t type)
 }
 
 void kb_set_abi(struct kb *b, int abi) { b->abi = abi; }
+
+void kb_set_tasks_v0(struct kb *b) { b->tasks_v0 = true; }
 
 static void buf_put(struct kb_buf *b, const void *p, size_t n)
 {
@@ -126,6 +157,7 @@ void kb_free(struct kb *b)
 	free(b->caches.p);
 	free(b->kallsyms);
 	free(b->tasks);
+	free(b->cgroups);
 	free(b->meminfo);
 	free(b->vmstat);
 	free(b->zoneinfo);
@@ -424,6 +456,12 @@ void kb_set_tasks(struct kb *b, const char *text)
 	b->tasks = strdup(text);
 }
 
+void kb_set_cgroups(struct kb *b, const char *text)
+{
+	free(b->cgroups);
+	b->cgroups = strdup(text);
+}
+
 void kb_set_overwritten(struct kb *b, unsigned int cpu, uint64_t n)
 {
 	b->cpu[cpu].overwritten = n;
@@ -514,17 +552,21 @@ void kb_vmalloc(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
 	record(b, cpu, ts, KMT_EV_VMALLOC, KMT_CTX_TASK, pid, v, 4, NULL);
 }
 
-void kb_task(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
-	     uint32_t op, uint32_t pid, uint32_t ppid, const char *comm,
-	     const char *filename, const char *cgroup)
+void kb_task_id(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
+		uint32_t op, uint32_t pid, uint32_t ppid, uint64_t cgroup_id,
+		const char *comm, const char *filename, const char *cgroup)
 {
+	const struct kmt_layout *l = layout_of(b, KMT_EV_TASK);
 	const char *str[3] = { comm, filename, cgroup };
-	uint64_t v[3] = { op, pid, ppid };
+	uint64_t v[4] = { op, pid, ppid, cgroup_id };
 	uint8_t blob[400];
 	size_t len = 0, n;
 	bool raw = b->raw_str;
-	unsigned int i;
+	unsigned int i, nv = 0;
 
+	/* the values before the strings, as many as the layout has */
+	while (nv < l->nr_fields && l->fields[nv].enc != KMT_ENC_STR)
+		nv++;
 	/* three strings, each with its length: written as they are */
 	for (i = 0; i < 3; i++) {
 		n = str[i] ? strlen(str[i]) : 0;
@@ -533,9 +575,16 @@ void kb_task(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
 		len += n;
 	}
 	b->raw_str = true;
-	record_bytes(b, cpu, ts, KMT_EV_TASK, KMT_CTX_TASK, by, v, 3,
+	record_bytes(b, cpu, ts, KMT_EV_TASK, KMT_CTX_TASK, by, v, nv,
 		     (const char *)blob, len);
 	b->raw_str = raw;
+}
+
+void kb_task(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
+	     uint32_t op, uint32_t pid, uint32_t ppid, const char *comm,
+	     const char *filename, const char *cgroup)
+{
+	kb_task_id(b, cpu, ts, by, op, pid, ppid, 0, comm, filename, cgroup);
 }
 
 void kb_wrapper(struct kb *b, unsigned int cpu, uint64_t ts, uint64_t func,
@@ -750,6 +799,9 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 	}
 	if (b->tasks)
 		section(b, &out, KMT_SEC_TASKS, NULL, 0, b->tasks, strlen(b->tasks)), nsec++;
+	if (b->cgroups)
+		section(b, &out, KMT_SEC_CGROUPS, NULL, 0, b->cgroups,
+			strlen(b->cgroups)), nsec++;
 	((struct kmt_file_header *)out.p)->nr_sections = s32(b, nsec);
 	((struct kmt_file_header *)out.p)->file_size = s64(b, out.len);
 	free(fmt.p);
@@ -1136,17 +1188,6 @@ const char kb_lat_kallsyms[] =
 	"ffffffff8100a000 T do_huge_pmd_anonymous_page\n";
 
 /*
- * Who allocated (expect/tasks.phase): the boot's pid 1 forked as
- * "swapper/0", execs systemd and moves to init.scope; udevd is forked,
- * moved to its unit, execs, forks a worker that renames itself; a getty
- * is cloned straight into a cgroup below its unit; a softirq and a pid
- * no record names allocate too.  Kept at the end, by process: swapper
- * 100, swapper/0 200, systemd 64 + an 8 KiB page, systemd-udevd 512 (and
- * 128 freed), (udev-worker) 1024, [softirq] 32, [unknown task] 16; by
- * unit: systemd-udevd.service 1536, getty@tty1.service 8192, init.scope
- * 64, the root cgroup 348.
- */
-/*
  * A flight-recorder save: two CPUs that overwrote 1000 and 200 events
  * before the window, cpu 1's window starting later (at 1500) than cpu
  * 0's (at 1000), and the OOM killer freezing the recorder at 9000 with
@@ -1201,8 +1242,61 @@ void kb_scenario_flight(struct kb *b)
 		     "42\tnot-hog\t/\nbad line\n\t\t\n");
 }
 
+/*
+ * Who allocated (expect/tasks.phase), as the recorder writes it: the
+ * boot's pid 1 forked as "swapper/0", execs systemd (in the root cgroup,
+ * whose id nothing names: it keeps its unit) and moves to init.scope;
+ * udevd is forked, moved to its unit (made just before: MKDIR), execs
+ * there (the id alone); it forks a worker that renames itself; a getty
+ * is cloned straight into a cgroup below its unit, made before recording
+ * started (the id alone, named by the tree at the save); a softirq and
+ * a pid no record names allocate too.  Kept at the end, by process:
+ * swapper 100, swapper/0 200, systemd 64 + an 8 KiB page, systemd-udevd
+ * 512 (and 128 freed), (udev-worker) 1024, [softirq] 32, [unknown task]
+ * 16; by unit: systemd-udevd.service 1536, getty@tty1.service 8192,
+ * init.scope 64, the root cgroup 348.
+ */
 void kb_scenario_tasks(struct kb *b)
 {
+	kb_set_kallsyms(b, kb_kallsyms);
+	kb_kmalloc(b, 0, 100, KMT_CTX_TASK, 0, T(0x1010), D(0x1000), 100, 100, 0xcc0, -1);
+	kb_task(b, 0, 200, 0, KMT_TASK_NEW, 1, 0, "swapper/0", NULL, NULL);
+	kb_kmalloc(b, 0, 300, KMT_CTX_TASK, 1, T(0x1010), D(0x2000), 200, 200, 0xcc0, -1);
+	kb_task_id(b, 0, 400, 1, KMT_TASK_EXEC, 1, 0, 1, "systemd", "/sbin/init", NULL);
+	kb_task_id(b, 0, 440, 1, KMT_TASK_MKDIR, 1, 0, 2, "systemd", NULL, "/init.scope");
+	kb_task_id(b, 0, 450, 1, KMT_TASK_CGROUP, 1, 1, 2, "systemd", NULL, "/init.scope");
+	kb_kmalloc(b, 0, 500, KMT_CTX_TASK, 1, T(0x1010), D(0x3000), 64, 64, 0xcc0, -1);
+	kb_task(b, 0, 600, 1, KMT_TASK_NEW, 20, 1, "systemd", NULL, NULL);
+	kb_task_id(b, 0, 620, 1, KMT_TASK_MKDIR, 1, 0, 3, "systemd", NULL, "/system.slice");
+	kb_task_id(b, 0, 630, 1, KMT_TASK_MKDIR, 1, 0, 4, "systemd", NULL,
+		   "/system.slice/systemd-udevd.service");
+	kb_task_id(b, 0, 650, 1, KMT_TASK_CGROUP, 20, 1, 4, "(md-udevd)", NULL,
+		   "/system.slice/systemd-udevd.service");
+	kb_task_id(b, 1, 700, 20, KMT_TASK_EXEC, 20, 0, 4, "systemd-udevd",
+		   "/lib/systemd/systemd-udevd", NULL);
+	kb_kmalloc(b, 1, 800, KMT_CTX_TASK, 20, T(0x2005), D(0x4000), 512, 512, 0xcc0, -1);
+	kb_kmalloc(b, 1, 810, KMT_CTX_TASK, 20, T(0x2005), D(0x5000), 128, 128, 0xcc0, -1);
+	kb_kfree(b, 0, 850, KMT_CTX_TASK, 1, T(0x3008), D(0x5000));
+	kb_task(b, 1, 900, 20, KMT_TASK_NEW, 21, 20, "systemd-udevd", NULL, NULL);
+	kb_task(b, 1, 950, 21, KMT_TASK_RENAME, 21, 0, "(udev-worker)", NULL, NULL);
+	kb_kmalloc(b, 1, 1000, KMT_CTX_TASK, 21, T(0x2005), D(0x6000), 1024, 1024, 0xcc0, -1);
+	kb_kmalloc(b, 0, 1100, KMT_CTX_SOFTIRQ, 0, T(0x1040), D(0x7000), 32, 32, 0xcc0, -1);
+	kb_kmalloc(b, 1, 1200, KMT_CTX_TASK, 77, T(0x1040), D(0x8000), 16, 16, 0xcc0, -1);
+	kb_task_id(b, 0, 1300, 1, KMT_TASK_NEW, 30, 1, 9, "systemd", NULL, NULL);
+	kb_page_alloc(b, 0, 1400, KMT_CTX_TASK, 30, 0x9001, 1, 0xcc0, 0);
+	/* the tree at the save: udevd's unit is gone, the getty's is not */
+	kb_set_cgroups(b, "3\t/system.slice\n"
+		       "9\t/system.slice/system-getty.slice/getty@tty1.service/payload\n"
+		       "x\t/bad\n\t\n2\t\n");
+}
+
+/*
+ * The same, as recorders wrote it before the cgroup id: the path in the
+ * NEW and EXEC records, no MKDIR records, no tree at the save.
+ */
+void kb_scenario_tasks_v0(struct kb *b)
+{
+	kb_set_tasks_v0(b);
 	kb_set_kallsyms(b, kb_kallsyms);
 	kb_kmalloc(b, 0, 100, KMT_CTX_TASK, 0, T(0x1010), D(0x1000), 100, 100, 0xcc0, -1);
 	kb_task(b, 0, 200, 0, KMT_TASK_NEW, 1, 0, "swapper/0", NULL, NULL);

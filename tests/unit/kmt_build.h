@@ -53,6 +53,10 @@ void kb_set_frozen_dropped(struct kb *b, unsigned int cpu, uint64_t n);
 void kb_set_flight_cpu_size(struct kb *b, uint32_t size);
 /* The tasks at the save: KMT_SEC_TASKS text, "pid\tcomm\tcgroup" lines. */
 void kb_set_tasks(struct kb *b, const char *text);
+/* The cgroup tree at the save: KMT_SEC_CGROUPS text, "id\tpath" lines. */
+void kb_set_cgroups(struct kb *b, const char *text);
+/* Task records as recorders wrote them before the cgroup id. */
+void kb_set_tasks_v0(struct kb *b);
 void kb_mark(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
 	     uint32_t mark, uint32_t trigger, uint32_t pid, uint32_t order,
 	     uint64_t gfp, uint32_t cache, const char *comm,
@@ -143,6 +147,10 @@ void kb_vmalloc(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t pid,
 void kb_wrapper(struct kb *b, unsigned int cpu, uint64_t ts, uint64_t func,
 		uint64_t size, const char *name);
 /* A KMT_EV_TASK record written by task @by (strings may be NULL). */
+void kb_task_id(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
+		uint32_t op, uint32_t pid, uint32_t ppid, uint64_t cgroup_id,
+		const char *comm, const char *filename, const char *cgroup);
+/* The same without a cgroup id. */
 void kb_task(struct kb *b, unsigned int cpu, uint64_t ts, uint32_t by,
 	     uint32_t op, uint32_t pid, uint32_t ppid, const char *comm,
 	     const char *filename, const char *cgroup);
@@ -158,6 +166,7 @@ extern const char kb_lat_kallsyms[];
 void kb_scenario_latency(struct kb *b);
 /* who allocated: fork, exec, rename, cgroup moves (t0096-tasks.sh) */
 void kb_scenario_tasks(struct kb *b);
+void kb_scenario_tasks_v0(struct kb *b);
 /* A flight-recorder window frozen by the OOM killer. */
 void kb_scenario_flight(struct kb *b);
 

@@ -535,9 +535,12 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
-	if (argc == 3 && !strcmp(argv[1], "tasks")) {
+	if (argc == 3 && (!strcmp(argv[1], "tasks") || !strcmp(argv[1], "tasks-v0"))) {
 		b = kb_new(2, 4096);
-		kb_scenario_tasks(b);
+		if (!strcmp(argv[1], "tasks"))
+			kb_scenario_tasks(b);
+		else
+			kb_scenario_tasks_v0(b);
 		ret = kb_write(b, argv[2]);
 		kb_free(b);
 		return ret ? 1 : 0;

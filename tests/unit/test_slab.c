@@ -930,9 +930,11 @@ static void test_cgroup_unit(void **state)
 
 /*
  * Who allocated, followed through fork, exec, rename and cgroup moves
- * (mktrace's "tasks" trace, worked out in tests/cli/t0096-tasks.sh).
+ * (mktrace's "tasks" trace, worked out in tests/cli/t0096-tasks.sh): the
+ * same from the cgroup ids of today's recorder (@v0 false) as from the
+ * paths of earlier ones.
  */
-static void test_tasks(void **state)
+static void check_tasks(bool v0)
 {
 	static const struct {
 		const char *name;
@@ -951,8 +953,10 @@ static void test_tasks(void **state)
 	struct kmt_slab s;
 	size_t i;
 
-	(void)state;
-	kb_scenario_tasks(b);
+	if (v0)
+		kb_scenario_tasks_v0(b);
+	else
+		kb_scenario_tasks(b);
 	open_built(b, &bt);
 	analyze(&bt, &s);
 	assert_true(s.has_tasks);
@@ -974,11 +978,24 @@ static void test_tasks(void **state)
 	close_built(&bt);
 }
 
+static void test_tasks(void **state)
+{
+	(void)state;
+	check_tasks(false);
+}
+
+static void test_tasks_v0(void **state)
+{
+	(void)state;
+	check_tasks(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cgroup_unit),
 		cmocka_unit_test(test_tasks),
+		cmocka_unit_test(test_tasks_v0),
 		cmocka_unit_test(test_basic_totals),
 		cmocka_unit_test(test_basic_swapped),
 		cmocka_unit_test(test_basic_sort_keys),
