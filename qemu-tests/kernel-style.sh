@@ -2,8 +2,8 @@
 # Kernel-side quality gates: checkpatch --strict on the format-patch
 # series, a W=1 build of the recorder, kernel-doc, `git am` of the
 # series onto the pristine 6.12 tree, and each patch applied in turn to a
-# whole tree, building the objects it touches.  Prints "style: N passed,
-# N failed".
+# whole tree, building the objects it touches, and those objects again
+# with PREEMPT_RT.  Prints "style: N passed, N failed".
 set -u
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -192,6 +192,39 @@ samples_alone() {
 	return $rc
 }
 
+# PREEMPT_RT, where spinlock_t and rwlock_t sleep: every object of the
+# patch (the recorder, the mm files it hooks, the samples) built W=1 on
+# the whole series with PREEMPT_RT, CGROUPS (the task probes' cgroup
+# code) and DEBUG_ATOMIC_SLEEP; compile only, from the series' config.
+preempt_rt_build() {
+	t=$cache/series-$tag
+	b=$cache/series-build-$tag
+	rt=$cache/series-rt-build-$tag
+	mkdir -p "$rt"
+	cp "$b/.config" "$rt/.config"
+	"$t/scripts/config" --file "$rt/.config" --enable EXPERT --enable PREEMPT_RT \
+		--enable CGROUPS --enable DEBUG_ATOMIC_SLEEP --enable DEBUG_KERNEL
+	make -s -C "$t" O="$rt" olddefconfig > "$rt/config.log" 2>&1 || { cat "$rt/config.log"; return 1; }
+	for o in PREEMPT_RT CGROUPS DEBUG_ATOMIC_SLEEP KMEMTRACE; do
+		grep -qx "CONFIG_$o=y" "$rt/.config" || { echo "CONFIG_$o is not set"; return 1; }
+	done
+	objs=$("$repo/kernel-patch/apply.sh" --files | sed -n 's/\.c$/.o/p')
+	# shellcheck disable=SC2086 # a list of objects
+	(cd "$rt" && rm -f $objs)
+	# shellcheck disable=SC2086
+	make -s -C "$t" O="$rt" -j"$(nproc)" W=1 $objs > "$rt/build.log" 2>&1
+	rc=0
+	if grep -q 'warning:\|error:' "$rt/build.log"; then
+		grep 'warning:\|error:' "$rt/build.log" | head -20
+		rc=1
+	fi
+	for o in $objs; do
+		[ -f "$rt/$o" ] || { echo "$o was not built"; rc=1; }
+	done
+	echo "PREEMPT_RT: $(echo "$objs" | wc -l) objects"
+	return $rc
+}
+
 check "format-patch series is generated" series
 check "checkpatch.pl --strict is clean on every patch" checkpatch_series
 check "mm/kmemtrace/ and the retain, stress and leak samples build clean with W=1" w1_build
@@ -199,4 +232,5 @@ check "kernel-doc has no warnings" kernel_doc
 check "the series applies to pristine 6.12 with git am and matches the tree" git_am
 check "each patch applies in turn and builds its objects with W=1; its new files are maintained" each_patch_builds
 check "each sample built on its own is linked in" samples_alone
+check "the patch's objects build with PREEMPT_RT, W=1 clean" preempt_rt_build
 check_done
