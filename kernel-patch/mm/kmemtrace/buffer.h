@@ -265,13 +265,25 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 		need_pid = ctx == KMT_CTX_TASK &&
 			   ((u64)seq << 32 | pid) != READ_ONCE(cb->pid_key);
 		/*
-		 * last_ts may lag the state's time by a nested record: then
-		 * the gap is overestimated, and the time merely absolute.
+		 * The delta is from the state's time, the last reserved
+		 * record's.  last_ts may lag it: a writer interrupted after
+		 * its reservation, before it published last_ts, leaves an
+		 * older last_ts to the nested writer, whose clock reading may
+		 * then lie between the two, below the state's time.  Its
+		 * time is raised to the state's (dt 0), so that the state,
+		 * last_ts and what a reader decodes stay the same time; a
+		 * closed sub-buffer's state has no time to clamp to.  The
+		 * two readings are microseconds apart, far below the 2^31 ns
+		 * that the sign of the low halves' difference can tell.
 		 */
-		abs = ts - last_ts >= KMT_TIME_ABS;
 		dt = (u32)ts - (u32)(old >> 32);
-		if ((s32)dt < 0)
+		if (unlikely((s32)dt < 0)) {
+			if (pos != KMT_POS_CLOSED)
+				ts -= (s32)dt;
 			dt = 0;
+		}
+		/* a lagging last_ts overestimates the gap: merely absolute */
+		abs = ts - last_ts >= KMT_TIME_ABS;
 		len = 3 + plen + (abs ? 8 : 0) + (need_pid ? 4 : 0);
 		if (likely(pos + len <= kmt_subbuf_size)) {
 			/* KMT_POS_CLOSED is past every sub-buffer's end */
