@@ -189,8 +189,14 @@ commit "mm: kmemtrace: boot phases and tasks" \
 initcall's start and end, and each program pid 1 executes.  And say
 who allocates once user space runs: every task made, renamed,
 executing or moved to another cgroup v2 group, with its parent, its
-command and its cgroup, so that readers put each allocation in its
-process and systemd unit."
+command and its cgroup, and every cgroup made, so that readers put each
+allocation in its process and systemd unit.
+
+The fork and exec probes run with preemption off, where cgroup_path()
+may not be called (kernfs_rename_lock sleeps on PREEMPT_RT): they give
+the cgroup's id, which needs no lock.  The paths come from the
+cgroup_mkdir and cgroup_attach_task tracepoints, which hand them over,
+and from the cgroup tree that user space keeps at the save."
 
 add mm/kmemtrace/latency.c
 makefile_with buffer.o probes.o wrappers.o early.o tasks.o latency.o
