@@ -15,7 +15,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 
 new_files() {
-	(cd "$here" && find include mm samples Documentation -type f 2>/dev/null | LC_ALL=C sort)
+	(cd "$here" && find arch include mm samples Documentation -type f 2>/dev/null | LC_ALL=C sort)
 }
 
 edited_files() {

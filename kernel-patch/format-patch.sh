@@ -97,7 +97,7 @@ read whole.  The recorder describes itself: its ABI version, word size,
 page size, bases, and the layout of every event type, field by field,
 so that a reader needs no compiled-in knowledge of the layouts."
 
-maintainers_with "include|mm/kmemtrace/|trace/kmemtrace"
+maintainers_with "^F:.(include/|mm/kmemtrace/|Documentation/trace/kmemtrace)"
 edit mm-Kconfig.debug.patch
 add include/linux/kmemtrace.h mm/kmemtrace/internal.h mm/kmemtrace/buffer.h \
 	mm/kmemtrace/buffer.c
@@ -120,14 +120,43 @@ count per sub-buffer that readers check before they copy it.  When no
 sub-buffer is free, boot mode drops the event and counts it, keeping
 the earliest events; flight mode (added later) reuses the oldest.
 
-The time is local_clock().  On x86 with a stable TSC as sched_clock,
-each CPU scales the TSC itself with a copy of its cyc2ns scale and
-offset, taken when it opens a sub-buffer and dropped after a resume;
-record times never decrease on a CPU.
+The time is local_clock().  Where the architecture can say what
+local_clock() is on a CPU (ARCH_HAS_KMEMTRACE_CLOCK, added for x86 by
+the next patch), each CPU keeps a copy, taken when it opens a
+sub-buffer and checked before each use, and computes the time itself.
+A clock that steps back is recorded as an absolute time, where it
+happened.
 
 The general path writes any record field by field, escaping values
 too wide for their slot: for the rare events, and for the hot ones
 whose values do not fit their fast path."
+
+maintainers_with "^F:.(arch/|include/|mm/kmemtrace/|Documentation/trace/kmemtrace)"
+add arch/x86/include/asm/kmemtrace.h
+for p in arch-x86-Kconfig.patch arch-x86-kernel-tsc.c.patch; do
+	edit "$p"
+done
+commit "x86/tsc: give kmemtrace local_clock() as a scale of the TSC" \
+"kmemtrace times every record with local_clock(), some 40 instructions
+of its 150 per event, most of them calls and the cyc2ns latch.  While
+sched_clock is the TSC and stable, local_clock() on a CPU is that CPU's
+cyc2ns offset plus __sched_clock_offset plus the TSC scaled: the
+recorder can compute it itself, as perf's user page lets user space do,
+if it knows when those numbers change.
+
+arch_kmt_clock_get() copies them for the calling CPU, with a per-CPU
+generation, tsc_clock_gen, that tsc.c bumps after every change: a new
+cyc2ns scale (the refined calibration, cpufreq on a TSC that is not
+constant, a CPU set up), the offsets rewritten on resume from suspend
+or hibernation, the TSC marked unstable (before sched_clock leaves its
+stable mode).  arch_kmt_clock_valid() compares the copy's generation
+with the CPU's, one load and a compare before each use, so that a copy
+that is no longer local_clock() is never used; the recorder then calls
+local_clock() until it takes a new copy.  arch_kmt_clock_read() scales
+the TSC with two 32x32 products, the same nanoseconds as
+mul_u64_u32_shr().
+
+Only with CONFIG_KMEMTRACE: without it nothing changes in tsc.c."
 
 add mm/kmemtrace/probes.c
 edit mm-slab.h.patch
@@ -268,7 +297,7 @@ compiles away without CONFIG_KMEMTRACE.  memblock=debug now names the
 first caller outside memblock for allocations and for memblock_free()
 too, instead of memblock's own functions."
 
-maintainers_with "Documentation|include|mm/"
+maintainers_with "^F:.(Documentation|arch/|include/|mm/)"
 add Documentation/trace/kmemtrace.rst Documentation/ABI/testing/tracefs-kmemtrace
 for p in Documentation-trace-index.rst.patch \
 	Documentation-admin-guide-kernel-parameters.txt.patch; do

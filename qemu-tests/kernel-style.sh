@@ -69,7 +69,8 @@ w1_build() {	# the recorder, and the samples in the kernels that have them
 kernel_doc() {
 	"$src/scripts/kernel-doc" -none -Wall "$src"/mm/kmemtrace/*.[ch] \
 		"$src/include/linux/kmemtrace.h" \
-		"$src/include/uapi/linux/kmemtrace.h" 2>&1 | tee "$out/kdoc.log"
+		"$src/include/uapi/linux/kmemtrace.h" \
+		"$src/arch/x86/include/asm/kmemtrace.h" 2>&1 | tee "$out/kdoc.log"
 	! grep -q . "$out/kdoc.log"
 }
 
@@ -133,7 +134,7 @@ each_patch_builds() {
 		for f in $(git -C "$t" diff --diff-filter=A --name-only HEAD~1 HEAD); do
 			maintained "$t" "$f" || { echo "$name: $f is not in the MAINTAINERS entry"; rc=1; }
 		done
-		objs=$(git -C "$t" diff --diff-filter=AM --name-only HEAD~1 HEAD -- 'mm/*.c' 'samples/*.c' |
+		objs=$(git -C "$t" diff --diff-filter=AM --name-only HEAD~1 HEAD -- 'arch/*.c' 'mm/*.c' 'samples/*.c' |
 			sed 's/\.c$/.o/')
 		[ -n "$objs" ] || { echo "$name: no C file"; continue; }
 		# every sample (the leak sample wants ZONE_DMA), again at each

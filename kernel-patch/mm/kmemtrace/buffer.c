@@ -16,7 +16,6 @@
 #define pr_fmt(fmt) "kmemtrace: " fmt
 
 #include <linux/smp.h>
-#include <linux/suspend.h>
 
 #include "internal.h"
 
@@ -30,73 +29,28 @@ unsigned int kmt_mode __read_mostly = KMT_MODE_BOOT;
 /* ---- the clock -------------------------------------------------------- */
 
 /*
- * Take this CPU's copy of the clock's scale, on its CPU.  A writer that
- * interrupts the update sees ->tsc false and reads local_clock(); one
- * that the update interrupted between its reads of the copy has its
- * reservation fail (the update came with a record), and reads again.
+ * Take this CPU's copy of the clock, on its CPU, when it opens a
+ * sub-buffer and the copy it has is stale.  A writer that interrupts the
+ * update sees no valid copy and calls local_clock(); one that the update
+ * interrupted between its reads of the copy has its reservation fail
+ * (the update came with one), and reads the clock again.
  */
 static void kmt_clock_update(struct kmt_cpu *cb)
 {
-#ifdef CONFIG_X86_TSC
-	struct cyc2ns_data d = { };
-	bool tsc = using_native_sched_clock() && sched_clock_stable();
-	u64 offset = 0;
+	struct arch_kmt_clock c;
+	u64 gen;
 
-	if (tsc) {
-		cyc2ns_read_begin(&d);
-		cyc2ns_read_end();
-		/* the high half's shift left must not be negative */
-		tsc = d.cyc2ns_shift <= 32;
-		offset = d.cyc2ns_offset + __sched_clock_offset;
-	}
-	if (tsc == cb->tsc && (!tsc || (d.cyc2ns_mul == cb->tsc_mul &&
-					d.cyc2ns_shift == cb->tsc_shift &&
-					offset == cb->tsc_offset)))
+	if (arch_kmt_clock_valid(&cb->clock))
 		return;
-	WRITE_ONCE(cb->tsc, false);
-	if (!tsc)
+	WRITE_ONCE(cb->clock.gen, U64_MAX);
+	if (!arch_kmt_clock_get(&c))
 		return;
+	gen = c.gen;
+	c.gen = U64_MAX;
 	barrier();
-	cb->tsc_mul = d.cyc2ns_mul;
-	cb->tsc_shift = d.cyc2ns_shift;
-	cb->tsc_lshift = 32 - d.cyc2ns_shift;
-	cb->tsc_offset = offset;
+	cb->clock = c;
 	barrier();
-	WRITE_ONCE(cb->tsc, tsc);
-#endif
-}
-
-/*
- * Drop this CPU's copy: local_clock() until it opens a sub-buffer.  Not
- * a new copy here: a writer this interrupts may be reading the old one.
- */
-static void kmt_clock_drop(void *unused)
-{
-	WRITE_ONCE(this_cpu_ptr(&kmt_cpu_buf)->tsc, false);
-}
-
-/*
- * After a resume the TSC may have started from 0 again, and sched_clock's
- * offset followed it.  Until every CPU dropped its copy, record times
- * stand still (kmt_reserve_at()), for as long as resuming takes.
- */
-static int kmt_pm_notify(struct notifier_block *nb, unsigned long action,
-			 void *unused)
-{
-	if (action == PM_POST_SUSPEND || action == PM_POST_HIBERNATION ||
-	    action == PM_POST_RESTORE)
-		on_each_cpu(kmt_clock_drop, NULL, 1);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block kmt_pm_nb = {
-	.notifier_call = kmt_pm_notify,
-};
-
-/* After a resume, every CPU drops its copy of the clock's scale. */
-void kmt_clock_init(void)
-{
-	register_pm_notifier(&kmt_pm_nb);
+	WRITE_ONCE(cb->clock.gen, gen);
 }
 
 /* ---- reserve and commit ----------------------------------------------- */

@@ -25,8 +25,31 @@
 #include <linux/wait.h>
 #include <asm/local.h>
 #include <asm/sections.h>
+
+#ifdef CONFIG_ARCH_HAS_KMEMTRACE_CLOCK
+#include <asm/kmemtrace.h>
+#else
+/* No copy of the clock: every record's time is a call to local_clock(). */
+struct arch_kmt_clock {
+	u64	gen;
+};
+
+static inline bool arch_kmt_clock_get(struct arch_kmt_clock *c)
+{
+	return false;
+}
+
+static __always_inline bool arch_kmt_clock_valid(const struct arch_kmt_clock *c)
+{
+	return false;
+}
+
+static __always_inline u64 arch_kmt_clock_read(const struct arch_kmt_clock *c)
+{
+	return 0;
+}
+#endif
 #ifdef CONFIG_X86_TSC
-#include <asm/timer.h>
 #endif
 
 #define KMT_DEFAULT_SUBBUFS	64
@@ -62,11 +85,7 @@ struct kmt_cpu {
 	local_t		frozen_dropped;	/* events dropped while frozen */
 	local_t		reusing;	/* a writer is reusing the oldest one */
 	u64		last_ts;
-	bool		tsc;		/* local_clock() is tsc_offset + TSC scaled */
-	u8		tsc_shift;	/* ns = cycles * tsc_mul >> tsc_shift */
-	u8		tsc_lshift;	/* 32 - tsc_shift */
-	u32		tsc_mul;
-	u64		tsc_offset;
+	struct arch_kmt_clock clock;	/* local_clock(), when valid */
 	/* the pid of the last record with one, and its sub-buffer's seq << 32 */
 	u64		pid_key;	/* U64_MAX: none in this sub-buffer */
 	unsigned int	consumed;	/* next sequence number to read */
@@ -167,32 +186,19 @@ static __always_inline u64 kmt_state(u64 ts, unsigned int seq, unsigned int pos)
 
 /*
  * The time of a record: local_clock().  That costs some 40 instructions,
- * most of them calls and the sched_clock latch around the TSC read.  When
- * sched_clock is the TSC and stable, local_clock() is this CPU's cyc2ns
- * scale of the TSC plus __sched_clock_offset: each CPU keeps a copy of
- * both, taken when it opens a sub-buffer, and scales the TSC itself (as
- * arch_perf_update_userpage() hands them to perf's readers).  A scale
- * that changes (the TSC's refined calibration, once), or a TSC found
- * unstable, reaches the copy at the next sub-buffer; record times never
- * decrease on a CPU whatever the clock does (kmt_reserve_at()).
+ * most of them calls and the sched_clock latch around the TSC read.
+ * Where the architecture can say what local_clock() is on this CPU (on
+ * x86, a scale of the TSC while sched_clock is stable), each CPU keeps a
+ * copy of it, taken when it opens a sub-buffer, and checks it before each
+ * use: a copy the architecture has changed since (a new scale, a resume,
+ * the TSC found unstable) is not used, and local_clock() is called until
+ * the next sub-buffer takes a new one.  Either way the time is what
+ * local_clock() gives on this CPU at that moment.
  */
 static __always_inline u64 kmt_clock(struct kmt_cpu *cb)
 {
-#ifdef CONFIG_X86_TSC
-	u64 tsc;
-
-	/*
-	 * cycles * mul >> shift as two 64-bit products, of the TSC's low
-	 * and high halves (a 128-bit product would make the probes realign
-	 * their stack): the same nanoseconds, the high half's exact.
-	 */
-	if (likely(READ_ONCE(cb->tsc))) {
-		tsc = rdtsc();
-		return cb->tsc_offset +
-		       (mul_u32_u32(tsc, cb->tsc_mul) >> cb->tsc_shift) +
-		       (mul_u32_u32(tsc >> 32, cb->tsc_mul) << cb->tsc_lshift);
-	}
-#endif
+	if (likely(arch_kmt_clock_valid(&cb->clock)))
+		return arch_kmt_clock_read(&cb->clock);
 	return local_clock();
 }
 
@@ -253,12 +259,12 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 		ts = at == KMT_NOW ? kmt_clock(cb) : at;
 		last_ts = READ_ONCE(cb->last_ts);
 		/*
-		 * local_clock() can step back on a CPU: the TSC's refined
-		 * calibration, late in boot, changes sched_clock's rate
-		 * from a point already past.  Time then stands still, so
-		 * that on each CPU record times never decrease.
+		 * A time taken before (an early event written after the
+		 * probes' first records, a trigger's) that records written
+		 * since have passed stands at the last one's: this CPU's
+		 * records stay in time order.
 		 */
-		if (unlikely((s64)(ts - last_ts) < 0))
+		if (at != KMT_NOW && (s64)(ts - last_ts) < 0)
 			ts = last_ts;
 		pos = old & KMT_POS_MASK;
 		seq = (old >> KMT_POS_BITS) & KMT_SEQ_MASK;
@@ -266,23 +272,30 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 			   ((u64)seq << 32 | pid) != READ_ONCE(cb->pid_key);
 		/*
 		 * The delta is from the state's time, the last reserved
-		 * record's.  last_ts may lag it: a writer interrupted after
-		 * its reservation, before it published last_ts, leaves an
-		 * older last_ts to the nested writer, whose clock reading may
-		 * then lie between the two, below the state's time.  Its
-		 * time is raised to the state's (dt 0), so that the state,
-		 * last_ts and what a reader decodes stay the same time; a
-		 * closed sub-buffer's state has no time to clamp to.  The
-		 * two readings are microseconds apart, far below the 2^31 ns
-		 * that the sign of the low halves' difference can tell.
+		 * record's.  A time behind it is one of two things.  A
+		 * nested writer's: a writer interrupted after its
+		 * reservation, before it published last_ts, leaves an older
+		 * last_ts, and the nested writer's clock reading may lie
+		 * between the two; it is raised to the state's time (dt 0),
+		 * microseconds at most, so that the state, last_ts and what
+		 * a reader decodes stay the same time.  Or the clock stepped
+		 * back, below last_ts too (local_clock() changing regime when
+		 * sched_clock is marked stable or unstable, a TSC scale
+		 * refined from a point already past): the record then
+		 * carries the clock's new time as an absolute time, the
+		 * step where it happened, and times go on from there.  A
+		 * closed sub-buffer's state has no time to compare with.
 		 */
 		dt = (u32)ts - (u32)(old >> 32);
 		if (unlikely((s32)dt < 0)) {
-			if (pos != KMT_POS_CLOSED)
+			if ((s64)(ts - last_ts) >= 0 && pos != KMT_POS_CLOSED)
 				ts -= (s32)dt;
 			dt = 0;
 		}
-		/* a lagging last_ts overestimates the gap: merely absolute */
+		/*
+		 * Absolute: a gap too long for the delta (a lagging last_ts
+		 * overestimates it), or a step back of the clock.
+		 */
 		abs = ts - last_ts >= KMT_TIME_ABS;
 		len = 3 + plen + (abs ? 8 : 0) + (need_pid ? 4 : 0);
 		if (likely(pos + len <= kmt_subbuf_size)) {
@@ -404,7 +417,5 @@ void kmt_emit_mark(enum kmt_mark mark);
 #define KMT_MARK_FIELDS		6
 extern const u8 kmt_enc_mark[KMT_MARK_FIELDS];
 extern const u8 kmt_enc_u32[1];
-
-void kmt_clock_init(void);
 
 #endif /* _MM_KMEMTRACE_BUFFER_H */

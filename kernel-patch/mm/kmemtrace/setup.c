@@ -116,6 +116,7 @@ static void kmt_reset_cpu(struct kmt_cpu *cb, int cpu, bool buffer)
 	cb->consumed = buffer ? 0 : (KMT_SEQ_MASK - kmt_nr_subbufs) & KMT_SEQ_MASK;
 	WRITE_ONCE(cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
 	cb->pid_key = U64_MAX;
+	cb->clock.gen = U64_MAX;
 	cb->last_ts = local_clock();
 }
 
@@ -224,8 +225,8 @@ static int kmt_cpu_dead(unsigned int cpu)
 
 	if (cb->subbuf)
 		kmt_flush_cpu(cb);
-	/* Its TSC may not go on from here: local_clock() until it opens one. */
-	WRITE_ONCE(cb->tsc, false);
+	/* Its clock may not go on from here: local_clock() until it opens one. */
+	WRITE_ONCE(cb->clock.gen, U64_MAX);
 	return 0;
 }
 
@@ -250,7 +251,6 @@ static int kmt_setup_buffers(void)
 		return -ENOMEM;
 	}
 	kmt_cpuhp_state = ret;
-	kmt_clock_init();
 	WRITE_ONCE(kmt_allocated, true);
 	return 0;
 }

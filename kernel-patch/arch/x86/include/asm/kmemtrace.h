@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemtrace's clock on x86: local_clock() as this CPU's scale of the TSC.
+ *
+ * While sched_clock is the TSC and stable, local_clock() is
+ * cyc2ns_offset + __sched_clock_offset + (tsc * cyc2ns_mul >> cyc2ns_shift)
+ * with this CPU's cyc2ns data.  A recorder keeps a copy of those numbers
+ * per CPU and scales the TSC itself, some 40 instructions cheaper than a
+ * call to local_clock().  The copy is checked before each use against a
+ * per-CPU generation that tsc.c bumps whenever the numbers change (a new
+ * scale, a resume, the TSC found unstable): a stale copy is never used.
+ */
+#ifndef _ASM_X86_KMEMTRACE_H
+#define _ASM_X86_KMEMTRACE_H
+
+#include <linux/atomic.h>
+#include <linux/math64.h>
+#include <linux/percpu.h>
+#include <asm/msr.h>
+
+DECLARE_PER_CPU(atomic_t, tsc_clock_gen);
+
+/**
+ * struct arch_kmt_clock - a copy of local_clock()'s scale of the TSC
+ * @offset: nanoseconds at TSC 0
+ * @mul:    nanoseconds = TSC * @mul >> @shift
+ * @shift:  at most 32
+ * @lshift: 32 - @shift
+ * @gen:    this CPU's tsc_clock_gen the copy was taken at; U64_MAX: none
+ */
+struct arch_kmt_clock {
+	u64	offset;
+	u32	mul;
+	u8	shift;
+	u8	lshift;
+	u64	gen;
+};
+
+bool arch_kmt_clock_get(struct arch_kmt_clock *c);
+
+/**
+ * arch_kmt_clock_valid - whether @c is this CPU's local_clock() now
+ * @c: a copy taken on this CPU, with preemption disabled since
+ *
+ * Return: true if arch_kmt_clock_read(@c) is local_clock() on this CPU.
+ */
+static __always_inline bool arch_kmt_clock_valid(const struct arch_kmt_clock *c)
+{
+	return (u64)(u32)this_cpu_read(tsc_clock_gen.counter) == READ_ONCE(c->gen);
+}
+
+/**
+ * arch_kmt_clock_read - local_clock() from a valid copy
+ * @c: the copy, arch_kmt_clock_valid()
+ *
+ * TSC * mul >> shift as two 64-bit products, of the TSC's low and high
+ * halves: the same nanoseconds as mul_u64_u32_shr(), the high half's
+ * exact since shift <= 32, without the 128-bit product that makes
+ * callers realign their stack.
+ *
+ * Return: local_clock() on this CPU, in nanoseconds.
+ */
+static __always_inline u64 arch_kmt_clock_read(const struct arch_kmt_clock *c)
+{
+	u64 tsc = rdtsc();
+
+	return c->offset + (mul_u32_u32(tsc, c->mul) >> c->shift) +
+	       (mul_u32_u32(tsc >> 32, c->mul) << c->lshift);
+}
+
+#endif /* _ASM_X86_KMEMTRACE_H */
