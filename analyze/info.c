@@ -391,7 +391,10 @@ int cmd_dump(int argc, char **argv)
 	struct kmt_err err = { "" };
 	const char *path;
 	char sym[256];
+	uint32_t nr_cpu_ids = 0;
+	uint64_t *last;
 	bool raw = false;
+	unsigned int i;
 	int ret;
 
 	ret = one_file_args(argc, argv, usage_text, &raw, &path);
@@ -403,9 +406,13 @@ int cmd_dump(int argc, char **argv)
 		return KMF_EXIT_FAIL;
 	}
 	kmf_note_coverage(&t);
-	if (kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len) ||
+	for (i = 0; i < t.nr_cpus; i++)
+		nr_cpu_ids = t.cpus[i].cpu >= nr_cpu_ids ? t.cpus[i].cpu + 1 : nr_cpu_ids;
+	last = calloc(nr_cpu_ids ? nr_cpu_ids : 1, sizeof(*last));
+	if (!last || kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len) ||
 	    kmt_merge_init(&m, &t, &err)) {
 		kmf_error("%s: %s", path, err.msg[0] ? err.msg : "out of memory");
+		free(last);
 		kmt_symtab_free(&st);
 		kmt_trace_close(&t);
 		return KMF_EXIT_FAIL;
@@ -477,10 +484,16 @@ int cmd_dump(int argc, char **argv)
 		if (ev.has & KMT_HAS(KMT_F_RET))
 			printf(" ret=%d", ev.ret);
 		print_latency_fields(&t, &st, raw, &ev);
+		/* only where the kernel's clock stepped back on that CPU */
+		if (ev.cpu < nr_cpu_ids && ev.ts < last[ev.cpu])
+			printf(" clock_step=-%" PRIu64, last[ev.cpu] - ev.ts);
+		if (ev.cpu < nr_cpu_ids)
+			last[ev.cpu] = ev.ts;
 		putchar('\n');
 	}
 	if (ret < 0)
 		kmf_error("%s: %s", path, err.msg);
+	free(last);
 	kmt_merge_free(&m);
 	kmt_symtab_free(&st);
 	kmt_trace_close(&t);

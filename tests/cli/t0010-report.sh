@@ -172,6 +172,15 @@ test_expect_success 'dump: absolute timestamps across a 3 s gap and 91 sub-buffe
 	"$KMF" info t.kmt | grep -q "^recorder:    ABI 2, "
 '
 
+test_expect_success 'dump: where a CPU'"'"'s clock stepped back, and only there, clock_step says how far' '
+	"$MKTRACE" clock-step t.kmt &&
+	"$KMF" dump t.kmt > out &&
+	test "$(grep -c clock_step out)" = 2 &&
+	grep -q "^2500 0 task:1 kmalloc .* ptr=0xffff888000004000 .* node=-1 clock_step=-500\$" out &&
+	grep -q "^2550 0 task:1 kmalloc .* ptr=0xffff888000006000 .* node=-1 clock_step=-50\$" out &&
+	test "$(wc -l < out)" = 6
+'
+
 test_expect_success 'dump: the same events from an ABI 1 (varint) trace' '
 	"$MKTRACE" many t.kmt && "$KMF" dump t.kmt > out &&
 	KMT_BUILD_ABI=1 "$MKTRACE" many t1.kmt &&

@@ -213,6 +213,11 @@ static void close_subbuf(struct kb *b, struct kb_cpu *c)
 	c->sb = SIZE_MAX;
 }
 
+void kb_close_subbuf(struct kb *b, unsigned int cpu)
+{
+	close_subbuf(b, &b->cpu[cpu]);
+}
+
 static void le(uint8_t *p, uint64_t v, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)

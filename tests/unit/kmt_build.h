@@ -53,6 +53,8 @@ void kb_set_frozen_dropped(struct kb *b, unsigned int cpu, uint64_t n);
 void kb_set_flight_cpu_size(struct kb *b, uint32_t size);
 /* The tasks at the save: KMT_SEC_TASKS text, "pid\tcomm\tcgroup" lines. */
 void kb_set_tasks(struct kb *b, const char *text);
+/* Close @cpu's sub-buffer: its next record opens another. */
+void kb_close_subbuf(struct kb *b, unsigned int cpu);
 /* The cgroup tree at the save: KMT_SEC_CGROUPS text, "id\tpath" lines. */
 void kb_set_cgroups(struct kb *b, const char *text);
 /* Task records as recorders wrote them before the cgroup id. */

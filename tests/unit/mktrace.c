@@ -553,6 +553,26 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "clock-step")) {
+		/*
+		 * CPU 0's clock steps back 500 ns after 3000 (an absolute
+		 * time below the one before), at a sub-buffer's start the
+		 * second time (a new sub-buffer's base time below the last
+		 * record of the one before): dump marks both.
+		 */
+		b = kb_new(2, 4096);
+		kb_set_kallsyms(b, kb_kallsyms);
+		kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 64, 64, 0xcc0, -1);
+		kb_kmalloc(b, 1, 2000, KMT_CTX_TASK, 2, T(0x1010), D(0x2000), 64, 64, 0xcc0, -1);
+		kb_kmalloc(b, 0, 3000, KMT_CTX_TASK, 1, T(0x1010), D(0x3000), 64, 64, 0xcc0, -1);
+		kb_kmalloc(b, 0, 2500, KMT_CTX_TASK, 1, T(0x1010), D(0x4000), 64, 64, 0xcc0, -1);
+		kb_kmalloc(b, 0, 2600, KMT_CTX_TASK, 1, T(0x1010), D(0x5000), 64, 64, 0xcc0, -1);
+		kb_close_subbuf(b, 0);
+		kb_kmalloc(b, 0, 2550, KMT_CTX_TASK, 1, T(0x1010), D(0x6000), 64, 64, 0xcc0, -1);
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "phases")) {
 		b = kb_new(2, 4096);
 		phases(b);

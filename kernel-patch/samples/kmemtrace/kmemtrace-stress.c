@@ -15,6 +15,16 @@
  * form), which frees them in batches through kfree_bulk(); the write
  * returns once they are all freed.  Read it for
  * how many were.  A trace of the run holds each object's free.
+ *
+ * The recorder's clock against the kernel's: a clock stamp allocates
+ * CLOCK_BYTES on one CPU between two reads of local_clock(), interrupts
+ * off, so the trace's kmalloc record of that object must lie between
+ * the two.  Every online CPU is stamped at device_initcall time, before
+ * sched_clock_init_late() can mark sched_clock stable, and again at each
+ * write to /sys/kernel/debug/kmemtrace-clock; read it for the stamps,
+ * "cpu CPU t0 NS t1 NS stable|unstable" lines, in the order they were
+ * taken: the i-th stamp of a CPU is the i-th CLOCK_BYTES allocation of
+ * kmt_clock_stamp() on that CPU in the trace.
  */
 
 #define pr_fmt(fmt) "kmemtrace-stress: " fmt
@@ -32,8 +42,10 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/timer.h>
 
 #define STRESS_MAX_PAIRS	10000000UL
@@ -249,6 +261,97 @@ static const struct file_operations rcu_fops = {
 	.release	= single_release,
 };
 
+#define CLOCK_BYTES		1234
+#define CLOCK_MAX_STAMPS	1024
+
+struct clock_stamp {
+	u64 t0, t1;
+	int cpu;
+	bool stable;
+};
+
+/* Filled in order, under stress_mutex once the boot's stamps are taken. */
+static struct clock_stamp clock_stamps[CLOCK_MAX_STAMPS];
+static unsigned int clock_nr;
+
+/* On the CPU stamped, from its IPI or with interrupts off. */
+static noinline void kmt_clock_stamp(void *arg)
+{
+	struct clock_stamp *s = arg;
+	unsigned long flags;
+	void *p;
+
+	local_irq_save(flags);
+	s->t0 = local_clock();
+	p = kmalloc(CLOCK_BYTES, GFP_ATOMIC);
+	s->t1 = local_clock();
+	local_irq_restore(flags);
+	s->cpu = smp_processor_id();
+	s->stable = sched_clock_stable();
+	kfree(p);
+}
+
+static void clock_stamp_all(void)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (clock_nr == CLOCK_MAX_STAMPS)
+			break;
+		if (!smp_call_function_single(cpu, kmt_clock_stamp,
+					      &clock_stamps[clock_nr], 1))
+			clock_nr++;
+	}
+	cpus_read_unlock();
+}
+
+static ssize_t clock_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	mutex_lock(&stress_mutex);
+	clock_stamp_all();
+	mutex_unlock(&stress_mutex);
+	return count;
+}
+
+static int clock_show(struct seq_file *m, void *v)
+{
+	const struct clock_stamp *s;
+	unsigned int i;
+
+	mutex_lock(&stress_mutex);
+	for (i = 0; i < clock_nr; i++) {
+		s = &clock_stamps[i];
+		seq_printf(m, "cpu %d t0 %llu t1 %llu %s\n", s->cpu, s->t0,
+			   s->t1, s->stable ? "stable" : "unstable");
+	}
+	mutex_unlock(&stress_mutex);
+	return 0;
+}
+
+static int clock_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, clock_show, NULL);
+}
+
+static const struct file_operations clock_fops = {
+	.owner		= THIS_MODULE,
+	.open		= clock_open,
+	.read		= seq_read,
+	.write		= clock_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* Before sched_clock_init_late(), a late initcall. */
+static int __init kmemtrace_clock_init(void)
+{
+	clock_stamp_all();
+	return 0;
+}
+device_initcall(kmemtrace_clock_init);
+
 static int __init kmemtrace_stress_init(void)
 {
 	struct stress_cpu *sc;
@@ -263,6 +366,7 @@ static int __init kmemtrace_stress_init(void)
 	}
 	debugfs_create_file("kmemtrace-stress", 0600, NULL, NULL, &stress_fops);
 	debugfs_create_file("kmemtrace-kfree-rcu", 0600, NULL, NULL, &rcu_fops);
+	debugfs_create_file("kmemtrace-clock", 0600, NULL, NULL, &clock_fops);
 	return 0;
 }
 late_initcall(kmemtrace_stress_init);
