@@ -31,26 +31,31 @@ unsigned int kmt_mode __read_mostly = KMT_MODE_BOOT;
 /*
  * Take this CPU's copy of the clock, on its CPU, when it opens a
  * sub-buffer and the copy it has is stale.  A writer that interrupts the
- * update sees no valid copy and calls local_clock(); one that the update
- * interrupted between its reads of the copy has its reservation fail
- * (the update came with one), and reads the clock again.
+ * update sees no valid copy and calls local_clock(), and does not update
+ * it itself (it would mix its copy's fields with this one's); one that
+ * the update interrupted between its reads of the copy has its
+ * reservation fail (the update came with one), and reads the clock
+ * again.
  */
 static void kmt_clock_update(struct kmt_cpu *cb)
 {
 	struct arch_kmt_clock c;
 	u64 gen;
 
-	if (arch_kmt_clock_valid(&cb->clock))
+	if (arch_kmt_clock_valid(&cb->clock) || READ_ONCE(cb->clock_busy))
 		return;
+	WRITE_ONCE(cb->clock_busy, true);
 	WRITE_ONCE(cb->clock.gen, U64_MAX);
-	if (!arch_kmt_clock_get(&c))
-		return;
-	gen = c.gen;
-	c.gen = U64_MAX;
 	barrier();
-	cb->clock = c;
+	if (arch_kmt_clock_get(&c)) {
+		gen = c.gen;
+		c.gen = U64_MAX;
+		cb->clock = c;
+		barrier();
+		WRITE_ONCE(cb->clock.gen, gen);
+	}
 	barrier();
-	WRITE_ONCE(cb->clock.gen, gen);
+	WRITE_ONCE(cb->clock_busy, false);
 }
 
 /* ---- reserve and commit ----------------------------------------------- */

@@ -86,6 +86,7 @@ struct kmt_cpu {
 	local_t		reusing;	/* a writer is reusing the oldest one */
 	u64		last_ts;
 	struct arch_kmt_clock clock;	/* local_clock(), when valid */
+	bool		clock_busy;	/* a writer is taking the copy */
 	/* the pid of the last record with one, and its sub-buffer's seq << 32 */
 	u64		pid_key;	/* U64_MAX: none in this sub-buffer */
 	unsigned int	consumed;	/* next sequence number to read */
@@ -272,30 +273,37 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 			   ((u64)seq << 32 | pid) != READ_ONCE(cb->pid_key);
 		/*
 		 * The delta is from the state's time, the last reserved
-		 * record's.  A time behind it is one of two things.  A
-		 * nested writer's: a writer interrupted after its
-		 * reservation, before it published last_ts, leaves an older
-		 * last_ts, and the nested writer's clock reading may lie
-		 * between the two; it is raised to the state's time (dt 0),
-		 * microseconds at most, so that the state, last_ts and what
-		 * a reader decodes stay the same time.  Or the clock stepped
-		 * back, below last_ts too (local_clock() changing regime when
-		 * sched_clock is marked stable or unstable, a TSC scale
-		 * refined from a point already past): the record then
-		 * carries the clock's new time as an absolute time, the
-		 * step where it happened, and times go on from there.  A
-		 * closed sub-buffer's state has no time to compare with.
+		 * record's, of which the state keeps the low half; last_ts
+		 * is the same time once its writer has published it.  A
+		 * time behind the state's (a negative delta) is one of
+		 * three things.
+		 *
+		 * A nested writer's: a writer interrupted between its
+		 * reservation and its publication of last_ts left the
+		 * state ahead of last_ts, and this clock reading lies
+		 * before its time (read before it, or stepped back since).
+		 * It stands at the state's time, microseconds ahead (dt
+		 * 0), so that the state, last_ts and what a reader decodes
+		 * stay the same time, and last_ts never gets ahead of the
+		 * state.
+		 *
+		 * Otherwise the state is last_ts.  A gap of 2^31 ns or more,
+		 * which the low halves cannot tell from a negative delta,
+		 * or a clock that stepped back (local_clock() changing
+		 * regime when sched_clock is marked stable or unstable, by
+		 * up to a tick): both make the time absolute below, the
+		 * clock's own time, the step where it happened.
+		 *
+		 * A closed sub-buffer's state has no time to compare with.
 		 */
 		dt = (u32)ts - (u32)(old >> 32);
 		if (unlikely((s32)dt < 0)) {
-			if ((s64)(ts - last_ts) >= 0 && pos != KMT_POS_CLOSED)
+			if ((u32)(old >> 32) != (u32)last_ts &&
+			    pos != KMT_POS_CLOSED)
 				ts -= (s32)dt;
 			dt = 0;
 		}
-		/*
-		 * Absolute: a gap too long for the delta (a lagging last_ts
-		 * overestimates it), or a step back of the clock.
-		 */
+		/* A lagging last_ts overestimates the gap: merely absolute. */
 		abs = ts - last_ts >= KMT_TIME_ABS;
 		len = 3 + plen + (abs ? 8 : 0) + (need_pid ? 4 : 0);
 		if (likely(pos + len <= kmt_subbuf_size)) {
