@@ -186,12 +186,35 @@ int kmt_register_reclaim(void)
 	kmt_stall_forget();
 	ret = register_trace_mm_vmscan_direct_reclaim_begin(kmt_probe_reclaim_begin,
 							    NULL);
-	ret = ret ?: register_trace_mm_vmscan_direct_reclaim_end(kmt_probe_reclaim_end,
-								 NULL);
-	ret = ret ?: register_trace_mm_vmscan_lru_shrink_inactive(kmt_probe_lru_shrink_inactive,
-								  NULL);
-	ret = ret ?: register_trace_mm_shrink_slab_start(kmt_probe_shrink_start, NULL);
-	return ret ?: register_trace_mm_shrink_slab_end(kmt_probe_shrink_end, NULL);
+	if (ret)
+		return ret;
+	ret = register_trace_mm_vmscan_direct_reclaim_end(kmt_probe_reclaim_end,
+							  NULL);
+	if (ret)
+		goto err_begin;
+	ret = register_trace_mm_vmscan_lru_shrink_inactive(kmt_probe_lru_shrink_inactive,
+							   NULL);
+	if (ret)
+		goto err_end;
+	ret = register_trace_mm_shrink_slab_start(kmt_probe_shrink_start, NULL);
+	if (ret)
+		goto err_lru;
+	ret = register_trace_mm_shrink_slab_end(kmt_probe_shrink_end, NULL);
+	if (ret)
+		goto err_shrink_start;
+	return 0;
+
+err_shrink_start:
+	unregister_trace_mm_shrink_slab_start(kmt_probe_shrink_start, NULL);
+err_lru:
+	unregister_trace_mm_vmscan_lru_shrink_inactive(kmt_probe_lru_shrink_inactive,
+						       NULL);
+err_end:
+	unregister_trace_mm_vmscan_direct_reclaim_end(kmt_probe_reclaim_end, NULL);
+err_begin:
+	unregister_trace_mm_vmscan_direct_reclaim_begin(kmt_probe_reclaim_begin,
+							NULL);
+	return ret;
 }
 
 void kmt_unregister_reclaim(void)
@@ -212,8 +235,22 @@ int kmt_register_compaction(void)
 
 	ret = register_trace_mm_compaction_try_to_compact_pages(kmt_probe_compact_try,
 								NULL);
-	ret = ret ?: register_trace_mm_compaction_begin(kmt_probe_compact_begin, NULL);
-	return ret ?: register_trace_mm_compaction_end(kmt_probe_compact_end, NULL);
+	if (ret)
+		return ret;
+	ret = register_trace_mm_compaction_begin(kmt_probe_compact_begin, NULL);
+	if (ret)
+		goto err_try;
+	ret = register_trace_mm_compaction_end(kmt_probe_compact_end, NULL);
+	if (ret)
+		goto err_begin;
+	return 0;
+
+err_begin:
+	unregister_trace_mm_compaction_begin(kmt_probe_compact_begin, NULL);
+err_try:
+	unregister_trace_mm_compaction_try_to_compact_pages(kmt_probe_compact_try,
+							    NULL);
+	return ret;
 }
 
 void kmt_unregister_compaction(void)

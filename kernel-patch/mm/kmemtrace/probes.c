@@ -475,6 +475,7 @@ static __always_inline void kmt_check_layouts(void)
 		     KMT_PAGE_BATCHED_BYTES);
 }
 
+/* All or none: what registered is unregistered again on a failure. */
 int kmt_register_kmem(void)
 {
 	int ret;
@@ -482,21 +483,50 @@ int kmt_register_kmem(void)
 	kmt_check_layouts();
 	/* The page probes first: at boot the early pages wait for them. */
 	ret = register_trace_mm_page_free(kmt_probe_page_free, NULL);
-	WRITE_ONCE(kmt_pg_free_live, !ret);
-	ret = ret ?: register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
-							 NULL);
-	ret = ret ?: register_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
-	WRITE_ONCE(kmt_pg_alloc_live, !ret);
-	ret = ret ?: register_trace_kmalloc(kmt_probe_kmalloc, NULL);
-	ret = ret ?: register_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
-	ret = ret ?: register_trace_kfree(kmt_probe_kfree, NULL);
-	ret = ret ?: register_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
-	if (!ret)
-		static_branch_enable(&kmemtrace_hook_key);
+	if (ret)
+		return ret;
+	WRITE_ONCE(kmt_pg_free_live, true);
+	ret = register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
+						  NULL);
+	if (ret)
+		goto err_free;
+	ret = register_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
+	if (ret)
+		goto err_batched;
+	WRITE_ONCE(kmt_pg_alloc_live, true);
+	ret = register_trace_kmalloc(kmt_probe_kmalloc, NULL);
+	if (ret)
+		goto err_alloc;
+	ret = register_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
+	if (ret)
+		goto err_kmalloc;
+	ret = register_trace_kfree(kmt_probe_kfree, NULL);
+	if (ret)
+		goto err_cache_alloc;
+	ret = register_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
+	if (ret)
+		goto err_kfree;
+	static_branch_enable(&kmemtrace_hook_key);
+	return 0;
+
+err_kfree:
+	unregister_trace_kfree(kmt_probe_kfree, NULL);
+err_cache_alloc:
+	unregister_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
+err_kmalloc:
+	unregister_trace_kmalloc(kmt_probe_kmalloc, NULL);
+err_alloc:
+	WRITE_ONCE(kmt_pg_alloc_live, false);
+	unregister_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
+err_batched:
+	unregister_trace_mm_page_free_batched(kmt_probe_page_free_batched, NULL);
+err_free:
+	WRITE_ONCE(kmt_pg_free_live, false);
+	unregister_trace_mm_page_free(kmt_probe_page_free, NULL);
 	return ret;
 }
 
-/* Unregistering a probe that is not registered is harmless (-ENOENT). */
+/* Only after kmt_register_kmem() succeeded. */
 void kmt_unregister_kmem(void)
 {
 	static_branch_disable(&kmemtrace_hook_key);

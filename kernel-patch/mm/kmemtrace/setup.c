@@ -279,17 +279,24 @@ void kmt_unregister_groups(unsigned long mask)
 	tracepoint_synchronize_unregister();
 }
 
-/* Attach the groups in @mask, all or none. */
+/*
+ * Attach the groups in @mask, all or none: a group that fails leaves
+ * nothing registered, and the groups before it are detached again.
+ */
 int kmt_register_groups(unsigned long mask)
 {
-	int g, ret = 0;
+	int g, ret;
 
-	for (g = 0; g < KMT_NR_GROUPS && !ret; g++)
-		if (mask & BIT(g))
-			ret = kmt_group_ops[g].reg();
-	if (ret)
-		kmt_unregister_groups(mask);
-	return ret;
+	for (g = 0; g < KMT_NR_GROUPS; g++) {
+		if (!(mask & BIT(g)))
+			continue;
+		ret = kmt_group_ops[g].reg();
+		if (ret) {
+			kmt_unregister_groups(mask & (BIT(g) - 1));
+			return ret;
+		}
+	}
+	return 0;
 }
 
 void kmt_emit_groups(unsigned long mask)

@@ -191,29 +191,84 @@ static void kmt_probe_rename(void *data, struct task_struct *p,
 			NULL);
 }
 
+#ifdef CONFIG_CGROUPS
+static int kmt_register_cgroup(void)
+{
+	int ret;
+
+	ret = register_trace_cgroup_attach_task(kmt_probe_cgroup_attach, NULL);
+	if (ret)
+		return ret;
+	ret = register_trace_cgroup_mkdir(kmt_probe_cgroup_mkdir, NULL);
+	if (ret)
+		unregister_trace_cgroup_attach_task(kmt_probe_cgroup_attach, NULL);
+	return ret;
+}
+
+static void kmt_unregister_cgroup(void)
+{
+	unregister_trace_cgroup_mkdir(kmt_probe_cgroup_mkdir, NULL);
+	unregister_trace_cgroup_attach_task(kmt_probe_cgroup_attach, NULL);
+}
+#else
+static int kmt_register_cgroup(void)
+{
+	return 0;
+}
+
+static void kmt_unregister_cgroup(void)
+{
+}
+#endif
+
+/* All or none: what registered is unregistered again on a failure. */
 int kmt_register_boot(void)
 {
 	int ret;
 
 	ret = register_trace_initcall_level(kmt_probe_initcall_level, NULL);
-	ret = ret ?: register_trace_initcall_start(kmt_probe_initcall_start, NULL);
-	ret = ret ?: register_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
-	ret = ret ?: register_trace_sched_process_fork(kmt_probe_fork, NULL);
-	ret = ret ?: register_trace_task_rename(kmt_probe_rename, NULL);
-#ifdef CONFIG_CGROUPS
-	ret = ret ?: register_trace_cgroup_attach_task(kmt_probe_cgroup_attach, NULL);
-	ret = ret ?: register_trace_cgroup_mkdir(kmt_probe_cgroup_mkdir, NULL);
-#endif
-	return ret ?: register_trace_sched_process_exec(kmt_probe_exec, NULL);
+	if (ret)
+		return ret;
+	ret = register_trace_initcall_start(kmt_probe_initcall_start, NULL);
+	if (ret)
+		goto err_level;
+	ret = register_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
+	if (ret)
+		goto err_start;
+	ret = register_trace_sched_process_fork(kmt_probe_fork, NULL);
+	if (ret)
+		goto err_finish;
+	ret = register_trace_task_rename(kmt_probe_rename, NULL);
+	if (ret)
+		goto err_fork;
+	ret = kmt_register_cgroup();
+	if (ret)
+		goto err_rename;
+	ret = register_trace_sched_process_exec(kmt_probe_exec, NULL);
+	if (ret)
+		goto err_cgroup;
+	return 0;
+
+err_cgroup:
+	kmt_unregister_cgroup();
+err_rename:
+	unregister_trace_task_rename(kmt_probe_rename, NULL);
+err_fork:
+	unregister_trace_sched_process_fork(kmt_probe_fork, NULL);
+err_finish:
+	unregister_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
+err_start:
+	unregister_trace_initcall_start(kmt_probe_initcall_start, NULL);
+err_level:
+	unregister_trace_initcall_level(kmt_probe_initcall_level, NULL);
+	return ret;
 }
 
+/* Only after kmt_register_boot() succeeded. */
 void kmt_unregister_boot(void)
 {
 	unregister_trace_sched_process_exec(kmt_probe_exec, NULL);
-#ifdef CONFIG_CGROUPS
-	unregister_trace_cgroup_mkdir(kmt_probe_cgroup_mkdir, NULL);
-	unregister_trace_cgroup_attach_task(kmt_probe_cgroup_attach, NULL);
-#endif
+	kmt_unregister_cgroup();
 	unregister_trace_task_rename(kmt_probe_rename, NULL);
 	unregister_trace_sched_process_fork(kmt_probe_fork, NULL);
 	unregister_trace_initcall_finish(kmt_probe_initcall_finish, NULL);
