@@ -309,10 +309,15 @@ static void clock_stamp_all(void)
 static ssize_t clock_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
+	ssize_t ret = count;
+
 	mutex_lock(&stress_mutex);
-	clock_stamp_all();
+	if (clock_nr + num_online_cpus() > CLOCK_MAX_STAMPS)
+		ret = -ENOSPC;
+	else
+		clock_stamp_all();
 	mutex_unlock(&stress_mutex);
-	return count;
+	return ret;
 }
 
 static int clock_show(struct seq_file *m, void *v)
