@@ -430,48 +430,6 @@ per_cpu_monotonic() {	# NAME [CPUS]
 		END { for (c in n) { print "cpu " c ": " n[c] " events in time order, " steps[c] + 0 " clock steps"; cpus++ }
 		      exit bad || cpus != want }'
 }
-# The recorder's clock is the kernel's: every clock stamp of the
-# kmemtrace-stress sample (an allocation between two reads of
-# local_clock() on one CPU, interrupts off, at device_initcall time and
-# three times from clock-hook.sh) has its kmalloc record in the trace at
-# a time between the two reads, on its CPU: the documented bound.  The
-# i-th stamp of a CPU is its i-th record (local_clock() is monotonic on
-# a CPU; before sched_clock is stable it is not comparable across CPUs).
-clock_equal() {	# NAME CPUS STABLE: STABLE stamps per CPU at least were taken with sched_clock stable
-	"$kmf" dump "$out/$1/boot.kmt" |
-		awk '$4 == "kmalloc" && $5 ~ /^call_site=kmt_clock_stamp\+/' > "$out/$1/clock.trace"
-	awk -v cpus="$2" -v want_stable="$3" '
-		NR == FNR { if ($1 == "cpu") { n++; k = $2 " " ++ns[$2]
-				t0[k] = $4; t1[k] = $6; st[k] = $7 }
-			    next }
-		{ m++; c = $2; k = c " " ++nt[c]
-		  if (!(k in t0) || $7 != "bytes_req=1234" || $1 < t0[k] || $1 > t1[k]) {
-			print "stamp " nt[c] " of cpu " c " (" t0[k] ".." t1[k] ", " st[k] "): trace has " $1 " " $7
-			bad = 1 }
-		  if (st[k] == "stable") stable[c]++; else unstable[c]++ }
-		END {
-			for (i = 0; i < cpus; i++) {
-				printf "cpu %d: %d stamps before sched_clock was stable, %d after\n", i, unstable[i], stable[i]
-				if (unstable[i] < 1 || stable[i] < want_stable) bad = 1
-			}
-			printf "%d stamps, %d in the trace\n", n, m
-			exit bad || n != m || n < cpus * 4
-		}' "$out/$1/hook.out" "$out/$1/clock.trace"
-}
-for clock in "tsc=reliable" "tsc=unstable" "clocksource=hpet"; do
-	name=clock-$(echo "$clock" | tr '=' '-')
-	want_stable=3
-	[ "$clock" = tsc=unstable ] && want_stable=0
-	check "boot 2 vCPU with $clock, stamp the clock on every CPU" \
-		sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 2 -x '$repo/qemu-tests/clock-hook.sh' \
-			-a 'kmemtrace.enable=1 $clock' '$out/$name' &&
-			[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] ||
-			{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
-	check "$name: every stamp's record lies between local_clock() before and after it, on its CPU" \
-		clock_equal "$name" 2 "$want_stable"
-	check "$name: per CPU, timestamps never go backwards but where the kernel's clock stepped back" \
-		per_cpu_monotonic "$name" 2
-done
 
 # No kmem tracepoint fires in kmem_cache_alloc_bulk(), kmem_cache_free_bulk()
 # and kfree_bulk(); the recorder hooks them.  The hook has the sample free
@@ -516,6 +474,49 @@ if [ -f "$out/$name/boot.kmt" ]; then
 		bulk_recorded "$name"
 fi
 
+# The recorder's clock is the kernel's: every clock stamp of the
+# kmemtrace-stress sample (an allocation between two reads of
+# local_clock() on one CPU, interrupts off, at device_initcall time and
+# three times from clock-hook.sh) has its kmalloc record in the trace at
+# a time between the two reads, on its CPU: the documented bound.  The
+# i-th stamp of a CPU is its i-th record (local_clock() is monotonic on
+# a CPU; before sched_clock is stable it is not comparable across CPUs).
+clock_equal() {	# NAME CPUS STABLE: STABLE stamps per CPU at least were taken with sched_clock stable
+	"$kmf" dump "$out/$1/boot.kmt" |
+		awk '$4 == "kmalloc" && $5 ~ /^call_site=kmt_clock_stamp\+/' > "$out/$1/clock.trace"
+	awk -v cpus="$2" -v want_stable="$3" '
+		NR == FNR { if ($1 == "cpu") { n++; k = $2 " " ++ns[$2]
+				t0[k] = $4; t1[k] = $6; st[k] = $7 }
+			    next }
+		{ m++; c = $2; k = c " " ++nt[c]
+		  if (!(k in t0) || $7 != "bytes_req=1234" || $1 < t0[k] || $1 > t1[k]) {
+			print "stamp " nt[c] " of cpu " c " (" t0[k] ".." t1[k] ", " st[k] "): trace has " $1 " " $7
+			bad = 1 }
+		  if (st[k] == "stable") stable[c]++; else unstable[c]++ }
+		END {
+			for (i = 0; i < cpus; i++) {
+				printf "cpu %d: %d stamps before sched_clock was stable, %d after\n", i, unstable[i], stable[i]
+				if (unstable[i] < 1 || stable[i] < want_stable) bad = 1
+			}
+			printf "%d stamps, %d in the trace\n", n, m
+			exit bad || n != m || n < cpus * 4
+		}' "$out/$1/hook.out" "$out/$1/clock.trace"
+}
+for clock in "tsc=reliable" "tsc=unstable" "clocksource=hpet"; do
+	name=clock-$(echo "$clock" | tr '=' '-')
+	want_stable=3
+	[ "$clock" = tsc=unstable ] && want_stable=0
+	check "boot 2 vCPU with $clock, stamp the clock on every CPU" \
+		sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 2 -x '$repo/qemu-tests/clock-hook.sh' \
+			-a 'kmemtrace.enable=1 $clock' '$out/$name' &&
+			[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] ||
+			{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
+	check "$name: every stamp's record lies between local_clock() before and after it, on its CPU" \
+		clock_equal "$name" 2 "$want_stable"
+	check "$name: per CPU, timestamps never go backwards but where the kernel's clock stepped back" \
+		per_cpu_monotonic "$name" 2
+done
+
 # The same with 2 x 4 KiB per CPU: the attach cannot keep up, so events
 # are dropped while interrupts nest on every CPU.  What is kept must
 # decode, be counted by the kernel, and be no more than the sample did.
@@ -527,6 +528,7 @@ stress_within() {	# NAME: per context, the trace's pairs <= the sample's
 		$1 == "stray" { clean = $2 == 0 }
 		END { exit !(ok && clean) }' "$out/$1/hook.out" "$out/$1/stress.trace"
 }
+
 name=stress-4cpu-lossy
 check "SMP stress with 2 x 4 KiB per CPU: the attach cannot keep up" \
 	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 4 -t 900 -x '$repo/qemu-tests/stress-hook.sh' \
