@@ -201,6 +201,19 @@ static int cgroup_named(struct kmt_tasks *tk, uint64_t id, const char *path,
 	return 0;
 }
 
+/*
+ * The decimal number that is all of [@p, @end), below @limit: a line's
+ * first column.  0 when it is not one, or is 0.
+ */
+static uint64_t column_number(const char *p, const char *end, uint64_t limit)
+{
+	uint64_t v = 0;
+
+	for (; p < end && *p >= '0' && *p <= '9' && v < limit; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return p == end ? v : 0;
+}
+
 int kmt_tasks_cgroups(struct kmt_tasks *tk, const char *text, size_t len)
 {
 	const char *p = text, *end, *nl, *tab;
@@ -217,9 +230,8 @@ int kmt_tasks_cgroups(struct kmt_tasks *tk, const char *text, size_t len)
 		tab = memchr(p, '\t', (size_t)(nl - p));
 		if (!tab || tab == p || tab + 1 == nl)
 			continue;
-		for (id = 0; p < tab && *p >= '0' && *p <= '9' && id < (1ULL << 59); p++)
-			id = id * 10 + (uint64_t)(*p - '0');
-		if (p != tab || !id)
+		id = column_number(p, tab, 1ULL << 59);
+		if (!id)
 			continue;
 		ret = cgroup_named(tk, id, tab + 1, (uint32_t)(nl - tab - 1));
 		if (ret)
@@ -299,9 +311,8 @@ int kmt_tasks_snapshot(struct kmt_tasks *tk, const char *text, size_t len)
 		tab2 = tab1 ? memchr(tab1 + 1, '\t', (size_t)(nl - tab1 - 1)) : NULL;
 		if (!tab2 || tab1 == p || tab2 == tab1 + 1)
 			continue;
-		for (pid = 0; p < tab1 && *p >= '0' && *p <= '9' && pid < (1u << 30); p++)
-			pid = pid * 10 + (uint64_t)(*p - '0');
-		if (p != tab1 || !pid)
+		pid = column_number(p, tab1, 1u << 30);
+		if (!pid)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
