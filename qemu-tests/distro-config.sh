@@ -2,8 +2,9 @@
 # The series under a distribution's configuration: Debian's own amd64
 # config (the linux-config-6.12 package), PREEMPT_DYNAMIC, MEMCG, KFENCE,
 # SLUB debug, CPU hotplug, lockdown and the rest, with CONFIG_KMEMTRACE=y
-# and with CONFIG_KMEMTRACE=n.  Compiles the recorder and every object
-# that includes a file the series edits, with W=1, in three trees: the
+# and with CONFIG_KMEMTRACE=n.  Compiles the recorder, its samples and
+# every object the series edits (arch/x86/kernel/tsc.o among them) or
+# that includes a header it edits, with W=1, in three trees: the
 # pristine 6.12 source, and the patched one with the recorder on and off.
 # Not the whole kernel: olddefconfig, make prepare, then those objects.
 #
@@ -72,8 +73,11 @@ fi
 # The objects: the recorder and its samples, and every mm/ file that
 # includes a header the series edits (mm/slab.h) or that it edits itself,
 # if the configuration builds it (configured: below).
-candidates=$(cd "$top/patched" && grep -l '^#include "slab.h"' mm/*.c | sed 's/\.c$/.o/')
-samples="samples/kmemtrace/kmemtrace-retain.o samples/kmemtrace/kmemtrace-bench.o samples/kmemtrace/kmemtrace-stress.o"
+# And the files the series edits outside mm/ (arch/x86/kernel/tsc.c).
+candidates=$( (cd "$top/patched" && grep -l '^#include "slab.h"' mm/*.c
+	"$repo/kernel-patch/apply.sh" --files | grep -E '^(mm|arch|kernel|lib)/.*\.c$' |
+		grep -v '^mm/kmemtrace/') | sed 's/\.c$/.o/' | LC_ALL=C sort -u)
+samples="samples/kmemtrace/kmemtrace-retain.o samples/kmemtrace/kmemtrace-bench.o samples/kmemtrace/kmemtrace-stress.o samples/kmemtrace/kmemtrace-leak.o"
 
 # Debian's configuration, made buildable in a plain tree: the trusted and
 # revocation keys name files of Debian's packaging (debian/certs/...), and
@@ -98,7 +102,8 @@ configure() {	# TREE BUILD y|n|pristine
 	$c --enable MEM_ALLOC_PROFILING
 	case $3 in
 	y) $c --enable KMEMTRACE --enable SAMPLES --enable SAMPLE_KMEMTRACE_RETAIN \
-		--enable SAMPLE_KMEMTRACE_BENCH --enable SAMPLE_KMEMTRACE_STRESS ;;
+		--enable SAMPLE_KMEMTRACE_BENCH --enable SAMPLE_KMEMTRACE_STRESS \
+		--enable SAMPLE_KMEMTRACE_LEAK ;;
 	n) $c --disable KMEMTRACE ;;
 	esac
 	make -s -C "$1" O="$2" olddefconfig > "$2/kmf-config.log" 2>&1 || {
@@ -146,11 +151,11 @@ new_warnings() {	# BUILD: warnings the pristine build of the same objects lacks
 	[ ! -s "$out/new" ]
 }
 
-configured() {	# BUILD OBJECT...: those that mm/Makefile builds in that .config
-	# mm/Makefile's assignments, continuation lines joined: VAR OP OBJS...
-	sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$top/pristine/mm/Makefile" > "$out/mm.mk"
+configured() {	# BUILD OBJECT...: those their directory's Makefile builds in that .config
 	for o in "$@"; do
-		awk -v o="${o#mm/}" '{ for (i = 3; i <= NF; i++) if ($i == o) print $1 }' "$out/mm.mk" |
+		# the Makefile's assignments, continuation lines joined: VAR OP OBJS...
+		sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$top/pristine/$(dirname "$o")/Makefile" > "$out/dir.mk"
+		awk -v o="$(basename "$o")" '{ for (i = 3; i <= NF; i++) if ($i == o) print $1 }' "$out/dir.mk" |
 		while read -r v; do
 			case $v in
 			obj-y | mmu-y) echo "$o" ;;
@@ -173,6 +178,7 @@ build_all() {
 	[ -n "$objs" ] &&
 	grep -qx 'CONFIG_KMEMTRACE=y' "$top/build-on/.config" &&
 	grep -qx 'CONFIG_SAMPLE_KMEMTRACE_STRESS=y' "$top/build-on/.config" &&
+	grep -qx 'CONFIG_SAMPLE_KMEMTRACE_LEAK=y' "$top/build-on/.config" &&
 	grep -qx '# CONFIG_KMEMTRACE is not set' "$top/build-off/.config" &&
 	! grep -q '^# CONFIG_KMEMTRACE is not set' "$top/build-pristine/.config" &&
 	compile "$top/pristine" "$top/build-pristine" $objs &&
