@@ -3,7 +3,7 @@
 # "kmemflight save" and powers off; results land in OUTDIR through 9p.
 #
 #   qemu-tests/boot.sh [-c CPUS] [-a "EXTRA CMDLINE"] [-k BZIMAGE] [-t SECS]
-#                      [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] OUTDIR
+#                      [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] [-w] OUTDIR
 #
 # OUTDIR receives boot.kmt, save.rc (exit status of kmemflight save),
 # save.out/save.err, stats (tracefs kmemtrace/stats after the save),
@@ -16,6 +16,10 @@
 # its output lands in hook.out, hook.err and its exit status in hook.rc.  -b puts a program in the guest's /bin for
 # the hook (with the libraries it links), -m sets the guest's memory
 # (default 1G) and -d gives it DISK as a read-only virtio disk, /dev/vda.
+# -w sends a byte every 2 s to the guest's second serial port, ttyS1, a
+# device interrupt that wakes the guest from suspend-to-idle once the
+# hook has made the port a wakeup source (QEMU's RTC alarm wakes a guest
+# only from S3).
 # KMF_QEMU_ARGS adds QEMU options (the
 # benchmarks use "-icount shift=0": a guest clock that counts instructions).
 set -eu
@@ -29,7 +33,8 @@ hook=
 bins=
 mem=1G
 disk=
-while getopts c:a:k:t:x:b:m:d: o; do
+wake=
+while getopts c:a:k:t:x:b:m:d:w o; do
 	case $o in
 	c) cpus=$OPTARG ;;
 	a) extra=$OPTARG ;;
@@ -39,11 +44,12 @@ while getopts c:a:k:t:x:b:m:d: o; do
 	b) bins="$bins $OPTARG" ;;
 	m) mem=$OPTARG ;;
 	d) disk=$OPTARG ;;
-	*) echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-t SECS] [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] OUTDIR" >&2; exit 2 ;;
+	w) wake=1 ;;
+	*) echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-t SECS] [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] [-w] OUTDIR" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-t SECS] [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] OUTDIR" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: $0 [-c CPUS] [-a CMDLINE] [-k BZIMAGE] [-t SECS] [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] [-w] OUTDIR" >&2; exit 2; }
 out=$1
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -53,7 +59,9 @@ tool=$repo/build/kmemflight
 
 # The initramfs: busybox, kmemflight and the libraries it links.
 root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
+waker=
+wkdir=
+trap 'rm -rf "$root" $wkdir; [ -z "$waker" ] || kill "$waker" 2>/dev/null' EXIT
 mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/out" "$root/tmp" "$root/etc"
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> "$root/etc/passwd"
@@ -85,9 +93,13 @@ su -s /bin/sh -c "kmemflight save /tmp/x.kmt" nobody > /dev/null 2> /out/notmoun
 echo $? > /out/notmounted.rc
 # the samples' files (kmemtrace-stress, -bench) are in debugfs
 mount -t debugfs debugfs /sys/kernel/debug
+# (its output in tmpfs until it is done: a hook may let /out go)
 if [ -x /bin/kmf-hook ]; then
-	/bin/kmf-hook > /out/hook.out 2> /out/hook.err
+	/bin/kmf-hook > /tmp/hook.out 2> /tmp/hook.err
 	echo $? > /out/hook.rc
+	cat /tmp/hook.out > /out/hook.out
+	cat /tmp/hook.err > /out/hook.err
+	rm -f /tmp/hook.out /tmp/hook.err
 fi
 kmemflight save /out/boot.kmt > /out/save.out 2> /out/save.err
 echo $? > /out/save.rc
@@ -110,6 +122,16 @@ chmod +x "$root/init"
 rm -f "$out/boot.kmt" "$out/save.rc"
 drive=
 [ -z "$disk" ] || drive="-drive file=$disk,format=raw,if=virtio,readonly=on"
+# The waking port: a pipe chardev (QEMU opens $wk.in and $wk.out read-write,
+# so neither end blocks), fed from here until QEMU is gone.
+if [ -n "$wake" ]; then
+	wkdir=$(mktemp -d)
+	wk=$wkdir/wake
+	mkfifo "$wk.in" "$wk.out"
+	drive="$drive -serial mon:stdio -chardev pipe,id=kmfwake,path=$wk -device isa-serial,chardev=kmfwake,index=1"
+	(while sleep 2; do printf w || exit 0; done > "$wk.in") 2>/dev/null &
+	waker=$!
+fi
 # shellcheck disable=SC2086 # KMF_QEMU_ARGS and $drive are options
 timeout "$timeout" qemu-system-x86_64 -accel tcg ${KMF_QEMU_ARGS:-} -m "$mem" -smp "$cpus" -nographic -no-reboot $drive \
 	-kernel "$kernel" -initrd "$out/initramfs.gz" \

@@ -517,6 +517,43 @@ for clock in "tsc=reliable" "tsc=unstable" "clocksource=hpet"; do
 		per_cpu_monotonic "$name" 2
 done
 
+# The clock across system sleep, on the flight kernel (the QEMU kernel
+# with CONFIG_SUSPEND): suspend-to-idle, woken by a byte on a serial
+# port (boot.sh -w), then ACPI S3, where QEMU resets the CPUs and their
+# TSC and the RTC alarm wakes the guest, then suspend-to-idle again.
+# Every stamp after each resume must lie between its two reads of
+# local_clock() as before, and no CPU's time may go back.
+slept() {	# NAME STATES...: the guest slept in each state, in order, and woke
+	grep -v '^cpu ' "$out/$1/hook.out"
+	d=$1
+	shift
+	n=0
+	for st in "$@"; do
+		n=$((n + 1))
+		[ "$(grep '^slept ' "$out/$d/hook.out" | sed -n "${n}p" | cut -d' ' -f2)" = "$st" ] || return 1
+	done
+	grep -qx "suspends $n" "$out/$d/hook.out" &&
+	[ "$(grep -c '^PM: suspend exit' "$out/$d/dmesg")" = "$n" ] &&
+	[ "$(grep -c '^ACPI: PM: Waking up from system sleep state S3' "$out/$d/dmesg")" = 1 ]
+}
+name=sleep-boot
+check "build the flight kernel (CONFIG_SUSPEND)" \
+	sh -c "'$repo/qemu-tests/build-kernel.sh' flight > '$out/flight-kernel'"
+if [ -s "$out/flight-kernel" ]; then
+	check "boot 2 vCPU, stamp the clock, sleep to idle, to S3 (deep), to idle again, stamp after each" \
+		sh -c "'$repo/qemu-tests/boot.sh' -k '$(cat "$out/flight-kernel")' -c 2 -w \
+			-x '$repo/qemu-tests/sleep-hook.sh' \
+			-a 'kmemtrace.enable=1 $stable_clock kmfsleep.states=freeze,mem,freeze' '$out/$name' &&
+			[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] ||
+			{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
+	check "$name: the guest slept to idle, to S3 and to idle, and woke each time" \
+		slept "$name" freeze mem freeze
+	check "$name: every stamp's record, after each resume too, lies between its local_clock() reads" \
+		clock_equal "$name" 2 7
+	check "$name: per CPU, timestamps never go backwards but where the kernel's clock stepped back" \
+		per_cpu_monotonic "$name" 2
+fi
+
 # The same with 2 x 4 KiB per CPU: the attach cannot keep up, so events
 # are dropped while interrupts nest on every CPU.  What is kept must
 # decode, be counted by the kernel, and be no more than the sample did.
