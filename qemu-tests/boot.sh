@@ -16,10 +16,12 @@
 # its output lands in hook.out, hook.err and its exit status in hook.rc.  -b puts a program in the guest's /bin for
 # the hook (with the libraries it links), -m sets the guest's memory
 # (default 1G) and -d gives it DISK as a read-only virtio disk, /dev/vda.
-# -w sends a byte every 2 s to the guest's second serial port, ttyS1, a
-# device interrupt that wakes the guest from suspend-to-idle once the
-# hook has made the port a wakeup source (QEMU's RTC alarm wakes a guest
-# only from S3).
+# -w is for a hook that puts the guest to sleep: it sends a byte every
+# 2 s to the guest's second serial port, ttyS1, a device interrupt that
+# wakes the guest from suspend-to-idle once the hook has made the port a
+# wakeup source (QEMU's RTC alarm wakes a guest only from S3), and keeps
+# the hook's output in tmpfs until the hook ends, so that the hook may
+# let /out go (QEMU resets virtio devices on resume).
 # KMF_QEMU_ARGS adds QEMU options (the
 # benchmarks use "-icount shift=0": a guest clock that counts instructions).
 set -eu
@@ -61,7 +63,8 @@ tool=$repo/build/kmemflight
 root=$(mktemp -d)
 waker=
 wkdir=
-trap 'rm -rf "$root" $wkdir; [ -z "$waker" ] || kill "$waker" 2>/dev/null' EXIT
+trap 'rm -rf "$root" ${wkdir:+"$wkdir"}; [ -z "$waker" ] || kill "$waker" 2>/dev/null' EXIT
+trap 'exit 1' HUP INT TERM
 mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/out" "$root/tmp" "$root/etc"
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> "$root/etc/passwd"
@@ -70,6 +73,7 @@ chmod 1777 "$root/tmp"
 chmod 0755 "$root"
 cp /bin/busybox "$root/bin/busybox"
 [ -z "$hook" ] || install -m 0755 "$hook" "$root/bin/kmf-hook"
+[ -z "$wake" ] || touch "$root/etc/kmf-sleeps"
 # stripped, as a package installs it: its debug information would be
 # tmpfs pages the boot keeps, and grow with every line of the tool
 strip -o "$root/bin/kmemflight" "$tool"
@@ -93,13 +97,17 @@ su -s /bin/sh -c "kmemflight save /tmp/x.kmt" nobody > /dev/null 2> /out/notmoun
 echo $? > /out/notmounted.rc
 # the samples' files (kmemtrace-stress, -bench) are in debugfs
 mount -t debugfs debugfs /sys/kernel/debug
-# (its output in tmpfs until it is done: a hook may let /out go)
-if [ -x /bin/kmf-hook ]; then
+# (a guest that sleeps, boot.sh -w, keeps the hook's output in tmpfs
+# until the hook ends: the hook lets /out go for the sleeps)
+if [ -x /bin/kmf-hook ] && [ -e /etc/kmf-sleeps ]; then
 	/bin/kmf-hook > /tmp/hook.out 2> /tmp/hook.err
 	echo $? > /out/hook.rc
 	cat /tmp/hook.out > /out/hook.out
 	cat /tmp/hook.err > /out/hook.err
 	rm -f /tmp/hook.out /tmp/hook.err
+elif [ -x /bin/kmf-hook ]; then
+	/bin/kmf-hook > /out/hook.out 2> /out/hook.err
+	echo $? > /out/hook.rc
 fi
 kmemflight save /out/boot.kmt > /out/save.out 2> /out/save.err
 echo $? > /out/save.rc
@@ -129,7 +137,7 @@ if [ -n "$wake" ]; then
 	wk=$wkdir/wake
 	mkfifo "$wk.in" "$wk.out"
 	drive="$drive -serial mon:stdio -chardev pipe,id=kmfwake,path=$wk -device isa-serial,chardev=kmfwake,index=1"
-	(while sleep 2; do printf w || exit 0; done > "$wk.in") 2>/dev/null &
+	(exec > "$wk.in"; while sleep 2; do printf w || exit 0; done) < /dev/null > /dev/null 2>&1 &
 	waker=$!
 fi
 # shellcheck disable=SC2086 # KMF_QEMU_ARGS and $drive are options
