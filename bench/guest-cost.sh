@@ -6,12 +6,15 @@
 # per CPU each; print one line per state, round and CPU.  PAIRS and
 # ROUNDS come from the kernel command line: kmfbench.pairs=N kmfbench.rounds=N.
 # kmfbench.states=off,flight,ftrace times kmemflight's recorder in flight
-# mode instead (buffers that wrap: the oldest sub-buffer reused).
+# mode instead (buffers that wrap: the oldest sub-buffer reused), and
+# state rb the kmemtrace-bench-rb sample: kmemflight's records written
+# through the tracing ring buffer (bench/ring-buffer.sh).
 set -eu
 
 bench=/sys/kernel/debug/kmemtrace-bench
 recorder=/sys/kernel/tracing/kmemtrace/enable
 mode=/sys/kernel/tracing/kmemtrace/mode
+rb=/sys/kernel/debug/kmemtrace-bench-rb
 tracing=/sys/kernel/tracing
 pairs=20000
 rounds=5
@@ -35,16 +38,24 @@ ftrace() {
 	done
 }
 
+# the ring-buffer prototype, where the kernel has it
+rb() {
+	[ ! -e "$rb" ] || echo "$1" > "$rb"
+}
+
 echo 1 > "$tracing/tracing_on"
 round=1
 while [ "$round" -le "$rounds" ]; do
 	for state in $states; do
+		rb 0
 		case $state in
 		off)		echo 0 > "$recorder"; ftrace 0 ;;
 		kmemflight)	echo 1 > "$recorder"; ftrace 0 ;;
 		flight)		echo flight > "$mode"; echo 1 > "$recorder"; ftrace 0 ;;
 		ftrace)		echo 0 > "$recorder"; ftrace 1 ;;
 		both)		echo 1 > "$recorder"; ftrace 1 ;;
+		rb)		[ -e "$rb" ] || { echo "no $rb: a kernel without the kmemtrace-bench-rb sample" >&2; exit 1; }
+				echo 0 > "$recorder"; ftrace 0; rb 1 ;;
 		esac
 		echo "$pairs" > "$bench"
 		awk -v s="$state" -v r="$round" '$1 == "cpu" {
@@ -54,5 +65,8 @@ while [ "$round" -le "$rounds" ]; do
 done
 echo 0 > "$recorder"
 ftrace 0
+rb 0
+# what the ring-buffer prototype wrote: its entries and bytes
+[ ! -e "$rb" ] || sed 's/^/rb /' "$rb"
 # recorded while on: none may have been dropped
 cat /sys/kernel/tracing/kmemtrace/stats

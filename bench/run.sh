@@ -12,7 +12,9 @@
 #     per event of each (target <= 20 B);
 #  3. boot overhead: time to /init with kmemtrace.enable=0 and =1, BOOTS
 #     boots each, median and spread (target <= 2 %);
-#  4. analysis: bench/report.sh on a 10 M-event trace.
+#  4. analysis: bench/report.sh on a 10 M-event trace;
+#  5. the tracing ring buffer in place of the recorder's own
+#     (bench/ring-buffer.sh).
 #
 #   bench/run.sh       KMF_BENCH_BOOTS=5 KMF_BENCH_PAIRS=20000 KMF_BENCH_ROUNDS=5
 set -eu
@@ -49,38 +51,8 @@ cost_boot() {	# NAME ROUNDS QEMU-ARGS [STATES SUBBUFS MODE]
 		log "the recorder lost events during the cost runs: bigger buffers needed"; exit 1; }
 	# per state: the median over rounds of the ns per pair (all CPUs), for
 	# the slab and the page loop; a pair is two events
-	awk -v pairs="$pairs" -v states="$states" '
-	$1 == "state" {
-		slab[$2, $4] += $8; page[$2, $4] += $10; via[$2, $4] += $12
-		cpus[$2, $4]++; rounds[$2] = $4 > rounds[$2] ? $4 : rounds[$2]
-	}
-	function median(a, n,   i, j, t) {
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
-	END {
-		ns = split(states, st, ",")
-		for (s = 1; s <= ns; s++) {
-			n = rounds[st[s]]
-			for (r = 1; r <= n; r++) {
-				a[r] = slab[st[s], r] / (pairs * cpus[st[s], r])
-				b[r] = page[st[s], r] / (pairs * cpus[st[s], r])
-				c[r] = via[st[s], r] / (pairs * cpus[st[s], r])
-			}
-			ms[st[s]] = median(a, n); mp[st[s]] = median(b, n); mv[st[s]] = median(c, n)
-		}
-		for (s = 1; s <= ns; s++)
-			printf "pair %s %.1f %.1f\n", st[s], ms[st[s]], mp[st[s]]
-		for (s = 2; s <= ns; s++) {
-			es = (ms[st[s]] - ms["off"]) / 2; ep = (mp[st[s]] - mp["off"]) / 2
-			printf "event %s %.1f %.1f %.1f\n", st[s], es, ep, (es + ep) / 2
-		}
-		# kvmalloc()/kvfree(): the pair, and what its allocation costs
-		# over a kmalloc() one (the free is the same kfree event)
-		for (s = 1; s <= ns; s++)
-			printf "via %s %.1f %.1f\n", st[s], mv[st[s]],
-			       (s > 1 ? (mv[st[s]] - mv["off"]) - (ms[st[s]] - ms["off"]) / 2 : 0)
-	}' "$out/$1/hook.out" > "$out/$1.txt"
+	awk -v pairs="$pairs" -v states="$states" -f "$repo/bench/cost.awk" \
+		"$out/$1/hook.out" > "$out/$1.txt"
 }
 log "recorder cost: $rounds rounds of $pairs pairs per CPU in 4 states, wall clock"
 cost_boot cost "$rounds" ""
@@ -175,6 +147,9 @@ ievents=$("$kmf" info "$out/iboot1/boot.kmt" | awk '$1 == "total" { print $3 }')
 # ---- 4. analysis -------------------------------------------------------------
 log "analysis: bench/report.sh"
 "$repo/bench/report.sh" 10000000 3 > "$out/report.txt"
+
+# ---- 5. the tracing ring buffer instead --------------------------------------
+"$repo/bench/ring-buffer.sh" > "$out/rb.md"
 
 # ---- the table ---------------------------------------------------------------
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
@@ -295,5 +270,7 @@ instructions per event, less than a tracepoint call and a clock read.
 \`\`\`
 $(cat "$out/report.txt")
 \`\`\`
+
+$(cat "$out/rb.md")
 MD
 cat "$doc"

@@ -310,8 +310,8 @@ to save and read a boot-time trace."
 
 maintainers_with "."
 add samples/kmemtrace/Makefile samples/kmemtrace/kmemtrace-retain.c \
-	samples/kmemtrace/kmemtrace-bench.c samples/kmemtrace/kmemtrace-stress.c \
-	samples/kmemtrace/kmemtrace-leak.c
+	samples/kmemtrace/kmemtrace-bench.c samples/kmemtrace/kmemtrace-bench-rb.c \
+	samples/kmemtrace/kmemtrace-stress.c samples/kmemtrace/kmemtrace-leak.c
 for p in samples-Kconfig.patch samples-Makefile.patch; do
 	edit "$p"
 done
@@ -325,6 +325,12 @@ SAMPLE_KMEMTRACE_BENCH: /sys/kernel/debug/kmemtrace-bench times N
 kmalloc()/kfree() and N alloc_page()/__free_page() pairs on every online
 CPU, so that the cost of kmemtrace and of ftrace's kmem events can be
 compared in one boot.
+
+SAMPLE_KMEMTRACE_BENCH_RB: /sys/kernel/debug/kmemtrace-bench-rb attaches
+kmemtrace's kmem probes writing the same records through the tracing
+ring buffer (ring_buffer_lock_reserve()/ring_buffer_unlock_commit()):
+what moving the recorder onto kernel/trace/ring_buffer.c would cost per
+event, in instructions and in bytes, measured in the same boot.
 
 SAMPLE_KMEMTRACE_STRESS: /sys/kernel/debug/kmemtrace-stress makes every
 online CPU allocate from a kthread, a timer and a hard-irq hrtimer at

@@ -77,7 +77,7 @@ fi
 candidates=$( (cd "$top/patched" && grep -l '^#include "slab.h"' mm/*.c
 	"$repo/kernel-patch/apply.sh" --files | grep -E '^(mm|arch|kernel|lib)/.*\.c$' |
 		grep -v '^mm/kmemtrace/') | sed 's/\.c$/.o/' | LC_ALL=C sort -u)
-samples="samples/kmemtrace/kmemtrace-retain.o samples/kmemtrace/kmemtrace-bench.o samples/kmemtrace/kmemtrace-stress.o samples/kmemtrace/kmemtrace-leak.o"
+samples="samples/kmemtrace/kmemtrace-retain.o samples/kmemtrace/kmemtrace-bench.o samples/kmemtrace/kmemtrace-bench-rb.o samples/kmemtrace/kmemtrace-stress.o samples/kmemtrace/kmemtrace-leak.o"
 
 # Debian's configuration, made buildable in a plain tree: the trusted and
 # revocation keys name files of Debian's packaging (debian/certs/...), and
@@ -102,7 +102,8 @@ configure() {	# TREE BUILD y|n|pristine
 	$c --enable MEM_ALLOC_PROFILING
 	case $3 in
 	y) $c --enable KMEMTRACE --enable SAMPLES --enable SAMPLE_KMEMTRACE_RETAIN \
-		--enable SAMPLE_KMEMTRACE_BENCH --enable SAMPLE_KMEMTRACE_STRESS \
+		--enable SAMPLE_KMEMTRACE_BENCH --enable SAMPLE_KMEMTRACE_BENCH_RB \
+		--enable SAMPLE_KMEMTRACE_STRESS \
 		--enable SAMPLE_KMEMTRACE_LEAK ;;
 	n) $c --disable KMEMTRACE ;;
 	esac

@@ -141,6 +141,7 @@ each_patch_builds() {
 		# patch: olddefconfig drops the options a tree does not have yet
 		"$t/scripts/config" --file "$b/.config" --enable SAMPLES --enable ZONE_DMA \
 			--enable SAMPLE_KMEMTRACE_RETAIN --enable SAMPLE_KMEMTRACE_BENCH \
+			--enable SAMPLE_KMEMTRACE_BENCH_RB \
 			--enable SAMPLE_KMEMTRACE_STRESS --enable SAMPLE_KMEMTRACE_LEAK
 		make -s -C "$t" O="$b" olddefconfig > "$b/config.log" 2>&1 || { cat "$b/config.log"; return 1; }
 		# shellcheck disable=SC2086 # a list of objects
@@ -161,8 +162,8 @@ each_patch_builds() {
 }
 
 # Each sample on its own, as a user configures one: the kernel built
-# with only that sample (on the tree each_patch_builds left at the end of
-# the series) links its object in.
+# with only that sample, and the sample it depends on (on the tree
+# each_patch_builds left at the end of the series), links its object in.
 samples_alone() {
 	t=$cache/series-$tag
 	b=$cache/series-build-$tag
@@ -170,8 +171,10 @@ samples_alone() {
 	[ -n "$opts" ] || { echo "no SAMPLE_KMEMTRACE_ option in samples/Kconfig"; return 1; }
 	rc=0
 	for o in $opts; do
+		dep=$(sed -n "/^config $o\$/,/^config /s/.*depends on.*\(SAMPLE_KMEMTRACE_[A-Z_]*\).*/\1/p" \
+			"$t/samples/Kconfig")
 		for x in $opts; do
-			if [ "$x" = "$o" ]; then
+			if [ "$x" = "$o" ] || [ "$x" = "$dep" ]; then
 				"$t/scripts/config" --file "$b/.config" --enable "$x"
 			else
 				"$t/scripts/config" --file "$b/.config" --disable "$x"
@@ -182,7 +185,7 @@ samples_alone() {
 		rm -rf "$b/samples/kmemtrace"
 		make -s -C "$t" O="$b" -j"$(nproc)" samples/ > "$b/samples.log" 2>&1 || {
 			cat "$b/samples.log"; rc=1; continue; }
-		obj=$(echo "$o" | sed 's/^SAMPLE_KMEMTRACE_//' | tr '[:upper:]' '[:lower:]')
+		obj=$(echo "$o" | sed 's/^SAMPLE_KMEMTRACE_//' | tr '[:upper:]_' '[:lower:]-')
 		if ar t "$b/samples/kmemtrace/built-in.a" 2>/dev/null | grep -q "/kmemtrace-$obj\.o$"; then
 			echo "$o alone: kmemtrace-$obj.o is built in"
 		else
