@@ -37,6 +37,18 @@ src=$cache/src-$tag
 build=$cache/build-$tag-$flavor
 mkdir -p "$cache"
 
+# One build at a time: the flavours share the source tree, and ci.sh
+# builds them in the background (prebuild.sh) while other suites run.
+# Checking that a build is up to date takes no lock: it reads only the
+# pristine history and this script's own staging directory.
+lock() {
+	exec 9> "$cache/.build-kernel.lock"
+	flock 9
+}
+
+if [ ! -f "$src/.kmf-pristine" ]; then
+	lock
+fi
 if [ ! -f "$src/.kmf-pristine" ]; then
 	log "unpacking linux-source-6.12 $ver (once)"
 	rm -rf "$src" "$src.tmp"
@@ -49,13 +61,38 @@ if [ ! -f "$src/.kmf-pristine" ]; then
 	mv "$src.tmp" "$src"
 fi
 
-# Stage the patched versions of every touched file, then copy into the
-# tree only what differs, and restore files the patch no longer touches.
+# Stage the patched versions of every touched file; a build copies into
+# the tree only what differs, and restores files the patch no longer
+# touches.
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 files=$("$repo/kernel-patch/apply.sh" --files)
 "$repo/kernel-patch/apply.sh" --pristine "$src" "$stage"
 "$repo/kernel-patch/apply.sh" "$stage"
+# the patched file, or the pristine one where the patch adds none
+staged() {
+	if [ -f "$stage/$1" ]; then cat "$stage/$1"; else git -C "$src" show "HEAD:$1" 2>/dev/null || true; fi
+}
+inputs=$( (echo "$ver $flavor"; for f in $files; do staged "$f"; done
+	for c in $frags; do cat "$repo/Kconfig/$c"; done
+	cat "$0") | sha256sum | cut -d' ' -f1)
+up_to_date() {
+	[ -f "$build/.kmf-stamp" ] && [ "$(cat "$build/.kmf-stamp")" = "$inputs" ] &&
+		[ -f "$build/arch/x86/boot/bzImage" ]
+}
+if up_to_date; then
+	log "up to date: $build"
+	echo "$build/arch/x86/boot/bzImage"
+	exit 0
+fi
+lock
+# built meanwhile by the holder of the lock
+if up_to_date; then
+	log "up to date: $build"
+	echo "$build/arch/x86/boot/bzImage"
+	exit 0
+fi
+
 manifest=$src/.kmf-manifest
 if [ -f "$manifest" ]; then
 	while read -r f; do
@@ -74,16 +111,6 @@ for f in $files; do
 	fi
 done
 echo "$files" > "$manifest"
-
-inputs=$( (echo "$ver $flavor"; for f in $files; do cat "$src/$f"; done
-	for c in $frags; do cat "$repo/Kconfig/$c"; done
-	cat "$0") | sha256sum | cut -d' ' -f1)
-if [ -f "$build/.kmf-stamp" ] && [ "$(cat "$build/.kmf-stamp")" = "$inputs" ] &&
-	[ -f "$build/arch/x86/boot/bzImage" ]; then
-	log "up to date: $build"
-	echo "$build/arch/x86/boot/bzImage"
-	exit 0
-fi
 
 # The retain, bench, latency, systemd and flight kernels are the QEMU kernel and
 # a sample or a few options more:

@@ -101,6 +101,10 @@ shell_lint() {
 echo "=== setup"
 qemu-tests/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 make -s all || { echo "0 passed, 1 failed"; exit 1; }
+# What the kernel suites need, made in the background while the
+# user-space suites use one core (qemu-tests/prebuild.sh).
+nice -n 10 qemu-tests/prebuild.sh > "$log/prebuild.log" 2>&1 &
+prebuild=$!
 
 suite unit unit_tests
 suite cli make -s cli
@@ -114,5 +118,6 @@ suite flight qemu-tests/flight-run.sh
 suite systemd qemu-tests/systemd-run.sh
 suite boot-regression qemu-tests/boot-regression.sh
 
+wait "$prebuild"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -11,6 +11,11 @@
 set -eu
 
 cache=${KMF_CACHE:-$HOME/.cache/kmemflight}
+# One at a time: ci.sh makes it in the background, early.
+if [ -z "${KMF_DEBKERNEL_LOCKED:-}" ]; then
+	mkdir -p "$cache"
+	KMF_DEBKERNEL_LOCKED=1 exec flock "$cache/.debian-kernel.lock" "$0" "$@"
+fi
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || {
 	echo "debian-kernel.sh: linux-source-6.12 is not installed (run qemu-tests/deps.sh)" >&2
 	exit 1

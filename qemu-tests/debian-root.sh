@@ -10,6 +10,11 @@
 set -eu
 
 cache=${KMF_CACHE:-$HOME/.cache/kmemflight}
+# One at a time: ci.sh makes it in the background, early.
+if [ -z "${KMF_ROOT_LOCKED:-}" ]; then
+	mkdir -p "$cache"
+	KMF_ROOT_LOCKED=1 exec flock "$cache/.debian-root.lock" "$0" "$@"
+fi
 # systemd as init, udev, D-Bus (logind and systemctl want it), and
 # procps for the test's own unit, kmod for a kernel with modules;
 # the libraries kmemflight links.

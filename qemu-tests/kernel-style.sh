@@ -49,6 +49,10 @@ checkpatch_series() {
 }
 
 w1_build() {	# the recorder, and the samples in the kernels that have them
+	# in build-kernel.sh's trees: under its lock (prebuild.sh may be
+	# seeding another flavour from the QEMU kernel's)
+	exec 8> "$cache/.build-kernel.lock"
+	flock 8
 	rm -f "$build"/mm/kmemtrace/*.o "$build/samples/kmemtrace/kmemtrace-stress.o" \
 		"$retain/samples/kmemtrace/kmemtrace-retain.o" \
 		"$flight/samples/kmemtrace/kmemtrace-leak.o"
@@ -56,6 +60,7 @@ w1_build() {	# the recorder, and the samples in the kernels that have them
 	  make -s -C "$src" O="$retain" W=1 samples/kmemtrace/kmemtrace-retain.o &&
 	  make -s -C "$src" O="$flight" W=1 samples/kmemtrace/kmemtrace-leak.o; } 2>&1 |
 		tee "$out/w1.log"
+	exec 8>&-
 	for f in "$src"/mm/kmemtrace/*.c; do
 		o=$(basename "$f" .c).o
 		[ -f "$build/mm/kmemtrace/$o" ] || { echo "mm/kmemtrace/$o was not built"; return 1; }
