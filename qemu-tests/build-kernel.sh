@@ -39,11 +39,16 @@ mkdir -p "$cache"
 
 # One build at a time: the flavours share the source tree, and ci.sh
 # builds them in the background (prebuild.sh) while other suites run.
-# Checking that a build is up to date takes no lock: it reads only the
-# pristine history and this script's own staging directory.
+# A kernel that is up to date in a tree that already holds this patch
+# takes no lock: that reads only the pristine history, the tree's files
+# and this script's own staging directory.  Commands that may leave a
+# process behind (git's gc) run without the lock's descriptor.
+locked=
 lock() {
+	[ -z "$locked" ] || return 0
 	exec 9> "$cache/.build-kernel.lock"
 	flock 9
+	locked=1
 }
 
 if [ ! -f "$src/.kmf-pristine" ]; then
@@ -56,7 +61,8 @@ if [ ! -f "$src/.kmf-pristine" ]; then
 	tar -C "$src.tmp" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
 	(cd "$src.tmp" && git init -q && git add -f -A . &&
 		git -c user.name=kmemflight -c user.email=kmemflight@localhost \
-			commit -q -m "linux-source-6.12 $ver")
+			-c gc.auto=0 -c maintenance.auto=false \
+			commit -q -m "linux-source-6.12 $ver") 9>&-
 	touch "$src.tmp/.kmf-pristine"
 	mv "$src.tmp" "$src"
 fi
@@ -69,31 +75,30 @@ trap 'rm -rf "$stage"' EXIT
 files=$("$repo/kernel-patch/apply.sh" --files)
 "$repo/kernel-patch/apply.sh" --pristine "$src" "$stage"
 "$repo/kernel-patch/apply.sh" "$stage"
-# the patched file, or the pristine one where the patch adds none
-staged() {
-	if [ -f "$stage/$1" ]; then cat "$stage/$1"; else git -C "$src" show "HEAD:$1" 2>/dev/null || true; fi
-}
-inputs=$( (echo "$ver $flavor"; for f in $files; do staged "$f"; done
+staged() { cat "$stage/$1"; }
+inputs=$( (echo "$ver $flavor"; for f in $files; do echo "$f"; staged "$f"; done
 	for c in $frags; do cat "$repo/Kconfig/$c"; done
+	gcc --version; ld --version
 	cat "$0") | sha256sum | cut -d' ' -f1)
 up_to_date() {
 	[ -f "$build/.kmf-stamp" ] && [ "$(cat "$build/.kmf-stamp")" = "$inputs" ] &&
 		[ -f "$build/arch/x86/boot/bzImage" ]
 }
-if up_to_date; then
+# the tree holds this patch: the same files, each as staged (the suites
+# that read the tree count on it, up to date or not)
+manifest=$src/.kmf-manifest
+in_sync() {
+	[ -f "$manifest" ] && [ "$(cat "$manifest")" = "$files" ] || return 1
+	for f in $files; do
+		cmp -s "$stage/$f" "$src/$f" || return 1
+	done
+}
+if up_to_date && in_sync; then
 	log "up to date: $build"
 	echo "$build/arch/x86/boot/bzImage"
 	exit 0
 fi
 lock
-# built meanwhile by the holder of the lock
-if up_to_date; then
-	log "up to date: $build"
-	echo "$build/arch/x86/boot/bzImage"
-	exit 0
-fi
-
-manifest=$src/.kmf-manifest
 if [ -f "$manifest" ]; then
 	while read -r f; do
 		echo "$files" | grep -qx "$f" && continue
@@ -111,6 +116,12 @@ for f in $files; do
 	fi
 done
 echo "$files" > "$manifest"
+# built meanwhile by the holder of the lock
+if up_to_date; then
+	log "up to date: $build"
+	echo "$build/arch/x86/boot/bzImage"
+	exit 0
+fi
 
 # The retain, bench, latency, systemd and flight kernels are the QEMU kernel and
 # a sample or a few options more:

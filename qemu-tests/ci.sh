@@ -101,14 +101,21 @@ shell_lint() {
 echo "=== setup"
 qemu-tests/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 make -s all || { echo "0 passed, 1 failed"; exit 1; }
-# What the kernel suites need, made in the background while the
-# user-space suites use one core (qemu-tests/prebuild.sh).
-nice -n 10 qemu-tests/prebuild.sh > "$log/prebuild.log" 2>&1 &
-prebuild=$!
-
 suite unit unit_tests
 suite cli make -s cli
+# perf records the whole machine: alone, before anything runs beside it
 suite perf tests/perf/parity.sh
+# What the kernel suites need, made in the background while the
+# user-space suites use one core (qemu-tests/prebuild.sh), in a process
+# group of its own that goes when ci.sh does.
+prebuild=
+stop_prebuild() {
+	[ -z "$prebuild" ] || kill -TERM -- "-$prebuild" 2>/dev/null
+}
+trap 'stop_prebuild; exit 130' INT TERM
+trap stop_prebuild EXIT
+setsid nice -n 10 qemu-tests/prebuild.sh > "$log/prebuild.log" 2>&1 &
+prebuild=$!
 suite fuzz fuzz_smoke
 suite shellcheck shell_lint
 suite kernel-style qemu-tests/kernel-style.sh
@@ -118,6 +125,7 @@ suite flight qemu-tests/flight-run.sh
 suite systemd qemu-tests/systemd-run.sh
 suite boot-regression qemu-tests/boot-regression.sh
 
-wait "$prebuild"
+wait "$prebuild" || { echo "ci: the background builds (build/ci/prebuild.log) failed:"; tail -20 "$log/prebuild.log"; }
+prebuild=
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -4,14 +4,25 @@
 # with a cold cache (nothing built yet) the kernels build on the other.
 # Each maker takes its lock, so a suite that needs one of them waits for
 # it; one that failed here is made again, and reported, by that suite.
-# Warm, everything is up to date in seconds.
+# The kernels come first (they are what the suites wait for), the QEMU
+# one first of all: the others start from a copy of it, so when it fails
+# the rest is left to the suites.  KMF_DEBUG_KERNEL=0 leaves the debug
+# kernel out, as run.sh does.  Warm, everything is up to date in seconds.
 #
 #   qemu-tests/prebuild.sh
 set -u
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-"$repo/qemu-tests/debian-root.sh" || echo "prebuild: debian-root.sh failed"
-"$repo/qemu-tests/debian-kernel.sh" || echo "prebuild: debian-kernel.sh failed"
-for flavor in qemu flight retain systemd latency debug; do
-	"$repo/qemu-tests/build-kernel.sh" "$flavor" || echo "prebuild: the $flavor kernel failed"
+"$repo/qemu-tests/build-kernel.sh" qemu || {
+	echo "prebuild: the qemu kernel failed; the suites build the kernels themselves"
+	exit 1
+}
+flavors="flight retain systemd latency"
+[ "${KMF_DEBUG_KERNEL:-1}" = 0 ] || flavors="$flavors debug"
+rc=0
+for flavor in $flavors; do
+	"$repo/qemu-tests/build-kernel.sh" "$flavor" || { echo "prebuild: the $flavor kernel failed"; rc=1; }
 done
+"$repo/qemu-tests/debian-root.sh" || { echo "prebuild: debian-root.sh failed"; rc=1; }
+"$repo/qemu-tests/debian-kernel.sh" || { echo "prebuild: debian-kernel.sh failed"; rc=1; }
+exit $rc
