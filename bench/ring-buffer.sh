@@ -53,11 +53,13 @@ sizes() {
 		END { if (!e) exit 1
 			printf "%d %.2f %.2f %d %d\n", e, b * 4096 / 4080 / e, k / e, lost, nofit }' "$1"
 }
+loop=$(sizes "$out/cost/hook.out") || { log "no ring-buffer counts in $out/cost/hook.out"; exit 1; }
+boot=$(sizes "$out/size/hook.out") || { log "no ring-buffer counts in $out/size/hook.out"; exit 1; }
 read -r loop_n loop_rb loop_kmt loop_lost loop_nofit <<EOT
-$(sizes "$out/cost/hook.out")
+$loop
 EOT
 read -r boot_n boot_rb boot_kmt boot_lost boot_nofit <<EOT
-$(sizes "$out/size/hook.out")
+$boot
 EOT
 kmf=$(cost kmemflight 5)
 rb=$(cost rb 5)
@@ -89,7 +91,7 @@ Ring buffer / kmemflight: **$ratio** times the instructions per event.
 
 Bytes per event, the ring buffer's (event headers, time extends, the
 padding at the end of each page, each 4096-byte page's 16-byte header)
-and kmemflight's format for the same events (header byte, 16-bit delta,
+and kmemflight's format for the same events, estimated by the sample (header byte, 16-bit delta,
 fields, the pid when it changed; sub-buffer headers and absolute times
 not counted). Not written: the events whose values do not fit the fast
 path or whose call site is in a wrapper (the kvmalloc loop's

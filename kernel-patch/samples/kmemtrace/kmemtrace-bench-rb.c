@@ -6,8 +6,10 @@
  * bytes per event (bench/run.sh).
  *
  * The probes are kmemtrace's hot probes, field for field: the same fit
- * tests, the same wrapper filter, the same fixed-width fields stored
- * with plain stores.  Only the buffer differs: ring_buffer_lock_reserve()
+ * tests (kmemtrace.page_stack aside), the same wrapper filter, the same
+ * fixed-width fields stored with plain stores.  Only the buffer differs,
+ * and with it the clock (the ring buffer's, trace_clock_local(), where
+ * kmemtrace computes local_clock() from the TSC itself): ring_buffer_lock_reserve()
  * and ring_buffer_unlock_commit() in place of kmt_reserve() and
  * kmt_commit(), the ring buffer's 4-byte event header and time delta in
  * place of kmemtrace's header byte and 16-bit delta, and a type byte at
@@ -22,7 +24,8 @@
  * bytes per CPU, in overwrite mode as ftrace's), 0 to detach; read it
  * for each CPU's entries, bytes and losses.  With kmemtrace_bench_rb.boot=1
  * the probes attach from an early initcall, to a buffer that does not
- * overwrite, for the bytes of a boot's events.
+ * overwrite (and keeps not overwriting when attached again), for the
+ * bytes of a boot's events.
  */
 
 #define pr_fmt(fmt) "kmemtrace-bench-rb: " fmt
@@ -70,26 +73,25 @@ static DEFINE_PER_CPU(struct rb_cpu, rb_cpu);
 static __always_inline u8 *rb_reserve(u8 type, unsigned int plen,
 				      struct ring_buffer_event **ev)
 {
-	struct rb_cpu *rc = this_cpu_ptr(&rb_cpu);
 	bool need_pid = false;
 	u32 pid = 0;
 	u8 *p;
 
 	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)))) {
 		pid = task_pid_nr(current);
-		need_pid = pid != rc->pid;
+		need_pid = pid != this_cpu_read(rb_cpu.pid);
 	}
 	*ev = ring_buffer_lock_reserve(rb, 1 + plen + (need_pid ? 4 : 0));
 	if (!*ev)
 		return NULL;
 	/* kmemtrace's header byte, time delta and pid */
-	rc->kmt_bytes += 3 + plen + (need_pid ? 4 : 0);
+	this_cpu_add(rb_cpu.kmt_bytes, 3 + plen + (need_pid ? 4 : 0));
 	p = ring_buffer_event_data(*ev);
 	*p++ = type | (need_pid ? KMT_HDR_PID : 0);
 	if (need_pid) {
 		put_unaligned_le32(pid, p);
 		p += 4;
-		rc->pid = pid;
+		this_cpu_write(rb_cpu.pid, pid);
 	}
 	return p;
 }
@@ -259,7 +261,10 @@ static void rb_detach(void)
 	rb_attached = false;
 }
 
-/* Attach the probes, allocating the buffer the first time.  Under rb_mutex. */
+/*
+ * Attach the probes, allocating the buffer the first time.  Under
+ * rb_mutex.  A probe that cannot attach detaches those attached before it.
+ */
 static int rb_attach(unsigned int flags)
 {
 	int ret;
@@ -271,17 +276,43 @@ static int rb_attach(unsigned int flags)
 		if (!rb)
 			return -ENOMEM;
 	}
-	/* unregistering what was not registered is harmless */
-	ret = register_trace_kmalloc(rb_probe_kmalloc, NULL) ?:
-	      register_trace_kmem_cache_alloc(rb_probe_cache_alloc, NULL) ?:
-	      register_trace_kfree(rb_probe_kfree, NULL) ?:
-	      register_trace_kmem_cache_free(rb_probe_cache_free, NULL) ?:
-	      register_trace_mm_page_alloc(rb_probe_page_alloc, NULL) ?:
-	      register_trace_mm_page_free(rb_probe_page_free, NULL) ?:
-	      register_trace_mm_page_free_batched(rb_probe_page_free_batched, NULL);
-	rb_attached = true;
+	ret = register_trace_kmalloc(rb_probe_kmalloc, NULL);
 	if (ret)
-		rb_detach();
+		return ret;
+	ret = register_trace_kmem_cache_alloc(rb_probe_cache_alloc, NULL);
+	if (ret)
+		goto out_kmalloc;
+	ret = register_trace_kfree(rb_probe_kfree, NULL);
+	if (ret)
+		goto out_cache_alloc;
+	ret = register_trace_kmem_cache_free(rb_probe_cache_free, NULL);
+	if (ret)
+		goto out_kfree;
+	ret = register_trace_mm_page_alloc(rb_probe_page_alloc, NULL);
+	if (ret)
+		goto out_cache_free;
+	ret = register_trace_mm_page_free(rb_probe_page_free, NULL);
+	if (ret)
+		goto out_page_alloc;
+	ret = register_trace_mm_page_free_batched(rb_probe_page_free_batched, NULL);
+	if (ret)
+		goto out_page_free;
+	rb_attached = true;
+	return 0;
+
+out_page_free:
+	unregister_trace_mm_page_free(rb_probe_page_free, NULL);
+out_page_alloc:
+	unregister_trace_mm_page_alloc(rb_probe_page_alloc, NULL);
+out_cache_free:
+	unregister_trace_kmem_cache_free(rb_probe_cache_free, NULL);
+out_kfree:
+	unregister_trace_kfree(rb_probe_kfree, NULL);
+out_cache_alloc:
+	unregister_trace_kmem_cache_alloc(rb_probe_cache_alloc, NULL);
+out_kmalloc:
+	unregister_trace_kmalloc(rb_probe_kmalloc, NULL);
+	tracepoint_synchronize_unregister();
 	return ret;
 }
 
@@ -318,7 +349,8 @@ static int rb_show(struct seq_file *m, void *v)
 	mutex_lock(&rb_mutex);
 	seq_printf(m, "attached %d\n", rb_attached);
 	for_each_possible_cpu(cpu) {
-		if (!rb || !cpu_online(cpu))
+		/* a CPU that never came up has no buffer */
+		if (!rb || !ring_buffer_entries_cpu(rb, cpu))
 			continue;
 		rc = per_cpu_ptr(&rb_cpu, cpu);
 		seq_printf(m, "cpu %u entries %lu bytes %lu overrun %lu dropped %lu nofit %llu kmt_bytes %llu\n",
@@ -326,7 +358,7 @@ static int rb_show(struct seq_file *m, void *v)
 			   ring_buffer_bytes_cpu(rb, cpu),
 			   ring_buffer_overrun_cpu(rb, cpu),
 			   ring_buffer_dropped_events_cpu(rb, cpu),
-			   rc->nofit, rc->kmt_bytes);
+			   READ_ONCE(rc->nofit), READ_ONCE(rc->kmt_bytes));
 	}
 	mutex_unlock(&rb_mutex);
 	return 0;
