@@ -517,8 +517,8 @@ for clock in "tsc=reliable" "tsc=unstable" "clocksource=hpet"; do
 		per_cpu_monotonic "$name" 2
 done
 
-# The clock across system sleep, on the flight kernel (the QEMU kernel
-# with CONFIG_SUSPEND): suspend-to-idle, woken by a byte on a serial
+# The clock across system sleep (the QEMU kernel has CONFIG_SUSPEND
+# and the CMOS RTC): suspend-to-idle, woken by a byte on a serial
 # port (boot.sh -w), then ACPI S3, where QEMU resets the CPUs and their
 # TSC and the RTC alarm wakes the guest, then suspend-to-idle again.
 # Every stamp after each resume must lie between its two reads of
@@ -544,22 +544,18 @@ slept() {	# NAME STATES...: the guest slept in each state, in order, and woke
 	[ "$(grep -c '^ACPI: PM: Waking up from system sleep state S3' "$out/$d/dmesg")" -ge "$mem" ]
 }
 name=sleep-boot
-check "build the flight kernel (CONFIG_SUSPEND)" \
-	sh -c "'$repo/qemu-tests/build-kernel.sh' flight > '$out/flight-kernel'"
-if [ -s "$out/flight-kernel" ]; then
-	check "boot 2 vCPU, stamp the clock, sleep to idle, to S3 (deep), to idle again, stamp after each" \
-		sh -c "'$repo/qemu-tests/boot.sh' -k '$(cat "$out/flight-kernel")' -c 2 -w \
-			-x '$repo/qemu-tests/sleep-hook.sh' \
-			-a 'kmemtrace.enable=1 $stable_clock kmfsleep.states=freeze,mem,freeze' '$out/$name' &&
-			[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] ||
-			{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
-	check "$name: the guest slept to idle, to S3 and to idle, and woke each time" \
-		slept "$name" freeze mem freeze
-	check "$name: every stamp's record, after each resume too, lies between its local_clock() reads" \
-		clock_equal "$name" 2 7
-	check "$name: per CPU, timestamps never go backwards but where the kernel's clock stepped back" \
-		per_cpu_monotonic "$name" 2
-fi
+check "boot 2 vCPU, stamp the clock, sleep to idle, to S3 (deep), to idle again, stamp after each" \
+	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 2 -w \
+		-x '$repo/qemu-tests/sleep-hook.sh' \
+		-a 'kmemtrace.enable=1 $stable_clock kmfsleep.states=freeze,mem,freeze' '$out/$name' &&
+		[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] ||
+		{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
+check "$name: the guest slept to idle, to S3 and to idle, and woke each time" \
+	slept "$name" freeze mem freeze
+check "$name: every stamp's record, after each resume too, lies between its local_clock() reads" \
+	clock_equal "$name" 2 7
+check "$name: per CPU, timestamps never go backwards but where the kernel's clock stepped back" \
+	per_cpu_monotonic "$name" 2
 
 # The same with 2 x 4 KiB per CPU: the attach cannot keep up, so events
 # are dropped while interrupts nest on every CPU.  What is kept must
