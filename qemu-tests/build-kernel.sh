@@ -37,22 +37,22 @@ src=$cache/src-$tag
 build=$cache/build-$tag-$flavor
 mkdir -p "$cache"
 
-# One build at a time: the flavours share the source tree, and ci.sh
-# builds them in the background (prebuild.sh) while other suites run.
-# A kernel that is up to date in a tree that already holds this patch
+# Locks, so that ci.sh can build kernels in the background
+# (prebuild.sh) while other suites build or read theirs.  The source
+# tree is written (unpacked, or given another patch) under
+# $cache/.src.lock held exclusively, and compiled from under it held
+# shared; each build directory is made under its own lock, $build.lock,
+# taken after the source tree's, and the QEMU kernel's (to copy it) after
+# that.  A build waits for a build of the same
+# flavour, or for the sources to change, never for another flavour.  A
+# kernel that is up to date in a tree that already holds this patch
 # takes no lock: that reads only the pristine history, the tree's files
 # and this script's own staging directory.  Commands that may leave a
-# process behind (git's gc) run without the lock's descriptor.
-locked=
-lock() {
-	[ -z "$locked" ] || return 0
-	exec 9> "$cache/.build-kernel.lock"
-	flock 9
-	locked=1
-}
+# process behind (git's gc) run without the locks' descriptors.
+exec 9> "$cache/.src.lock"
 
 if [ ! -f "$src/.kmf-pristine" ]; then
-	lock
+	flock -x 9
 fi
 if [ ! -f "$src/.kmf-pristine" ]; then
 	log "unpacking linux-source-6.12 $ver (once)"
@@ -62,7 +62,7 @@ if [ ! -f "$src/.kmf-pristine" ]; then
 	(cd "$src.tmp" && git init -q && git add -f -A . &&
 		git -c user.name=kmemflight -c user.email=kmemflight@localhost \
 			-c gc.auto=0 -c maintenance.auto=false \
-			commit -q -m "linux-source-6.12 $ver") 9>&-
+			commit -q -m "linux-source-6.12 $ver") 9>&- 7>&- 6>&-
 	touch "$src.tmp/.kmf-pristine"
 	mv "$src.tmp" "$src"
 fi
@@ -98,25 +98,35 @@ if up_to_date && in_sync; then
 	echo "$build/arch/x86/boot/bzImage"
 	exit 0
 fi
-lock
-if [ -f "$manifest" ]; then
-	while read -r f; do
-		echo "$files" | grep -qx "$f" && continue
-		if git -C "$src" cat-file -e "HEAD:$f" 2>/dev/null; then
-			git -C "$src" show "HEAD:$f" > "$src/$f"
-		else
-			rm -f "$src/$f"
-		fi
-	done < "$manifest"
-fi
-for f in $files; do
-	if ! cmp -s "$stage/$f" "$src/$f"; then
-		mkdir -p "$src/$(dirname "$f")"
-		cp "$stage/$f" "$src/$f"
+# Put this patch into the tree, exclusively, unless it is there; then
+# hold the tree shared for the build, and this flavour's build directory.
+while :; do
+	flock -s 9
+	in_sync && break
+	flock -u 9
+	flock -x 9
+	if [ -f "$manifest" ]; then
+		while read -r f; do
+			echo "$files" | grep -qx "$f" && continue
+			if git -C "$src" cat-file -e "HEAD:$f" 2>/dev/null; then
+				git -C "$src" show "HEAD:$f" > "$src/$f"
+			else
+				rm -f "$src/$f"
+			fi
+		done < "$manifest"
 	fi
+	for f in $files; do
+		if ! cmp -s "$stage/$f" "$src/$f"; then
+			mkdir -p "$src/$(dirname "$f")"
+			cp "$stage/$f" "$src/$f"
+		fi
+	done
+	echo "$files" > "$manifest"
+	flock -u 9
 done
-echo "$files" > "$manifest"
-# built meanwhile by the holder of the lock
+exec 7> "$build.lock"
+flock -x 7
+# built meanwhile by the holder of its lock
 if up_to_date; then
 	log "up to date: $build"
 	echo "$build/arch/x86/boot/bzImage"
@@ -131,7 +141,11 @@ if [ "$flavor" != qemu ] && [ "$flavor" != debug ] && [ ! -d "$build" ] &&
 	[ -f "$qemu_build/arch/x86/boot/bzImage" ]; then
 	log "seeding $build from $qemu_build"
 	rm -rf "$build.tmp"
+	# not while the QEMU kernel is being made, or W=1-compiled
+	exec 6> "$qemu_build.lock"
+	flock -s 6
 	cp -a "$qemu_build" "$build.tmp"
+	exec 6>&-
 	mv "$build.tmp" "$build"
 fi
 mkdir -p "$build"

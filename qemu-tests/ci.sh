@@ -29,13 +29,17 @@ tally() {	# SUITE-OUTPUT-FILE: add its "N passed, N failed" line
 	total_fail=$((total_fail + f))
 }
 
-suite() {	# NAME COMMAND...: run, show output, tally
+start=$(date +%s)
+suite() {	# NAME COMMAND...: run, show output, tally, say how long it took
 	name=$1
 	shift
 	echo "=== $name"
+	t0=$(date +%s)
 	"$@" > "$log/$name.log" 2>&1
 	cat "$log/$name.log"
 	tally "$log/$name.log"
+	t1=$(date +%s)
+	echo "=== $name: $((t1 - t0)) s, $((t1 - start)) s since the start"
 }
 
 unit_tests() {
@@ -127,5 +131,6 @@ suite boot-regression qemu-tests/boot-regression.sh
 
 wait "$prebuild" || { echo "ci: the background builds (build/ci/prebuild.log) failed:"; tail -20 "$log/prebuild.log"; }
 prebuild=
+echo "ci: $(($(date +%s) - start)) s"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -49,10 +49,12 @@ checkpatch_series() {
 }
 
 w1_build() {	# the recorder, and the samples in the kernels that have them
-	# in build-kernel.sh's trees: under its lock (prebuild.sh may be
-	# seeding another flavour from the QEMU kernel's)
-	exec 8> "$cache/.build-kernel.lock"
-	flock 8
+	# in build-kernel.sh's trees, under its locks in its order: the
+	# sources shared, then the build directories exclusively, the QEMU
+	# kernel's last (prebuild.sh may be seeding another flavour from
+	# it, or building one)
+	exec 8> "$cache/.src.lock" 5> "$build.lock" 4> "$retain.lock" 3> "$flight.lock"
+	flock -s 8 && flock -x 3 && flock -x 4 && flock -x 5 || return 1
 	rm -f "$build"/mm/kmemtrace/*.o "$build/samples/kmemtrace/kmemtrace-stress.o" \
 		"$retain/samples/kmemtrace/kmemtrace-retain.o" \
 		"$flight/samples/kmemtrace/kmemtrace-leak.o"
@@ -60,7 +62,7 @@ w1_build() {	# the recorder, and the samples in the kernels that have them
 	  make -s -C "$src" O="$retain" W=1 samples/kmemtrace/kmemtrace-retain.o &&
 	  make -s -C "$src" O="$flight" W=1 samples/kmemtrace/kmemtrace-leak.o; } 2>&1 |
 		tee "$out/w1.log"
-	exec 8>&-
+	exec 8>&- 5>&- 4>&- 3>&-
 	for f in "$src"/mm/kmemtrace/*.c; do
 		o=$(basename "$f" .c).o
 		[ -f "$build/mm/kmemtrace/$o" ] || { echo "mm/kmemtrace/$o was not built"; return 1; }

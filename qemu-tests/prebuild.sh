@@ -13,16 +13,25 @@
 set -u
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+start=$(date +%s)
+took() { echo "prebuild: $1 at $(($(date +%s) - start)) s"; }
 "$repo/qemu-tests/build-kernel.sh" qemu || {
 	echo "prebuild: the qemu kernel failed; the suites build the kernels themselves"
 	exit 1
 }
-flavors="flight retain systemd latency"
+# in the order the suites want them: kernel-style, run.sh (whose latency
+# and debug boots come last), then systemd-run.sh after flight-run.sh
+flavors="flight retain latency"
 [ "${KMF_DEBUG_KERNEL:-1}" = 0 ] || flavors="$flavors debug"
+flavors="$flavors systemd"
 rc=0
+took "the qemu kernel"
 for flavor in $flavors; do
 	"$repo/qemu-tests/build-kernel.sh" "$flavor" || { echo "prebuild: the $flavor kernel failed"; rc=1; }
+	took "the $flavor kernel"
 done
 "$repo/qemu-tests/debian-root.sh" || { echo "prebuild: debian-root.sh failed"; rc=1; }
+took "the Debian root"
 "$repo/qemu-tests/debian-kernel.sh" || { echo "prebuild: debian-kernel.sh failed"; rc=1; }
+took "Debian's kernel"
 exit $rc
