@@ -527,20 +527,21 @@ slept() {	# NAME STATES...: the guest slept in each state, in order, and woke
 	grep -v '^cpu ' "$out/$1/hook.out"
 	d=$1
 	shift
-	n=0
+	# not n, pass or fail: check.sh's counters
+	nst=0
 	mem=0
 	for st in "$@"; do
-		n=$((n + 1))
-		line=$(grep '^slept ' "$out/$d/hook.out" | sed -n "${n}p")
+		nst=$((nst + 1))
+		line=$(grep '^slept ' "$out/$d/hook.out" | sed -n "${nst}p")
 		[ "$(echo "$line" | cut -d' ' -f2)" = "$st" ] || return 1
 		# S3 sleeps until the RTC alarm, 4 to 5 s after it is set
 		[ "$st" != mem ] || { mem=$((mem + 1)); [ "$(echo "$line" | cut -d' ' -f3)" -ge 3 ] || return 1; }
 	done
-	[ "$(grep -c '^slept ' "$out/$d/hook.out")" = "$n" ] &&
-	fail=$(sed -n "s/^suspends $n failed \([0-9]*\)\$/\1/p" "$out/$d/hook.out") &&
-	[ -n "$fail" ] &&
+	[ "$(grep -c '^slept ' "$out/$d/hook.out")" = "$nst" ] &&
+	nfail=$(sed -n "s/^suspends $nst failed \([0-9]*\)\$/\1/p" "$out/$d/hook.out") &&
+	[ -n "$nfail" ] &&
 	# every try says "suspend exit", a failed one too
-	[ "$(grep -c '^PM: suspend exit' "$out/$d/dmesg")" = $((n + fail)) ] &&
+	[ "$(grep -c '^PM: suspend exit' "$out/$d/dmesg")" = $((nst + nfail)) ] &&
 	[ "$(grep -c '^ACPI: PM: Waking up from system sleep state S3' "$out/$d/dmesg")" -ge "$mem" ]
 }
 name=sleep-boot
