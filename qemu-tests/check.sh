@@ -10,11 +10,18 @@ check() {
 	n=$((n + 1))
 	title=$1
 	shift
+	t0=$(date +%s)
 	if "$@" > "$out/check.log" 2>&1; then
-		echo "ok $n - $suite: $title"
+		took=$(($(date +%s) - t0))
+		# a check that took long says so, as a TAP comment
+		if [ "$took" -ge 20 ]; then
+			echo "ok $n - $suite: $title # $took s"
+		else
+			echo "ok $n - $suite: $title"
+		fi
 		pass=$((pass + 1))
 	else
-		echo "not ok $n - $suite: $title"
+		echo "not ok $n - $suite: $title # $(($(date +%s) - t0)) s"
 		sed 's/^/#   /' "$out/check.log" | tail -30
 		fail=$((fail + 1))
 	fi
