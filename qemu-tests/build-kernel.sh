@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build the patched Linux 6.12 kernel for the QEMU tests.
 #
-#   qemu-tests/build-kernel.sh [qemu|debug|retain|bench|latency|systemd|flight]
+#   qemu-tests/build-kernel.sh [qemu|debug|retain|bench|systemd|flight]
 #
 # Sources come from Debian's linux-source-6.12 package.  Everything heavy
 # is cached under ${KMF_CACHE:-~/.cache/kmemflight}: the unpacked tree
@@ -20,10 +20,9 @@ qemu) frags="qemu.config kmemtrace.config" ;;
 debug) frags="qemu.config kmemtrace.config debug.config" ;;
 retain) frags="qemu.config kmemtrace.config retain-test.config" ;;
 bench) frags="qemu.config kmemtrace.config bench.config" ;;
-latency) frags="qemu.config kmemtrace.config latency.config" ;;
 systemd) frags="qemu.config kmemtrace.config systemd.config" ;;
 flight) frags="qemu.config kmemtrace.config flight.config" ;;
-*) echo "usage: $0 [qemu|debug|retain|bench|latency|systemd|flight]" >&2; exit 2 ;;
+*) echo "usage: $0 [qemu|debug|retain|bench|systemd|flight]" >&2; exit 2 ;;
 esac
 
 log() { echo "build-kernel: $*" >&2; }
@@ -133,7 +132,7 @@ if up_to_date; then
 	exit 0
 fi
 
-# The retain, bench, latency, systemd and flight kernels are the QEMU kernel and
+# The retain, bench, systemd and flight kernels are the QEMU kernel and
 # a sample or a few options more:
 # start from a copy of that build, so that only what differs is compiled.
 qemu_build=$cache/build-$tag-qemu
@@ -156,14 +155,27 @@ for c in $frags; do cfgs="$cfgs $repo/Kconfig/$c"; done
 # shellcheck disable=SC2086
 (cd "$src" && scripts/kconfig/merge_config.sh -m -O "$build" "$build/.config" $cfgs >/dev/null)
 make -s -C "$src" O="$build" olddefconfig >/dev/null
+# Every option the fragments set is set, every one they unset is not; a
+# later fragment overrides an earlier one (the debug kernel unsets
+# compaction).  The loop runs in a subshell: its status is the pipeline's.
 for c in $frags; do
-	grep '^CONFIG_.*=y$' "$repo/Kconfig/$c" | while read -r line; do
-		grep -qx "$line" "$build/.config" || {
-			log "$c: $line did not stick in .config (missing dependency?)"
+	grep -E '^CONFIG_[A-Z0-9_]+=y$|^# CONFIG_[A-Z0-9_]+ is not set$' "$repo/Kconfig/$c" |
+		sed "s|^|$c |"
+done | awk '{ if ($2 == "#") { o = $3; v = "n" } else { split($2, a, "="); o = a[1]; v = "y" }
+		if (!(o in f)) ord[++n] = o
+		f[o] = $1; w[o] = v }
+	END { for (i = 1; i <= n; i++) print f[ord[i]], ord[i], w[ord[i]] }' |
+while read -r c opt v; do
+	if [ "$v" = y ]; then
+		grep -qx "$opt=y" "$build/.config" || {
+			log "$c: $opt=y did not stick in .config (missing dependency?)"
 			exit 1
 		}
-	done
-done
+	elif grep -q "^$opt=" "$build/.config"; then
+		log "$c: $opt is still set in .config (selected by another option?)"
+		exit 1
+	fi
+done || exit 1
 # A build cut off while it compressed the image leaves a truncated
 # vmlinux.bin.xz newer than its input, which make then takes as done
 # (the stamp is written only at the end, so the next run comes here):

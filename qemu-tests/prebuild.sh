@@ -19,9 +19,9 @@ took() { echo "prebuild: $1 at $(($(date +%s) - start)) s"; }
 	echo "prebuild: the qemu kernel failed; the suites build the kernels themselves"
 	exit 1
 }
-# in the order the suites want them: kernel-style, run.sh (whose latency
-# and debug boots come last), then systemd-run.sh after flight-run.sh
-flavors="flight retain latency"
+# in the order the suites want them: kernel-style, run.sh (whose debug
+# boots come last), then systemd-run.sh after flight-run.sh
+flavors="flight retain"
 [ "${KMF_DEBUG_KERNEL:-1}" = 0 ] || flavors="$flavors debug"
 flavors="$flavors systemd"
 rc=0
