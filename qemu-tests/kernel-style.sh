@@ -54,7 +54,10 @@ w1_build() {	# the recorder, and the samples in the kernels that have them
 	# kernel's last (prebuild.sh may be seeding another flavour from
 	# it, or building one)
 	exec 8> "$cache/.src.lock" 5> "$build.lock" 4> "$retain.lock" 3> "$flight.lock"
-	flock -s 8 && flock -x 3 && flock -x 4 && flock -x 5 || return 1
+	if ! { flock -s 8 && flock -x 3 && flock -x 4 && flock -x 5; }; then
+		exec 8>&- 5>&- 4>&- 3>&-
+		return 1
+	fi
 	rm -f "$build"/mm/kmemtrace/*.o "$build/samples/kmemtrace/kmemtrace-stress.o" \
 		"$retain/samples/kmemtrace/kmemtrace-retain.o" \
 		"$flight/samples/kmemtrace/kmemtrace-leak.o"
