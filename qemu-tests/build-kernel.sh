@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build the patched Linux 6.12 kernel for the QEMU tests.
 #
-#   qemu-tests/build-kernel.sh [qemu|debug|retain|bench|systemd|flight]
+#   qemu-tests/build-kernel.sh [qemu|debug|retain|bench|flight]
 #
 # Sources come from Debian's linux-source-6.12 package.  Everything heavy
 # is cached under ${KMF_CACHE:-~/.cache/kmemflight}: the unpacked tree
@@ -20,9 +20,8 @@ qemu) frags="qemu.config kmemtrace.config" ;;
 debug) frags="qemu.config kmemtrace.config debug.config" ;;
 retain) frags="qemu.config kmemtrace.config retain-test.config" ;;
 bench) frags="qemu.config kmemtrace.config bench.config" ;;
-systemd) frags="qemu.config kmemtrace.config systemd.config" ;;
 flight) frags="qemu.config kmemtrace.config flight.config" ;;
-*) echo "usage: $0 [qemu|debug|retain|bench|systemd|flight]" >&2; exit 2 ;;
+*) echo "usage: $0 [qemu|debug|retain|bench|flight]" >&2; exit 2 ;;
 esac
 
 log() { echo "build-kernel: $*" >&2; }
@@ -132,7 +131,7 @@ if up_to_date; then
 	exit 0
 fi
 
-# The retain, bench, systemd and flight kernels are the QEMU kernel and
+# The retain, bench and flight kernels are the QEMU kernel and
 # a sample or a few options more:
 # start from a copy of that build, so that only what differs is compiled.
 qemu_build=$cache/build-$tag-qemu

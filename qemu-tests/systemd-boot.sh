@@ -74,7 +74,7 @@ if [ -n "$debkernel" ]; then
 	kver=${kernel##*/vmlinuz-}
 	kmoddir=$debkernel/lib/modules/$kver
 else
-	[ -n "$kernel" ] || kernel=$("$repo/qemu-tests/build-kernel.sh" systemd)
+	[ -n "$kernel" ] || kernel=$("$repo/qemu-tests/build-kernel.sh" qemu)
 	kver=$(cat "${kernel%/arch/x86/boot/bzImage}/include/config/kernel.release" 2>/dev/null) ||
 		kver=$(file -bL "$kernel" | sed -n 's/.*, version \([^ ]*\) .*/\1/p')
 fi

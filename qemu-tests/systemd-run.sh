@@ -16,7 +16,7 @@ mkdir -p "$out"
 # shellcheck source=qemu-tests/check.sh
 . "$repo/qemu-tests/check.sh"
 
-kernel=$("$repo/qemu-tests/build-kernel.sh" systemd) || {
+kernel=$("$repo/qemu-tests/build-kernel.sh" qemu) || {
 	echo "not ok 1 - systemd: build the kernel that runs systemd"
 	echo "systemd: 0 passed, 1 failed"
 	exit 1
