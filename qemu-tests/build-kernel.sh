@@ -82,6 +82,11 @@ up_to_date() {
 	[ -f "$build/.kmf-stamp" ] && [ "$(cat "$build/.kmf-stamp")" = "$inputs" ] &&
 		[ -f "$build/arch/x86/boot/bzImage" ]
 }
+# What the kernels seeded from the QEMU build share with it: the QEMU
+# kernel's fragments.  A build directory remembers (.kmf-base) the ones
+# it was last built with.
+base=$(cat "$repo/Kconfig/qemu.config" "$repo/Kconfig/kmemtrace.config" |
+	sha256sum | cut -d' ' -f1)
 # the tree holds this patch: the same files, each as staged (the suites
 # that read the tree count on it, up to date or not)
 manifest=$src/.kmf-manifest
@@ -133,8 +138,17 @@ fi
 
 # The retain, bench and flight kernels are the QEMU kernel and
 # a sample or a few options more:
-# start from a copy of that build, so that only what differs is compiled.
+# start from a copy of that build, so that only what differs is compiled;
+# and again when the QEMU kernel's fragments change (an option most of
+# the tree depends on would otherwise be a whole build of each), once
+# the QEMU kernel is built with them.
 qemu_build=$cache/build-$tag-qemu
+if [ "$flavor" != qemu ] && [ "$flavor" != debug ] && [ -d "$build" ] &&
+	[ "$(cat "$build/.kmf-base" 2>/dev/null)" != "$base" ] &&
+	[ "$(cat "$qemu_build/.kmf-base" 2>/dev/null)" = "$base" ]; then
+	log "the QEMU kernel's fragments changed: seeding $build again"
+	rm -rf "$build"
+fi
 if [ "$flavor" != qemu ] && [ "$flavor" != debug ] && [ ! -d "$build" ] &&
 	[ -f "$qemu_build/arch/x86/boot/bzImage" ]; then
 	log "seeding $build from $qemu_build"
@@ -186,5 +200,6 @@ make -C "$src" O="$build" -j"$(nproc)" bzImage > "$build/kmf-build.log" 2>&1 || 
 	log "kernel build failed; full log: $build/kmf-build.log"
 	exit 1
 }
+echo "$base" > "$build/.kmf-base"
 echo "$inputs" > "$build/.kmf-stamp"
 echo "$build/arch/x86/boot/bzImage"
