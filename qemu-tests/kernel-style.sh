@@ -198,11 +198,13 @@ samples_alone() {
 				"$t/scripts/config" --file "$b/.config" --disable "$x"
 			fi
 		done
-		make -s -C "$t" O="$b" olddefconfig > "$b/config.log" 2>&1 || { cat "$b/config.log"; return 1; }
-		grep -qx "CONFIG_$o=y" "$b/.config" || { echo "$o: not set"; rc=1; continue; }
-		rm -rf "$b/samples/kmemtrace"
+		# make configures the tree from the edited .config itself
+		# (syncconfig, as olddefconfig would); the samples' objects
+		# built for another option are kept, the archive is made again
+		rm -f "$b/samples/kmemtrace/built-in.a"
 		make -s -C "$t" O="$b" -j"$(nproc)" samples/ > "$b/samples.log" 2>&1 || {
 			cat "$b/samples.log"; rc=1; continue; }
+		grep -qx "CONFIG_$o=y" "$b/.config" || { echo "$o: not set"; rc=1; continue; }
 		obj=$(echo "$o" | sed 's/^SAMPLE_KMEMTRACE_//' | tr '[:upper:]_' '[:lower:]-')
 		if ar t "$b/samples/kmemtrace/built-in.a" 2>/dev/null | grep -q "/kmemtrace-$obj\.o$"; then
 			echo "$o alone: kmemtrace-$obj.o is built in"
