@@ -104,6 +104,21 @@ shell_lint() {
 	fi
 }
 
+# The user-space suites that use one core and wait for nothing (ci.sh
+# --beside), run beside the boot suites, whose guests leave a core idle
+# much of the time: cli, then fuzz, each into its log with its time.
+if [ "${1:-}" = --beside ]; then
+	for s in cli fuzz; do
+		t0=$(date +%s)
+		case $s in
+		cli) make -s cli ;;
+		fuzz) fuzz_smoke ;;
+		esac > "$log/$s.log" 2>&1
+		echo "$(($(date +%s) - t0))" > "$log/$s.took"
+	done
+	exit 0
+fi
+
 echo "=== setup"
 qemu-tests/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 make -s all || { echo "0 passed, 1 failed"; exit 1; }
@@ -113,19 +128,23 @@ suite perf tests/perf/parity.sh
 # while the user-space suites use one core (qemu-tests/prebuild.sh), in
 # a process group of its own that goes when ci.sh does.
 prebuild=
-stop_prebuild() {
+beside=
+stop_background() {
 	[ -z "$prebuild" ] || kill -TERM -- "-$prebuild" 2>/dev/null
+	[ -z "$beside" ] || kill -TERM -- "-$beside" 2>/dev/null
 }
-trap 'stop_prebuild; exit 130' INT TERM
-trap stop_prebuild EXIT
+trap 'stop_background; exit 130' INT TERM
+trap stop_background EXIT
 setsid nice -n 10 qemu-tests/prebuild.sh > "$log/prebuild.log" 2>&1 &
 prebuild=$!
 suite unit unit_tests
-suite cli make -s cli
-suite fuzz fuzz_smoke
 suite shellcheck shell_lint
 suite kernel-style qemu-tests/kernel-style.sh
 suite distro-config qemu-tests/distro-config.sh
+# cli and fuzz from here, beside the boots, niced below the kernel builds
+rm -f "$log/cli.log" "$log/cli.took" "$log/fuzz.log" "$log/fuzz.took"
+setsid nice -n 15 sh "$0" --beside > "$log/beside.log" 2>&1 &
+beside=$!
 suite qemu qemu-tests/run.sh
 suite flight qemu-tests/flight-run.sh
 suite systemd qemu-tests/systemd-run.sh
@@ -133,6 +152,22 @@ suite boot-regression qemu-tests/boot-regression.sh
 
 wait "$prebuild" || { echo "ci: the background builds (build/ci/prebuild.log) failed:"; tail -20 "$log/prebuild.log"; }
 prebuild=
+t0=$(date +%s)
+wait "$beside"
+beside=
+echo "=== cli and fuzz, run beside the boot suites: waited $(($(date +%s) - t0)) s for them"
+for s in cli fuzz; do
+	echo "=== $s"
+	if [ -f "$log/$s.log" ]; then
+		cat "$log/$s.log"
+		tally "$log/$s.log"
+	else
+		echo "ci: $s did not run (build/ci/beside.log):"
+		tail -20 "$log/beside.log"
+		total_fail=$((total_fail + 1))
+	fi
+	echo "=== $s: $(cat "$log/$s.took" 2>/dev/null || echo '?') s, beside the boot suites"
+done
 echo "ci: $(($(date +%s) - start)) s"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
