@@ -5,8 +5,10 @@
 # shell lint, the kernel style gates, the series compiled with Debian's
 # configuration, the QEMU boot tests, the flight recorder's triggers in
 # a QEMU guest, a Debian boot with systemd in the
-# initramfs and the root, and the boot regression gate.
-# Ends with "N passed, N failed".
+# initramfs and the root, and the boot regression gate.  The kernels
+# and the Debian root are made in the background from the start
+# (prebuild.sh); the CLI tests and the fuzz smoke run beside the boot
+# suites and are printed after them.  Ends with "N passed, N failed".
 set -u
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
