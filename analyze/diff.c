@@ -978,7 +978,7 @@ int cmd_diff(int argc, char **argv)
 				 o.path[side], d.side[side].h.unknown_cache);
 		/* short totals could hide a regression: no verdict on them */
 		if (d.side[side].h.lost && !o.allow_lost) {
-			kmf_error("%s: %" PRIu64 " events were lost while recording, so its totals are short; boot with more kmemtrace.subbufs, or pass --allow-lost",
+			kmf_error("%s: %" PRIu64 " events were lost while recording, so its totals are short; boot with a larger kmemtrace.size, or pass --allow-lost",
 				  o.path[side], d.side[side].h.lost);
 			goto out;
 		}

@@ -427,8 +427,7 @@ static int collect(struct flame *fl, const struct kmt_slab *s,
 		ret = named_stack(fl, "slab", "[free-room-in-slab-pages]",
 				  fl->slab_pages - s->live_bytes);
 	if (!ret && mb && !fl->o->allocated) {
-		uint64_t buffers = t->has_buffers ? t->buffer_bytes :
-			(uint64_t)t->fmt.nr_subbufs * t->fmt.subbuf_size * t->nr_cpus;
+		uint64_t buffers = kmt_trace_buffer_bytes(t);
 
 		/* those the trace did not see allocated: not in its pages */
 		if (buffers > s->held.buf_pages)

@@ -183,11 +183,19 @@ int cmd_info(int argc, char **argv)
 		printf("attach:      %s\n", val);
 	if (kmt_trace_meta(&t, "addresses", val, sizeof(val)) && !strcmp(val, "relative"))
 		printf("addresses:   relative to _stext and the direct map (saved with --no-addresses)\n");
-	printf("recorder:    ABI %u, %u-bit, %u x %u-byte sub-buffers per CPU, clock %.16s\n",
-	       t.fmt.abi_version, t.fmt.word_size * 8, t.fmt.nr_subbufs,
-	       t.fmt.subbuf_size, t.fmt.clock);
+	printf("recorder:    ABI %u, %u-bit, %u x %u-byte sub-buffers %s, clock %.16s\n",
+	       t.fmt.abi_version, t.fmt.word_size * 8,
+	       t.fmt.pool_subbufs ? t.fmt.pool_subbufs : t.fmt.nr_subbufs,
+	       t.fmt.subbuf_size,
+	       t.fmt.pool_subbufs ? "in one pool for all CPUs" : "per CPU",
+	       t.fmt.clock);
 	print_groups(&t);
-	if (t.has_buffers)
+	if (t.fmt.pool_subbufs)
+		printf("buffers:     %" PRIu64 " bytes in one pool; after the save %" PRIu64
+		       " of them held by %u of %u possible CPUs\n",
+		       kmt_trace_buffer_bytes(&t), t.buffer_bytes, t.nr_buffered,
+		       t.nr_possible);
+	else if (t.has_buffers)
 		printf("buffers:     %" PRIu64 " bytes on %u of %u possible CPUs (allocated as they came up)\n",
 		       t.buffer_bytes, t.nr_buffered, t.nr_possible);
 	{

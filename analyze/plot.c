@@ -266,9 +266,7 @@ static int open_series(struct series *sr, const char *path,
 	if (sr->t.flight.present && sr->t.flight.mode == KMT_MODE_FLIGHT &&
 	    !kmt_window_find(&sr->t, 0, &sr->w, &err))
 		sr->flight = true;
-	sr->buffers = sr->t.has_buffers ? sr->t.buffer_bytes :
-		      (uint64_t)sr->t.fmt.nr_subbufs * sr->t.fmt.subbuf_size *
-		      sr->t.nr_cpus;
+	sr->buffers = kmt_trace_buffer_bytes(&sr->t);
 	return 0;
 }
 

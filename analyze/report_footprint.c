@@ -260,8 +260,7 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 	b.rec_objs = s.rec_slab_bytes;
 	b.rec_pages = s.rec_page_bytes;
 	last = s.last_ts;
-	b.buffers = t->has_buffers ? t->buffer_bytes :
-		    (uint64_t)t->fmt.nr_subbufs * t->fmt.subbuf_size * t->nr_cpus;
+	b.buffers = kmt_trace_buffer_bytes(t);
 	if (b.mem_free + b.pcp <= b.mem_total)
 		b.allocated = b.mem_total - b.mem_free - b.pcp;
 	b.unexplained = (int64_t)b.allocated - (int64_t)(b.pages + b.buffers);

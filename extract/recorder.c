@@ -345,14 +345,20 @@ int kmt_recorder_stats(struct kmt_recorder *r, struct kmt_cpu_stats **out,
 		/*
 		 * kernels before CPU hotplug had no buffer_bytes column,
 		 * those before flight mode no overwritten column, those
-		 * before it counted them no frozen_dropped column
+		 * before it counted them no frozen_dropped column, those
+		 * before the pool no has_slots column
 		 */
+		unsigned int map = 0;
+
 		c.overwritten = 0;
 		c.frozen_dropped = 0;
 		n_f = sscanf(line, "%u %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-			     " %" SCNu64 " %" SCNu64, &c.cpu, &c.events, &c.lost,
-			     &consumed, &c.buffer, &c.overwritten, &c.frozen_dropped);
+			     " %" SCNu64 " %" SCNu64 " %u", &c.cpu, &c.events, &c.lost,
+			     &consumed, &c.buffer, &c.overwritten, &c.frozen_dropped,
+			     &map);
 		c.has_buffer = n_f >= 5;
+		c.has_slots_col = n_f >= 8;
+		c.has_slots = map;
 		if (n_f < 3) {
 			free(buf);
 			free(s);

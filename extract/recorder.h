@@ -18,8 +18,10 @@ struct kmt_cpu_stats {
 	unsigned int cpu;
 	uint64_t events;
 	uint64_t lost;
-	uint64_t buffer;	/* bytes of its buffer, 0: none (yet) */
+	uint64_t buffer;	/* bytes of its buffer (of the pool: held now), 0: none (yet) */
 	bool has_buffer;	/* the kernel says (else: every CPU has one) */
+	bool has_slots_col;	/* the kernel has the pool: has_slots says */
+	bool has_slots;		/* it may take sub-buffers of the pool */
 	uint64_t overwritten;	/* flight mode's reused events (0: none, or no such kernel) */
 	uint64_t frozen_dropped;	/* dropped while frozen (0: none, or no such kernel) */
 };
@@ -31,9 +33,14 @@ struct kmt_recorder_flight {
 	uint64_t trigger_ts, frozen_ts;
 };
 
-/* Whether @c has a buffer to read. */
+/*
+ * Whether @c has a buffer to read: with the pool, whether it may take
+ * sub-buffers (one that holds none now may have some in the spool).
+ */
 static inline bool kmt_cpu_has_buffer(const struct kmt_cpu_stats *c)
 {
+	if (c->has_slots_col)
+		return c->has_slots;
 	return !c->has_buffer || c->buffer;
 }
 

@@ -886,7 +886,7 @@ int cmd_save(int argc, char **argv)
 		kmf_warn("%" PRIu64 " events were lost on CPUs that got no buffer (out of memory when they came up: see the kernel log)",
 			 lost_nobuf);
 	if (lost > lost_nobuf)
-		kmf_warn("%" PRIu64 " events were lost: the buffers filled up (boot with a larger kmemtrace.subbufs%s)",
+		kmf_warn("%" PRIu64 " events were lost: the buffers filled up (boot with a larger kmemtrace.size%s)",
 			 lost - lost_nobuf, summary[0] ? "" : ", or start 'kmemflight attach' early");
 	if (o.boot_dir) {
 		/* the trace is safe: what fails now loses nothing */

@@ -201,6 +201,11 @@ bool kmt_trace_meta(const struct kmt_trace *t, const char *key, char *buf,
 		    size_t size);
 const struct kmt_cache *kmt_trace_cache(const struct kmt_trace *t, uint32_t id);
 /*
+ * Bytes of the recorder's buffers: the pool, else what the topology says
+ * each CPU had, else nr_subbufs for every CPU.
+ */
+uint64_t kmt_trace_buffer_bytes(const struct kmt_trace *t);
+/*
  * The kernel's totals at the save, in bytes: a /proc/meminfo line
  * ("MemFree", its kB times 1024) or a /proc/vmstat counter ("nr_slab_
  * unreclaimable_B" as is, others times the page size).  false when the

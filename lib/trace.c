@@ -76,6 +76,7 @@ int kmt_format_parse(const uint8_t *p, size_t len, bool swap,
 		memset((uint8_t *)&f + f.header_size, 0, sizeof(f) - f.header_size);
 	f.nr_gfp_names = sw16(swap, f.nr_gfp_names);
 	f.gfp_name_size = sw16(swap, f.gfp_name_size);
+	f.pool_subbufs = sw32(swap, f.pool_subbufs);
 
 	if (f.magic != KMT_FORMAT_MAGIC)
 		return kmt_errf(err, EBADMSG,
@@ -863,6 +864,14 @@ static bool text_value(const char *text, size_t len, const char *name,
 		return true;
 	}
 	return false;
+}
+
+uint64_t kmt_trace_buffer_bytes(const struct kmt_trace *t)
+{
+	if (t->fmt.pool_subbufs)
+		return (uint64_t)t->fmt.pool_subbufs * t->fmt.subbuf_size;
+	return t->has_buffers ? t->buffer_bytes :
+	       (uint64_t)t->fmt.nr_subbufs * t->fmt.subbuf_size * t->nr_cpus;
 }
 
 bool kmt_trace_meminfo(const struct kmt_trace *t, const char *name,

@@ -115,6 +115,20 @@ test_expect_success 'CPUs that never came up are left out, a CPU without a buffe
 	test_cmp want.rest got.rest
 '
 
+test_expect_success 'the pool: a CPU that holds none of it now is read all the same, info names the pool' '
+	"$MKTRACE" pool tfs && mkks &&
+	save boot.kmt > out 2> err &&
+	grep -q "^\[ kmemflight: saved 14 events from 3 CPUs (5 lost) to boot.kmt" out &&
+	"$KMF" info boot.kmt > info &&
+	grep -q "^recorder:    ABI 2, 64-bit, 32 x 4096-byte sub-buffers in one pool for all CPUs, clock local_clock$" info &&
+	grep -q "^buffers:     131072 bytes in one pool; after the save 8192 of them held by 1 of 4 possible CPUs$" info &&
+	awk "\$1 == 1 { exit !(\$5 > 0) }" info &&
+	"$KMF" report boot.kmt > got 2> err &&
+	grep -v "^Events lost:" got > got.rest &&
+	grep -v "^Events lost:" "$TEST_DIR/expect/basic.report" > want.rest &&
+	test_cmp want.rest got.rest
+'
+
 test_expect_success 'lockdown=confidentiality: says what lockdown closes, writes nothing' '
 	mkdir tfs && echo "none integrity [confidentiality]" > lockdown &&
 	test_must_fail save boot.kmt 2> err &&

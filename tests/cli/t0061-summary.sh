@@ -78,7 +78,7 @@ test_expect_success 'a trace that lost events: an error, unless --allow-lost' '
 	sum b 100 0 && sum n 100 0 5 &&
 	test_must_fail "$KMF" diff b n > out 2> err &&
 	test ! -s out &&
-	grep -q "^kmemflight diff: error: n: 5 events were lost while recording, so its totals are short; boot with more kmemtrace.subbufs, or pass --allow-lost$" err &&
+	grep -q "^kmemflight diff: error: n: 5 events were lost while recording, so its totals are short; boot with a larger kmemtrace.size, or pass --allow-lost$" err &&
 	"$KMF" diff --allow-lost b n > out 2> err &&
 	grep -q "^kmemflight diff: warning: n: 5 events were lost while recording: totals are short$" err
 '

@@ -48,6 +48,7 @@ struct kb {
 	int abi;		/* record format: KMT_ABI_VERSION or 1 */
 	bool raw_str;		/* the string is several STR fields, encoded */
 	bool flight;		/* write a KMT_SEC_FLIGHT section */
+	unsigned int pool;	/* a recorder with a pool of this many sub-buffers */
 	char *tasks;		/* KMT_SEC_TASKS text, or NULL */
 	char *cgroups;		/* KMT_SEC_CGROUPS text, or NULL */
 	bool tasks_v0;		/* task records without the cgroup id */
@@ -189,6 +190,11 @@ void kb_set_kallsyms(struct kb *b, const char *text)
 {
 	free(b->kallsyms);
 	b->kallsyms = strdup(text);
+}
+
+void kb_set_pool(struct kb *b, unsigned int nr)
+{
+	b->pool = nr;
 }
 
 void kb_set_topology(struct kb *b, const char *text)
@@ -697,7 +703,8 @@ static void format_blob(struct kb *b, struct kb_buf *fmt)
 	f.layout_size = s16(b, sizeof(struct kmt_layout));
 	f.subbuf_header_size = s16(b, sizeof(struct kmt_subbuf_header));
 	f.subbuf_size = s32(b, b->subbuf_size);
-	f.nr_subbufs = s32(b, 64);
+	f.nr_subbufs = s32(b, b->pool ? (b->pool < 256 ? b->pool : 256) : 64);
+	f.pool_subbufs = s32(b, b->pool);
 	f.nr_cpu_ids = s32(b, b->nr_cpus);
 	strcpy(f.clock, "local_clock");
 	f.text_base = s64(b, KB_TEXT_BASE);
@@ -850,6 +857,17 @@ static int put_file(const char *dir, const char *name, const void *p,
 	return ret;
 }
 
+/*
+ * Bytes CPU @cpu has of the buffers: its own buffer; with the pool, what
+ * it holds: CPU 0 two sub-buffers, the others none.
+ */
+static unsigned long long cpu_buffer_bytes(struct kb *b, unsigned int cpu)
+{
+	if (!b->pool)
+		return KB_BUFFER_BYTES;
+	return cpu ? 0 : 2ull * b->subbuf_size;
+}
+
 /* The topology as tracefs shows it: every possible CPU with its buffer. */
 static void recorder_topology(struct kb *b, struct kb_buf *out, bool old,
 			      unsigned int absent)
@@ -864,8 +882,8 @@ static void recorder_topology(struct kb *b, struct kb_buf *out, bool old,
 		if (!nl)
 			nl = t + strlen(t);
 		if (!old && sscanf(t, "cpu %u node %d", &cpu, &node) == 2) {
-			snprintf(line, sizeof(line), "cpu %u node %d buffer %u\n",
-				 cpu, node, KB_BUFFER_BYTES);
+			snprintf(line, sizeof(line), "cpu %u node %d buffer %llu\n",
+				 cpu, node, cpu_buffer_bytes(b, cpu));
 			buf_put(out, line, strlen(line));
 			nr++;
 		} else {
@@ -905,6 +923,8 @@ int kb_write_recorder(struct kb *b, const char *dir, bool old,
 	ret = ret ?: put_file(path, "topology", topo.p, topo.len);
 	if (old)
 		buf_put(&stats, "# cpu events lost subbufs_read\n", 31);
+	else if (b->pool)
+		buf_put(&stats, "# cpu events lost subbufs_read held_bytes overwritten frozen_dropped has_slots\n", 79);
 	else if (b->flight)
 		buf_put(&stats, "# cpu events lost subbufs_read buffer_bytes overwritten frozen_dropped\n", 71);
 	else
@@ -927,13 +947,18 @@ int kb_write_recorder(struct kb *b, const char *dir, bool old,
 		struct kb_cpu *c = &b->cpu[i];
 
 		close_subbuf(b, c);
-		snprintf(line, sizeof(line), "%u %llu %llu 0%s", i,
+		snprintf(line, sizeof(line), "%u %llu %llu 0", i,
 			 (unsigned long long)(c->events_set ? c->kernel_events : c->events),
-			 (unsigned long long)c->lost, old ? "" : " " KB_STR(KB_BUFFER_BYTES));
-		if (b->flight)
+			 (unsigned long long)c->lost);
+		if (!old)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), " %llu",
+				 cpu_buffer_bytes(b, i));
+		if (b->flight || b->pool)
 			snprintf(line + strlen(line), sizeof(line) - strlen(line), " %llu %llu",
 				 (unsigned long long)c->overwritten,
 				 (unsigned long long)c->frozen_dropped);
+		if (b->pool)
+			strcat(line, " 1");
 		strcat(line, "\n");
 		buf_put(&stats, line, strlen(line));
 		snprintf(path, sizeof(path), "%s/kmemtrace/per_cpu/cpu%u", dir, i);
@@ -943,8 +968,9 @@ int kb_write_recorder(struct kb *b, const char *dir, bool old,
 	}
 	/* CPUs that never came up: the last of them lost events for want of one */
 	for (i = b->nr_cpus; i < b->nr_cpus + absent && !ret; i++) {
-		snprintf(line, sizeof(line), "%u 0 %llu 0 0\n", i,
-			 i + 1 == b->nr_cpus + absent ? (unsigned long long)absent_lost : 0ull);
+		snprintf(line, sizeof(line), "%u 0 %llu 0 0%s\n", i,
+			 i + 1 == b->nr_cpus + absent ? (unsigned long long)absent_lost : 0ull,
+			 b->pool ? " 0 0 0" : "");
 		buf_put(&stats, line, strlen(line));
 		snprintf(path, sizeof(path), "%s/kmemtrace/per_cpu/cpu%u", dir, i);
 		if (mkdir(path, 0700) && errno != EEXIST)

@@ -184,6 +184,8 @@ int kb_write(struct kb *b, const char *path);
 #define KB_BUFFER_BYTES	262144
 #define KB_STR_(x)	#x
 #define KB_STR(x)	KB_STR_(x)
+/* A recorder whose sub-buffers are one pool of @nr (pool_subbufs). */
+void kb_set_pool(struct kb *b, unsigned int nr);
 int kb_write_recorder(struct kb *b, const char *dir, bool old,
 		      unsigned int absent, uint64_t absent_lost);
 /*

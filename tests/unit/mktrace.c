@@ -635,7 +635,7 @@ int main(int argc, char **argv)
 	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms FILE\n"
-			"       mktrace tracefs|debugfs|hotplug DIR\n"
+			"       mktrace tracefs|debugfs|hotplug|pool DIR\n"
 			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown|memblock FILE\n"
 			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock FILE\n"
 			"       mktrace flight|flight-v1 FILE, mktrace flight-recorder DIR\n"
@@ -655,7 +655,7 @@ int main(int argc, char **argv)
 			kb_set_kallsyms(b, "");
 		else if (strcmp(argv[1], "basic") && strcmp(argv[1], "swapped") &&
 			 strcmp(argv[1], "tracefs") && strcmp(argv[1], "debugfs") &&
-			 strcmp(argv[1], "hotplug")) {
+			 strcmp(argv[1], "hotplug") && strcmp(argv[1], "pool")) {
 			fprintf(stderr, "mktrace: unknown scenario %s\n", argv[1]);
 			kb_free(b);
 			return 2;
@@ -664,12 +664,20 @@ int main(int argc, char **argv)
 	/*
 	 * A recorder tree: in tracefs; in debugfs as older kernels had it;
 	 * in tracefs with two more possible CPUs that never came up, one of
-	 * which lost 5 events for want of a buffer.
+	 * which lost 5 events for want of a buffer; with a pool of 32
+	 * sub-buffers, of which CPU 1 holds none (its events were read
+	 * before: they are in its data file all the same, as a spool would
+	 * have them) and the same CPUs that never came up.
 	 */
 	if (!strcmp(argv[1], "tracefs") || !strcmp(argv[1], "debugfs") ||
-	    !strcmp(argv[1], "hotplug")) {
-		bool hotplug = !strcmp(argv[1], "hotplug");
+	    !strcmp(argv[1], "hotplug") || !strcmp(argv[1], "pool")) {
+		bool hotplug = !strcmp(argv[1], "hotplug") || !strcmp(argv[1], "pool");
 
+		if (!strcmp(argv[1], "pool")) {
+			/* pool_subbufs is in the header after the GFP names' fields */
+			kb_set_gfp_names(b, true);
+			kb_set_pool(b, 32);
+		}
 		ret = kb_write_recorder(b, argv[2], !strcmp(argv[1], "debugfs"),
 					hotplug ? 2 : 0, hotplug ? 5 : 0);
 		kb_free(b);

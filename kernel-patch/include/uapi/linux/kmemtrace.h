@@ -396,7 +396,8 @@ struct kmt_layout {
  * @layout_size:      sizeof(struct kmt_layout)
  * @subbuf_header_size: sizeof(struct kmt_subbuf_header)
  * @subbuf_size:      bytes per sub-buffer, header included
- * @nr_subbufs:       sub-buffers per CPU
+ * @nr_subbufs:       sub-buffers one CPU holds at most: its own, or with
+ *                    a pool (@pool_subbufs) the pool's up to 256
  * @nr_cpu_ids:       highest possible CPU number + 1
  * @reserved:         zero
  * @clock:            NUL-terminated name of the clock ("local_clock")
@@ -407,9 +408,13 @@ struct kmt_layout {
  * @nr_gfp_names:     number of &struct kmt_gfp_name after the layouts
  * @gfp_name_size:    sizeof(struct kmt_gfp_name)
  * @reserved2:        zero
+ * @pool_subbufs:     sub-buffers of the pool that all CPUs share, each
+ *                    taking them as it fills them; 0 for a recorder that
+ *                    gave every CPU nr_subbufs of its own
+ * @reserved3:        zero
  *
  * Readers take the layouts from offset @header_size: a header shorter
- * than this one (no GFP names) is as valid as a longer one.
+ * than this one (no GFP names, no pool) is as valid as a longer one.
  */
 struct kmt_format {
 	__u32	magic;
@@ -431,7 +436,12 @@ struct kmt_format {
 	__u16	nr_gfp_names;
 	__u16	gfp_name_size;
 	__u32	reserved2;
+	__u32	pool_subbufs;
+	__u32	reserved3;
 };
+
+/* The cpu field of a KMT_EV_BUFFER record of a sub-buffer of the pool. */
+#define KMT_BUFFER_POOL		0xfffffffeU
 
 /**
  * struct kmt_gfp_name - one name the kernel gives to GFP flags
