@@ -102,23 +102,29 @@ edit mm-Kconfig.debug.patch
 add include/linux/kmemtrace.h mm/kmemtrace/internal.h mm/kmemtrace/buffer.h \
 	mm/kmemtrace/buffer.c
 makefile_with buffer.o
-commit "mm: kmemtrace: per-CPU buffers that the kernel owns" \
+commit "mm: kmemtrace: a pool of sub-buffers that the kernel owns" \
 "kmemtrace records the kmem tracepoints from right after
-kmem_cache_init(), long before trace_init(), into per-CPU buffers that
-the kernel owns until user space reads them: no process context is
-needed to record.  This patch adds the buffers and the option; nothing
-builds them until the recorder is hooked into mm at the end of the
-series.
+kmem_cache_init(), long before trace_init(), into sub-buffers that the
+kernel owns until user space reads them: no process context is needed
+to record.  This patch adds the buffers and the option; nothing builds
+them until the recorder is hooked into mm at the end of the series.
 
-Each CPU's buffer is a ring of sub-buffers.  A writer reserves space
-with one CPU-local cmpxchg on a state word that holds the write
-position, the current sub-buffer and the low half of the last time, so
-an IRQ or NMI that records inside a write simply retries; records are
-written straight into the reserved space, fields at fixed offsets (the
-fast path, inline in buffer.h for the probes), and committed with a
-count per sub-buffer that readers check before they copy it.  When no
-sub-buffer is free, boot mode drops the event and counts it, keeping
-the earliest events; flight mode (added later) reuses the oldest.
+The sub-buffers are one pool for the machine, whatever its number of
+CPUs; each CPU takes one from the pool when it opens one (a bit of a
+free bitmap, test_and_clear_bit(): no lock, so an NMI may) and a reader
+gives it back.  Each CPU writes its own sequence of sub-buffers, and
+each CPU's slots say which block of the pool each sequence number has.
+A writer reserves space with one CPU-local cmpxchg on a state word
+that holds the write position, the current sequence number and the
+low half of the last time, so an IRQ or NMI that records inside a
+write simply retries; the next sub-buffer's block is taken before the
+reservation that opens it, so that whoever writes it first finds its
+memory.  Records are written straight into the reserved space, fields
+at fixed offsets (the fast path, inline in buffer.h for the probes),
+and committed with a count per sub-buffer that readers check before
+they copy it.  When the pool has no free sub-buffer, boot mode drops
+the event and counts it, keeping the earliest events; flight mode
+(added later) reuses the CPU's oldest.
 
 The time is local_clock().  Where the architecture can say what
 local_clock() is on a CPU (ARCH_HAS_KMEMTRACE_CLOCK, added for x86 by
@@ -239,10 +245,12 @@ and what it freed, and the zones compacted."
 add mm/kmemtrace/flight.c
 makefile_with buffer.o probes.o wrappers.o early.o tasks.o latency.o flight.o
 commit "mm: kmemtrace: flight mode and its triggers" \
-"In flight mode (kmemtrace.mode=flight) a full buffer reuses its oldest
-sub-buffer instead of dropping new events, and counts what it
-overwrote: the buffers hold the latest events for as long as the
-machine runs.  Triggers freeze them: the OOM killer choosing a victim
+"In flight mode (kmemtrace.mode=flight) each CPU holds at most its share
+of the pool (the pool over the online CPUs, rounded down), then reuses
+its oldest sub-buffer instead of dropping new events, and counts what
+it overwrote: the buffers hold the latest events for as long as the
+machine runs, and a CPU that starts recording late still finds its
+share.  Triggers freeze them: the OOM killer choosing a victim
 (or a memory cgroup's, off by default), a page or slab allocation
 failure the kernel warns of, a direct reclaim longer than
 kmemtrace.stall_us, a write to tracefs.  The trigger writes a record
@@ -253,13 +261,16 @@ saves the window."
 
 add mm/kmemtrace/setup.c
 makefile_with buffer.o probes.o wrappers.o early.o tasks.o latency.o flight.o setup.o
-commit "mm: kmemtrace: buffers for each CPU, event groups, enable" \
-"Allocate the boot CPU's buffer before the probes attach, from
-kmemtrace_init(), and every other CPU's from a CPU hotplug prepare
-callback before that CPU runs: CPUs that never come up cost nothing,
-and one that goes offline keeps its buffer until it is read.  A CPU
-without memory for a buffer still comes up; its events are counted as
-lost.
+commit "mm: kmemtrace: the pool, slots for each CPU, event groups, enable" \
+"Allocate the pool (kmemtrace.size, 16 MiB by default; kmemtrace.subbufs
+sets its number of sub-buffers instead), each node's share in
+proportion to its CPUs, and the boot CPU's slots before the probes
+attach, from kmemtrace_init(); every other CPU's slots from a CPU hotplug
+prepare callback before that CPU runs: CPUs that never come up cost
+nothing, and one that goes offline keeps what it holds until it is
+read.  A CPU without memory for its slots still comes up; its events are
+counted as lost.  fail_kmemtrace_slots= (CONFIG_FAIL_KMEMTRACE_SLOTS)
+injects that failure.
 
 The events come in groups (kmem, boot, reclaim, compaction) chosen
 with kmemtrace.events= and attached together.  Off unless booted with

@@ -4,7 +4,8 @@
 # turn, each once the watch has saved the one before and armed the
 # recorder again:
 #
-#  1. an allocation storm (the kmemtrace-stress sample), which overwrites,
+#  1. an allocation storm (the kmemtrace-stress sample, 100000 pairs on
+#     every CPU), which overwrites,
 #     then a minute of it, with the kernel's memory before and after;
 #  2. the OOM killer: busybox tail /dev/zero keeps all it reads;
 #     then the same with the reclaim group recorded and a 1 us threshold:
@@ -45,7 +46,7 @@ waited() {	# N: the watch waits for its Nth trigger (saved N - 1), up to 120 s
 
 waited 1 || exit 1
 cat $k/mode $k/triggers $k/frozen > /out/armed
-echo 20000 > /sys/kernel/debug/kmemtrace-stress
+echo 100000 > /sys/kernel/debug/kmemtrace-stress
 cat $k/stats > /out/stats.storm
 grep -E '^(MemFree|Slab|KernelStack|PageTables):' /proc/meminfo > /out/mem.before
 start=$(cut -d' ' -f1 /proc/uptime)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemtrace: the per-CPU buffers - reserve and commit, the clock, the
- * general path that writes any record field by field.
+ * kmemtrace: the buffers - the pool of sub-buffers, reserve and commit,
+ * the clock, the general path that writes any record field by field.
  *
- * When no sub-buffer is free, boot mode drops the event and counts it:
- * the earliest events are kept, for a reader that drains the buffers.
- * Flight mode reuses the oldest sub-buffer and counts its events as
- * overwritten: the latest events are kept, until a trigger freezes every
- * CPU's buffer for a reader that comes later (flight.c).
+ * When the pool has no free sub-buffer, boot mode drops the event and
+ * counts it: the earliest events are kept, for a reader that drains the
+ * buffers.  Flight mode gives the CPU's oldest sub-buffer back and counts
+ * its events as overwritten: the latest events are kept, until a trigger
+ * freezes every CPU's buffer for a reader that comes later (flight.c).
  *
  * The format is defined in include/uapi/linux/kmemtrace.h and specified in
  * Documentation/trace/kmemtrace-format.rst.
@@ -21,9 +21,8 @@
 
 DEFINE_PER_CPU(struct kmt_cpu, kmt_cpu_buf);
 
-unsigned int kmt_nr_subbufs = KMT_DEFAULT_SUBBUFS;
-unsigned int kmt_subbuf_mask = KMT_DEFAULT_SUBBUFS - 1;
 unsigned int kmt_subbuf_size = KMT_DEFAULT_SUBBUF_SIZE;
+struct kmt_pool kmt_pool __read_mostly;
 unsigned int kmt_mode __read_mostly = KMT_MODE_BOOT;
 
 /* ---- the clock -------------------------------------------------------- */
@@ -58,17 +57,135 @@ static void kmt_clock_update(struct kmt_cpu *cb)
 	WRITE_ONCE(cb->clock_busy, false);
 }
 
+/* ---- the pool -------------------------------------------------------- */
+
+/*
+ * A free block of the pool, preferably of node @nid, or NULL.  Lockless
+ * and safe from NMI: a bit of the free map taken with
+ * test_and_clear_bit(), once per sub-buffer a CPU opens.  Fully ordered:
+ * what the reader that gave it back read of it comes before.
+ */
+static void *kmt_pool_get(int nid)
+{
+	unsigned int end = kmt_pool.nr, i;
+	unsigned int start = nid >= 0 && nid < nr_node_ids ? kmt_pool.first[nid] : 0;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = find_next_bit(kmt_pool.free, end, start); i < end;
+		     i = find_next_bit(kmt_pool.free, end, i + 1))
+			if (test_and_clear_bit(i, kmt_pool.free))
+				return kmt_pool.mem[i];
+		end = start;
+		start = 0;
+	}
+	return NULL;
+}
+
+/* Give block @mem back to the pool: nothing refers to it any more.  Any context. */
+void kmt_pool_put(void *mem)
+{
+	/* The reads of it before another CPU can take it and write it. */
+	smp_mb__before_atomic();
+	set_bit(page_private(virt_to_page(mem)), kmt_pool.free);
+}
+
+/*
+ * Until the CPUs are up (kmt_share_settle(), a core_initcall, clears
+ * it), the flight share counts the present CPUs, read each time (some
+ * architectures mark the secondary CPUs present only in
+ * smp_prepare_cpus()): the boot CPU would otherwise take the whole pool
+ * before smp_init() brings the others up.
+ */
+bool kmt_share_present __ro_after_init;
+
+/*
+ * Flight mode: the blocks a CPU may hold, its share of the pool, so that
+ * a CPU that starts recording a lot late still finds some: a CPU at its
+ * share reuses its own oldest sub-buffer, and one above it (after a
+ * switch from boot mode, or when another CPU came online) gives a block
+ * back each time it opens a sub-buffer.  Rounded down, so that every
+ * CPU finds its share: up to a block per CPU stays unused.  Boot mode
+ * has no share: the first to need the pool take it.
+ */
+static unsigned int kmt_flight_share(void)
+{
+	unsigned int cpus = READ_ONCE(kmt_share_present) ? num_present_cpus() :
+			    num_online_cpus();
+
+	return max(kmt_pool.nr / max(cpus, 1U), 1U);
+}
+
+/*
+ * Give @slot, the slot of the next sequence number, a block of the pool
+ * before that sequence number opens.  False when the pool is empty, or
+ * in flight mode when the CPU holds its share.  A writer that
+ * interrupted this one may have given it one meanwhile: this one goes
+ * back then.  One that this writer interrupted may give it one later,
+ * for a sequence number that came and went meanwhile, and that block
+ * then waits in the slot for the slot's next sequence number (parked,
+ * and held: kmt_reuse() moves it on when the CPU holds nothing else).
+ * A full cmpxchg(): a reader on another CPU clears a slot's block, and
+ * x86's cmpxchg without lock would write a failed compare's old value
+ * back over that.
+ */
+noinline bool kmt_take_mem(struct kmt_cpu *cb, struct kmt_slot *slot)
+{
+	void *mem;
+
+	if (READ_ONCE(kmt_mode) == KMT_MODE_FLIGHT &&
+	    atomic_read(&cb->held) >= kmt_flight_share())
+		return false;
+	mem = kmt_pool_get(cb->node);
+	if (!mem)
+		return false;
+	/* before the block is in the slot: held is never below the slots' */
+	atomic_inc(&cb->held);
+	if (cmpxchg(&slot->data, NULL, mem)) {
+		atomic_dec(&cb->held);
+		kmt_pool_put(mem);
+	}
+	return true;
+}
+
+/*
+ * Flight mode, nothing held but blocks parked in the slots of sequence
+ * numbers that came and went (kmt_take_mem()): move one to @next, the
+ * slot of the next sequence number.  Under ->reusing, with no reader:
+ * no other writer moves a parked block, and no writer writes one.
+ */
+static bool kmt_unpark(struct kmt_cpu *cb, struct kmt_slot *next)
+{
+	unsigned int i;
+	void *mem;
+
+	if (READ_ONCE(next->data))
+		return true;
+	for (i = 0; i <= cb->slot_mask; i++) {
+		if (&cb->slot[i] == next || !READ_ONCE(cb->slot[i].data))
+			continue;
+		mem = xchg(&cb->slot[i].data, NULL);
+		if (mem && cmpxchg(&next->data, NULL, mem)) {
+			/* a nested writer gave @next one meanwhile */
+			atomic_dec(&cb->held);
+			kmt_pool_put(mem);
+		}
+		return true;
+	}
+	return false;
+}
+
 /* ---- reserve and commit ----------------------------------------------- */
 
 static void kmt_close_slot(struct kmt_cpu *cb, unsigned int seq, unsigned int pos)
 {
-	unsigned int idx = seq & kmt_subbuf_mask;
-	struct kmt_subbuf_header *h = cb->subbuf[idx];
+	struct kmt_slot *slot = &cb->slot[seq & cb->slot_mask];
+	struct kmt_subbuf_header *h = READ_ONCE(slot->data);
 
 	h->size = pos;
 	/* Pairs with the first smp_rmb() in kmt_slot_ready(). */
 	smp_wmb();
-	WRITE_ONCE(cb->slot[idx].size, pos);
+	WRITE_ONCE(slot->size, pos);
 	/* Order the size store before the waiting load; pairs with readers. */
 	smp_mb();
 	if (READ_ONCE(cb->waiting))
@@ -76,16 +193,16 @@ static void kmt_close_slot(struct kmt_cpu *cb, unsigned int seq, unsigned int po
 }
 
 /*
- * Open sub-buffer @seq for the record of @len bytes (its header not
- * counted) reserved at its start, closing the one at @old_seq/@pos.
- * Out of line: once per sub-buffer.
+ * Open sub-buffer @seq, whose slot has its block and whose first record
+ * the caller reserved, closing the one at @old_seq/@pos.  Out of line:
+ * once per sub-buffer.
  */
 noinline u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq,
 		      unsigned int pos, unsigned int seq, u64 ts)
 {
 	const unsigned int hsz = sizeof(struct kmt_subbuf_header);
-	unsigned int idx = seq & kmt_subbuf_mask;
-	struct kmt_subbuf_header *h = cb->subbuf[idx];
+	struct kmt_slot *slot = &cb->slot[seq & cb->slot_mask];
+	struct kmt_subbuf_header *h = READ_ONCE(slot->data);
 
 	if (pos != KMT_POS_CLOSED)
 		kmt_close_slot(cb, old_seq, pos);
@@ -101,39 +218,59 @@ noinline u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq,
 	h->seq = seq;
 	h->base_ts = ts;
 	h->lost = local_read(&cb->lost);
-	local_add(hsz, &cb->slot[idx].commit);
+	local_add(hsz, &slot->commit);
 	return (u8 *)h + hsz;
 }
 
 /*
- * Flight mode, every sub-buffer in use: give the oldest, @consumed, to
- * the writers and count its events as overwritten.  Not while a reader
- * has the data file open (->consumed is the reader's then), nor while a
- * writer this one interrupted is doing it, nor before every record of
- * the oldest sub-buffer is committed: the event is dropped then.
+ * Flight mode: take the block of sub-buffer @consumed, this CPU's oldest,
+ * counting its events as overwritten; NULL while a writer this one
+ * interrupted has not committed all of it.  Under ->reusing.
+ */
+static void *kmt_take_oldest(struct kmt_cpu *cb, unsigned int consumed)
+{
+	struct kmt_slot *slot = &cb->slot[consumed & cb->slot_mask];
+	unsigned int size = READ_ONCE(slot->size);
+	void *mem;
+
+	if (!size || local_read(&slot->commit) != size)
+		return NULL;
+	local_add(local_read(&slot->events), &cb->overwritten);
+	mem = xchg(&slot->data, NULL);
+	local_set(&slot->commit, 0);
+	local_set(&slot->events, 0);
+	WRITE_ONCE(slot->size, 0);
+	return mem;
+}
+
+/*
+ * Flight mode, the pool empty or the CPU's share taken: give this CPU's
+ * oldest sub-buffer's block to the slot of the next sequence number, and
+ * count its events as overwritten.  When the oldest is the one open,
+ * close it first.  A CPU above its share (after a switch from boot
+ * mode, or another CPU come up) also gives its next oldest back to the
+ * pool: one block each time it opens a sub-buffer, so that the work is
+ * bounded in any context.  Not while a reader has the data file open
+ * (->consumed is the reader's then), nor while a writer this one
+ * interrupted is doing it, nor before every record of the oldest
+ * sub-buffer is committed: the event is dropped then.
  * Return: KMT_REUSE_AGAIN to try again, KMT_REUSE_NO to drop (and count
  * lost), KMT_REUSE_FROZEN when a trigger froze the buffer meanwhile (the
  * event is dropped and counted already).
  */
-noinline int kmt_reuse(struct kmt_cpu *cb, unsigned int consumed)
+noinline int kmt_reuse(struct kmt_cpu *cb, u64 *old)
 {
-	struct kmt_slot *slot;
-	unsigned int size;
-	int ret = KMT_REUSE_NO;
+	unsigned int pos = *old & KMT_POS_MASK;
+	unsigned int seq = (*old >> KMT_POS_BITS) & KMT_SEQ_MASK;
+	int ret = KMT_REUSE_NO, used;
+	struct kmt_slot *next;
+	unsigned int consumed;
+	void *mem, *spare;
 
-	/*
-	 * A CPU whose buffer could not be allocated looks full for good
-	 * (kmt_reset_cpu()): nothing to reuse, its events are counted lost.
-	 * Its ->slot is set before anything records on it: before it runs,
-	 * or before the recorder first starts.
-	 */
-	if (unlikely(!cb->slot))
-		return KMT_REUSE_NO;
 	/* Pairs with clear_bit_unlock() in kmt_data_release(). */
 	if (READ_ONCE(kmt_mode) != KMT_MODE_FLIGHT ||
 	    test_bit_acquire(0, &cb->open))
 		return KMT_REUSE_NO;
-	slot = &cb->slot[consumed & kmt_subbuf_mask];
 	if (local_cmpxchg(&cb->reusing, 0, 1))
 		return KMT_REUSE_NO;
 	/* A trigger that interrupted this writer froze the buffer. */
@@ -142,25 +279,56 @@ noinline int kmt_reuse(struct kmt_cpu *cb, unsigned int consumed)
 		ret = KMT_REUSE_FROZEN;
 		goto out;
 	}
-	if (READ_ONCE(cb->consumed) != consumed) {
-		ret = KMT_REUSE_AGAIN;	/* an interrupt did it */
+	consumed = READ_ONCE(cb->consumed);
+	used = sign_extend32((seq - consumed) & KMT_SEQ_MASK, KMT_SEQ_BITS - 1);
+	next = &cb->slot[(seq + 1) & cb->slot_mask];
+	/* Nothing held: nothing to give, but a parked block to move on. */
+	if (used < 0) {
+		if (used == -1 && atomic_read(&cb->held) && kmt_unpark(cb, next))
+			ret = KMT_REUSE_AGAIN;
 		goto out;
 	}
-	size = READ_ONCE(slot->size);
-	if (!size || local_read(&slot->commit) != size)
+	/* Only the open one: close it, then give it. */
+	if (!used && pos != KMT_POS_CLOSED) {
+		u64 closed = kmt_state(*old >> 32, seq, KMT_POS_CLOSED);
+
+		if (try_cmpxchg64_local(&cb->state, old, closed)) {
+			*old = closed;
+			kmt_close_slot(cb, seq, pos);
+		}
+		ret = KMT_REUSE_AGAIN;
 		goto out;
-	local_add(local_read(&slot->events), &cb->overwritten);
-	local_set(&slot->commit, 0);
-	local_set(&slot->events, 0);
-	WRITE_ONCE(slot->size, 0);
-	WRITE_ONCE(cb->consumed, consumed + 1);
+	}
+	mem = kmt_take_oldest(cb, consumed);
+	if (!mem)
+		goto out;
+	consumed++;
+	/*
+	 * A spare older than the current sub-buffer, when above the share;
+	 * not once a trigger froze the buffer: it keeps what it has.
+	 */
+	if (used > 1 && !READ_ONCE(cb->frozen) &&
+	    atomic_read(&cb->held) > kmt_flight_share()) {
+		spare = kmt_take_oldest(cb, consumed);
+		if (spare) {
+			consumed++;
+			atomic_dec(&cb->held);
+			kmt_pool_put(spare);
+		}
+	}
+	WRITE_ONCE(cb->consumed, consumed);
+	if (cmpxchg(&next->data, NULL, mem)) {
+		/* a nested writer gave @next one meanwhile */
+		atomic_dec(&cb->held);
+		kmt_pool_put(mem);
+	}
 	ret = KMT_REUSE_AGAIN;
 out:
 	local_set(&cb->reusing, 0);
 	return ret;
 }
 
-/* Every sub-buffer is full: hand the current one to the reader, drop. */
+/* No sub-buffer to open: hand the current one to the reader, drop. */
 noinline bool kmt_full(struct kmt_cpu *cb, u64 *old)
 {
 	unsigned int pos = *old & KMT_POS_MASK;

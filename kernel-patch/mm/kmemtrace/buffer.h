@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmemtrace: the per-CPU buffers' fast path, for the probes to inline.
+ * kmemtrace: the buffers' fast path, for the probes to inline.
  *
- * Each CPU's buffer is a ring of sub-buffers.  A writer reserves space with
- * one CPU-local cmpxchg on a state word that holds the write position, the
- * current sub-buffer and the low 32 bits of the previous timestamp, so a
- * writer interrupted by an IRQ or NMI that also records simply retries and
- * every record's time delta is relative to the record before it in the
- * buffer.  Records are written straight into the reserved space, each
- * field at a fixed offset, and carry the pid only when it changes.
+ * The memory of the sub-buffers is one pool for the whole machine; each
+ * CPU takes a block when it opens a sub-buffer and a reader gives it
+ * back.  A CPU writes its own sequence of sub-buffers, each in a slot of
+ * its own (sequence number modulo the number of slots) that holds the
+ * block and the commit count.  A writer reserves space with one
+ * CPU-local cmpxchg on a state word that holds the write position, the
+ * current sequence number and the low 32 bits of the previous timestamp,
+ * so a writer interrupted by an IRQ or NMI that also records simply
+ * retries and every record's time delta is relative to the record before
+ * it in the buffer.  Records are written straight into the reserved
+ * space, each field at a fixed offset, and carry the pid only when it
+ * changes.
  */
 #ifndef _MM_KMEMTRACE_BUFFER_H
 #define _MM_KMEMTRACE_BUFFER_H
@@ -49,12 +54,13 @@ static __always_inline u64 arch_kmt_clock_read(const struct arch_kmt_clock *c)
 	return 0;
 }
 #endif
-#ifdef CONFIG_X86_TSC
-#endif
 
-#define KMT_DEFAULT_SUBBUFS	64
+/* The pool: sub-buffers for the whole machine. */
 #define KMT_MIN_SUBBUFS		2
 #define KMT_MAX_SUBBUFS		1024
+/* the most one CPU holds, its number of slots at most: 8 KiB of them */
+#define KMT_CPU_MAX_SUBBUFS	256U
+#define KMT_DEFAULT_SIZE	SZ_16M
 #define KMT_DEFAULT_SUBBUF_SIZE	SZ_128K
 #define KMT_MAX_SUBBUF_SIZE	SZ_512K
 
@@ -70,11 +76,42 @@ static __always_inline u64 arch_kmt_clock_read(const struct arch_kmt_clock *c)
 #define KMT_SEQ_BITS		12
 #define KMT_SEQ_MASK		((1U << KMT_SEQ_BITS) - 1)
 
+/**
+ * struct kmt_slot - a CPU's sequence number (modulo its slots) and its
+ *                   sub-buffer
+ * @data:   the sub-buffer's memory, from the pool: a &struct
+ *          kmt_subbuf_header, then records; NULL when it has none.  A
+ *          slot gets its memory before its sequence number opens.
+ * @commit: bytes written and committed
+ * @events: records committed
+ * @size:   final size once closed, else 0
+ */
 struct kmt_slot {
-	local_t		commit;		/* bytes written and committed */
-	local_t		events;		/* records committed */
-	unsigned int	size;		/* final size once closed, else 0 */
+	void		*data;
+	local_t		commit;
+	local_t		events;
+	unsigned int	size;
 };
+
+/**
+ * struct kmt_pool - the memory of every CPU's sub-buffers
+ * @mem:   @nr blocks of @order pages, those of each node together; each
+ *         block's first page has its index as page_private()
+ * @free:  a bit per block, set while it is free
+ * @nr:    blocks
+ * @order: page order of each
+ * @first: per node, the index of its first block
+ */
+struct kmt_pool {
+	void		**mem;
+	unsigned long	*free;
+	unsigned int	nr;
+	unsigned int	order;
+	unsigned int	*first;
+};
+
+extern struct kmt_pool kmt_pool;
+extern bool kmt_share_present;
 
 struct kmt_cpu {
 	u64		state;		/* local: this CPU and its interrupts */
@@ -83,7 +120,7 @@ struct kmt_cpu {
 	local_t		lost;
 	local_t		overwritten;	/* flight mode: events of reused sub-buffers */
 	local_t		frozen_dropped;	/* events dropped while frozen */
-	local_t		reusing;	/* a writer is reusing the oldest one */
+	local_t		reusing;	/* a writer is giving the oldest one back */
 	u64		last_ts;
 	struct arch_kmt_clock clock;	/* local_clock(), when valid */
 	bool		clock_busy;	/* a writer is taking the copy */
@@ -93,8 +130,11 @@ struct kmt_cpu {
 	bool		waiting;
 	unsigned long	open;		/* bit 0: the data file is open */
 	int		cpu;
-	void		**subbuf;	/* NULL: no buffer (yet) */
-	struct kmt_slot	*slot;
+	int		node;
+	/* per sequence number, modulo their number (a power of two) */
+	struct kmt_slot	*slot;		/* NULL: none, every event is lost */
+	unsigned int	slot_mask;
+	atomic_t	held;		/* blocks of the pool in its slots */
 	struct mutex	read_mutex;	/* one reader at a time */
 	wait_queue_head_t wait;
 	struct irq_work	wakeup;
@@ -102,11 +142,9 @@ struct kmt_cpu {
 
 DECLARE_PER_CPU(struct kmt_cpu, kmt_cpu_buf);
 
-/* The buffers' geometry: sub-buffers per CPU (a power of two), bytes each. */
-extern unsigned int kmt_nr_subbufs;
-extern unsigned int kmt_subbuf_mask;
+/* Bytes per sub-buffer (a power of two). */
 extern unsigned int kmt_subbuf_size;
-/* enum kmt_mode: what a writer does when every sub-buffer is full. */
+/* enum kmt_mode: what a writer does when it finds no sub-buffer free. */
 extern unsigned int kmt_mode;
 
 /* ---- encoding --------------------------------------------------------- */
@@ -203,6 +241,8 @@ static __always_inline u64 kmt_clock(struct kmt_cpu *cb)
 	return local_clock();
 }
 
+bool kmt_take_mem(struct kmt_cpu *cb, struct kmt_slot *slot);
+void kmt_pool_put(void *mem);
 u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq, unsigned int pos,
 	     unsigned int seq, u64 ts);
 /* What kmt_reuse() did. */
@@ -212,14 +252,14 @@ enum kmt_reuse_ret {
 	KMT_REUSE_AGAIN = 1,
 };
 
-int kmt_reuse(struct kmt_cpu *cb, unsigned int consumed);
+int kmt_reuse(struct kmt_cpu *cb, u64 *old);
 bool kmt_full(struct kmt_cpu *cb, u64 *old);
 void kmt_flush_cpu(struct kmt_cpu *cb);
 
 /**
  * struct kmt_rsv - a reserved record
  * @p:    its first payload byte, after header, time and pid
- * @idx:  sub-buffer index, for the commit
+ * @idx:  its slot, for the commit
  * @len:  bytes reserved
  */
 struct kmt_rsv {
@@ -236,13 +276,14 @@ struct kmt_rsv {
  *
  * Writes the header byte, the time (@at, or local_clock() for KMT_NOW)
  * and, if needed, the pid.  Return: true with @r filled in, or false when
- * the event was dropped (and counted) because every sub-buffer is full.
+ * the event was dropped (and counted): no sub-buffer to write it in.
  */
 static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 					   unsigned int plen, struct kmt_rsv *r,
 					   u64 at)
 {
 	unsigned int pos, seq, len, next_seq, consumed;
+	struct kmt_slot *next;
 	u8 ctx = KMT_CTX_TASK;
 	u64 old = READ_ONCE(cb->state);
 	int used;
@@ -316,8 +357,9 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 		/*
 		 * Frozen: no sub-buffer is opened, so none is reused.  What
 		 * the current one still holds room for is written, the rest
-		 * counted apart from the lost events.  A CPU without a
-		 * buffer counts every event lost, frozen or not.
+		 * counted apart from the lost events.  A CPU without slots
+		 * (their allocation failed) counts every event lost, frozen
+		 * or not: its state stays closed.
 		 */
 		if (unlikely(READ_ONCE(cb->frozen)) && likely(cb->slot)) {
 			local_inc(&cb->frozen_dropped);
@@ -332,8 +374,28 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 		consumed = smp_load_acquire(&cb->consumed);
 		used = sign_extend32((seq - consumed) & KMT_SEQ_MASK,
 				     KMT_SEQ_BITS - 1);
-		if (used + 2 > (int)kmt_nr_subbufs) {
-			int reuse = kmt_reuse(cb, consumed);
+		/*
+		 * A state read before interrupts went past it and a reader
+		 * consumed what they wrote: read it again, not to give a
+		 * block to a sequence number that went.
+		 */
+		if (unlikely(used < -1)) {
+			old = READ_ONCE(cb->state);
+			continue;
+		}
+		next_seq = consumed + used + 1;
+		/*
+		 * The next sub-buffer's memory goes into its slot before the
+		 * reservation that opens it, so that whoever writes it
+		 * first finds it: from the pool, or, in flight mode with
+		 * the pool empty, this CPU's oldest sub-buffer's.  Boot mode
+		 * drops the event when the pool is empty; so does a CPU
+		 * without slots, or whose slots are all in use.
+		 */
+		next = cb->slot ? &cb->slot[next_seq & cb->slot_mask] : NULL;
+		if (unlikely(!next || used + 2 > (int)cb->slot_mask + 1 ||
+			     (!READ_ONCE(next->data) && !kmt_take_mem(cb, next)))) {
+			int reuse = next ? kmt_reuse(cb, &old) : KMT_REUSE_NO;
 
 			if (reuse == KMT_REUSE_AGAIN)
 				continue;
@@ -341,7 +403,6 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 				return false;
 			continue;
 		}
-		next_seq = consumed + used + 1;
 		if (!try_cmpxchg64_local(&cb->state, &old,
 					 kmt_state(ts, next_seq,
 						   sizeof(struct kmt_subbuf_header) + len)))
@@ -351,10 +412,10 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 		pos = sizeof(struct kmt_subbuf_header);
 		goto write;
 	}
-	p = (u8 *)cb->subbuf[seq & kmt_subbuf_mask] + pos;
+	p = (u8 *)READ_ONCE(cb->slot[seq & cb->slot_mask].data) + pos;
 write:
 	WRITE_ONCE(cb->last_ts, ts);
-	r->idx = seq & kmt_subbuf_mask;
+	r->idx = seq & cb->slot_mask;
 	r->len = len;
 	p[0] = type | ctx << KMT_HDR_CTX_SHIFT | (need_pid ? KMT_HDR_PID : 0);
 	if (unlikely(abs)) {

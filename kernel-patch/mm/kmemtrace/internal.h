@@ -2,15 +2,15 @@
 /*
  * kmemtrace: what the recorder's files share.
  *
- *   buffer.c   the per-CPU buffers: reserve and commit, the clock, the
- *              general path, marks (the fast path is in buffer.h)
+ *   buffer.c   the pool of sub-buffers, reserve and commit, the clock,
+ *              the general path, marks (the fast path is in buffer.h)
  *   wrappers.c the callers behind wrappers
  *   probes.c   the slab and page allocator probes, cache definitions
  *   early.c    memblock and the pages before the probes (__init)
  *   tasks.c    boot phases and tasks
  *   latency.c  direct reclaim, shrinkers, compaction
  *   flight.c   flight mode and the triggers that freeze
- *   setup.c    buffers for each CPU, hotplug, event groups, enable
+ *   setup.c    the pool, slots for each CPU, hotplug, event groups, enable
  *   tracefs.c  the files in /sys/kernel/tracing/kmemtrace/
  */
 #ifndef _MM_KMEMTRACE_INTERNAL_H
@@ -53,13 +53,14 @@ void kmt_unregister_groups(unsigned long mask);
 void kmt_emit_groups(unsigned long mask);
 int kmt_parse_groups(const char *str, unsigned long *mask);
 int kmt_enable_set(unsigned int val);
-unsigned long kmt_buffer_bytes(struct kmt_cpu *cb);
+unsigned long kmt_held_bytes(struct kmt_cpu *cb);
+unsigned int kmt_pool_want(void);
 
-/* The buffer of @cb once it is published, or NULL. */
-static inline void **kmt_cpu_buffer(struct kmt_cpu *cb)
+/* The slots of @cb once they are published, or NULL. */
+static inline struct kmt_slot *kmt_cpu_slots(struct kmt_cpu *cb)
 {
 	/* Pairs with the release in kmt_alloc_cpu(). */
-	return smp_load_acquire(&cb->subbuf);
+	return smp_load_acquire(&cb->slot);
 }
 
 /* ---- wrappers.c ------------------------------------------------------- */

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemtrace: setup - the buffers for each CPU as it comes up, the event
+ * kmemtrace: setup - the pool, the slots of each CPU as it comes up, the event
  * groups and their probes, starting and stopping.
  *
  * Records the kmem tracepoints (slab and page allocator) from right after
- * kmem_cache_init() into per-CPU buffers that the kernel owns until user
- * space reads them.  No process context is needed to record: the boot
- * CPU's buffer is allocated before the probes attach, and every other
- * CPU's by a CPU hotplug callback that runs before that CPU can allocate,
- * for the CPUs brought up at boot as for one onlined later.  A CPU that
- * never comes up costs no memory; one that goes offline keeps its buffer
- * until it is read.
+ * kmem_cache_init() into sub-buffers that the kernel owns until user
+ * space reads them.  The sub-buffers are one pool for the machine
+ * (kmemtrace.size), allocated before the probes attach; each CPU takes
+ * them as it fills them.  A CPU needs only its slots for the sub-buffers
+ * it holds, allocated for the boot CPU with the pool and for every
+ * other CPU by a CPU hotplug callback that runs before that CPU can
+ * allocate.  One that goes offline keeps what it holds until it is read.
  */
 
 #define pr_fmt(fmt) "kmemtrace: " fmt
 
 #include <linux/cpuhotplug.h>
+#include <linux/fault-inject.h>
 #include <linux/init.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -30,7 +31,7 @@
 static bool kmt_boot_enable __initdata;
 bool kmt_param_invalid __initdata;
 
-/* Buffers follow the CPUs: the hotplug state is set up. */
+/* The pool is allocated, and slots follow the CPUs: the hotplug state is set up. */
 bool kmt_allocated;
 static int kmt_cpuhp_state;
 bool kmt_recording;
@@ -53,6 +54,33 @@ static int __init kmt_parse_enable(char *str)
 }
 early_param("kmemtrace.enable", kmt_parse_enable);
 
+/* The pool's bytes (kmemtrace.size), or its sub-buffers (kmemtrace.subbufs). */
+static unsigned long long kmt_size = KMT_DEFAULT_SIZE;
+static unsigned int kmt_param_subbufs;
+static bool kmt_subbuf_size_set;
+
+static int __init kmt_parse_size(char *str)
+{
+	unsigned long long n;
+	char *end;
+
+	if (str) {
+		n = memparse(str, &end);
+		if (!*end && n >= (unsigned long long)KMT_MIN_SUBBUFS * PAGE_SIZE &&
+		    n <= (unsigned long long)KMT_MAX_SUBBUFS * KMT_MAX_SUBBUF_SIZE) {
+			kmt_size = n;
+			return 0;
+		}
+	}
+	pr_warn("kmemtrace.size=%s is invalid: use %lu to %llu bytes (K, M, G suffixes); recorder stays off\n",
+		str ? str : "", KMT_MIN_SUBBUFS * PAGE_SIZE,
+		(unsigned long long)KMT_MAX_SUBBUFS * KMT_MAX_SUBBUF_SIZE);
+	kmt_param_invalid = true;
+	return 0;
+}
+early_param("kmemtrace.size", kmt_parse_size);
+
+/* kmemtrace.subbufs=N sizes the pool: N sub-buffers, over kmemtrace.size. */
 static int __init kmt_parse_subbufs(char *str)
 {
 	unsigned int n;
@@ -64,16 +92,19 @@ static int __init kmt_parse_subbufs(char *str)
 		kmt_param_invalid = true;
 		return 0;
 	}
-	if (!is_power_of_2(n)) {
-		pr_notice("kmemtrace.subbufs=%u rounded up to %lu\n", n,
-			  roundup_pow_of_two(n));
-		n = roundup_pow_of_two(n);
-	}
-	kmt_nr_subbufs = n;
-	kmt_subbuf_mask = n - 1;
+	kmt_param_subbufs = n;
 	return 0;
 }
 early_param("kmemtrace.subbufs", kmt_parse_subbufs);
+
+/* Sub-buffers in the pool: kmemtrace.subbufs, else kmemtrace.size's worth. */
+unsigned int kmt_pool_want(void)
+{
+	unsigned long long n = kmt_param_subbufs ?:
+			       div_u64(kmt_size, kmt_subbuf_size);
+
+	return clamp_t(unsigned long long, n, KMT_MIN_SUBBUFS, KMT_MAX_SUBBUFS);
+}
 
 static int __init kmt_parse_subbuf_size(char *str)
 {
@@ -85,6 +116,7 @@ static int __init kmt_parse_subbuf_size(char *str)
 		if (!*end && is_power_of_2(n) && n >= PAGE_SIZE &&
 		    n <= KMT_MAX_SUBBUF_SIZE) {
 			kmt_subbuf_size = n;
+			kmt_subbuf_size_set = true;
 			return 0;
 		}
 	}
@@ -105,79 +137,205 @@ static void kmt_wakeup(struct irq_work *work)
 }
 
 /*
- * Make @cb empty: nothing open, the first writer opens sequence number 0.
- * Without a buffer it looks full to writers instead, who count each event
- * as lost and touch no memory: the state is closed and every sub-buffer
- * seems to be in use.
+ * Make @cb empty: nothing open, nothing held, the first writer opens
+ * sequence number 0, its counters at 0.  Without slots its state stays
+ * closed and writers count every event as lost.
  */
-static void kmt_reset_cpu(struct kmt_cpu *cb, int cpu, bool buffer)
+static void kmt_reset_cpu(struct kmt_cpu *cb, int cpu)
 {
 	cb->cpu = cpu;
-	cb->consumed = buffer ? 0 : (KMT_SEQ_MASK - kmt_nr_subbufs) & KMT_SEQ_MASK;
+	cb->node = cpu_to_node(cpu);
+	cb->consumed = 0;
+	atomic_set(&cb->held, 0);
 	WRITE_ONCE(cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
 	cb->pid_key = U64_MAX;
 	cb->clock.gen = U64_MAX;
 	cb->last_ts = local_clock();
 }
 
-/* Bytes of @cb's buffer: 0 without one. */
-unsigned long kmt_buffer_bytes(struct kmt_cpu *cb)
+/*
+ * Bytes of the pool @cb holds now: sub-buffers written and not read, the
+ * one open, a block waiting in the next slot.
+ */
+unsigned long kmt_held_bytes(struct kmt_cpu *cb)
 {
-	return kmt_cpu_buffer(cb) ? (unsigned long)kmt_nr_subbufs * kmt_subbuf_size : 0;
+	return (unsigned long)atomic_read(&cb->held) * kmt_subbuf_size;
 }
 
+#ifdef CONFIG_FAIL_KMEMTRACE_SLOTS
+static DECLARE_FAULT_ATTR(kmt_fail_slots);
+
+static int __init kmt_setup_fail_slots(char *str)
+{
+	return setup_fault_attr(&kmt_fail_slots, str) ? 0 : -EINVAL;
+}
+early_param("fail_kmemtrace_slots", kmt_setup_fail_slots);
+
+static bool kmt_should_fail_slots(void)
+{
+	return should_fail(&kmt_fail_slots, 1);
+}
+#else
+static inline bool kmt_should_fail_slots(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * @cpu's slots, on its node: one per sequence number a CPU may hold at
+ * once, every block of the pool and one for the next, but no more than
+ * KMT_CPU_MAX_SUBBUFS, which a CPU then holds at most: 8 KiB at most,
+ * whatever the pool.
+ */
 static int kmt_alloc_cpu(struct kmt_cpu *cb, int cpu, gfp_t gfp)
 {
-	unsigned int order = get_order(kmt_subbuf_size);
-	int node = cpu_to_node(cpu);
+	unsigned int n = roundup_pow_of_two(min(kmt_pool.nr + 1, KMT_CPU_MAX_SUBBUFS));
 	struct kmt_slot *slot;
-	struct page *page;
-	void **subbuf;
+
+	/* a CPU's sequence numbers in use, signed, tell every slot apart */
+	BUILD_BUG_ON(!is_power_of_2(KMT_CPU_MAX_SUBBUFS));
+	BUILD_BUG_ON(KMT_CPU_MAX_SUBBUFS > (KMT_SEQ_MASK + 1) / 2);
+
+	kmt_reset_cpu(cb, cpu);
+	if (kmt_should_fail_slots())
+		return -ENOMEM;
+	slot = kcalloc_node(n, sizeof(*slot), gfp, cpu_to_node(cpu));
+	if (!slot)
+		return -ENOMEM;
+	cb->slot_mask = n - 1;
+	/* The state before the slots; pairs with kmt_cpu_slots(). */
+	smp_store_release(&cb->slot, slot);
+	return 0;
+}
+
+static void kmt_free_pool(void)
+{
 	unsigned int i;
 
-	subbuf = kcalloc_node(kmt_nr_subbufs, sizeof(*subbuf), gfp, node);
-	slot = kcalloc_node(kmt_nr_subbufs, sizeof(*slot), gfp, node);
-	if (!subbuf || !slot)
-		goto out_free;
-	kmt_pg_pause = true;
-	for (i = 0; i < kmt_nr_subbufs; i++) {
-		page = alloc_pages_node(node, gfp, order);
-		if (!page)
-			break;
-		subbuf[i] = page_address(page);
-	}
-	kmt_pg_pause = false;
-	if (i < kmt_nr_subbufs)
-		goto out_free;
-	cb->slot = slot;
-	kmt_reset_cpu(cb, cpu, true);
-	/* The state before the buffer; pairs with kmt_cpu_buffer(). */
-	smp_store_release(&cb->subbuf, subbuf);
-	return 0;
+	for (i = 0; kmt_pool.mem && i < kmt_pool.nr; i++)
+		if (kmt_pool.mem[i])
+			free_pages((unsigned long)kmt_pool.mem[i], kmt_pool.order);
+	kfree(kmt_pool.mem);
+	bitmap_free(kmt_pool.free);
+	kfree(kmt_pool.first);
+	memset(&kmt_pool, 0, sizeof(kmt_pool));
+}
 
-out_free:
-	for (i = 0; subbuf && i < kmt_nr_subbufs && subbuf[i]; i++)
-		free_pages((unsigned long)subbuf[i], order);
-	kfree(subbuf);
-	kfree(slot);
-	kmt_reset_cpu(cb, cpu, false);
-	return -ENOMEM;
+/*
+ * Block @i of the pool, on node @nid or the nearest with memory, or where
+ * the page allocator prefers when @nid is not online (a node of possible
+ * CPUs may not be yet).
+ */
+static int kmt_alloc_block(unsigned int i, int nid, gfp_t gfp)
+{
+	struct page *page;
+
+	if (nid != NUMA_NO_NODE && !node_online(nid))
+		nid = NUMA_NO_NODE;
+	page = alloc_pages_node(nid, gfp, kmt_pool.order);
+
+	if (!page)
+		return -ENOMEM;
+	set_page_private(page, i);
+	kmt_pool.mem[i] = page_address(page);
+	return 0;
+}
+
+/*
+ * kmemtrace.subbuf_size as given, else: for a big pool, bigger
+ * sub-buffers (up to KMT_MAX_SUBBUF_SIZE), so that it has no more than
+ * KMT_MAX_SUBBUFS; with many CPUs, smaller ones, so that the pool has
+ * two for each possible CPU: halved, down to a page, while it would
+ * have fewer.
+ */
+static void __init kmt_fit_subbufs(void)
+{
+	u64 n;
+
+	if (kmt_param_subbufs) {
+		pr_notice("kmemtrace.subbufs=%u sizes the machine's pool: %u sub-buffers of %u bytes shared by every CPU\n",
+			  kmt_param_subbufs, kmt_pool_want(), kmt_subbuf_size);
+		return;
+	}
+	/* a big pool: bigger sub-buffers, not more than KMT_MAX_SUBBUFS */
+	while (!kmt_subbuf_size_set && kmt_subbuf_size < KMT_MAX_SUBBUF_SIZE &&
+	       div_u64(kmt_size, kmt_subbuf_size) > KMT_MAX_SUBBUFS)
+		kmt_subbuf_size *= 2;
+	while (!kmt_subbuf_size_set && kmt_subbuf_size > PAGE_SIZE &&
+	       div_u64(kmt_size, kmt_subbuf_size) < 2ULL * num_possible_cpus() &&
+	       div_u64(kmt_size, kmt_subbuf_size / 2) <= KMT_MAX_SUBBUFS)
+		kmt_subbuf_size /= 2;
+	n = div_u64(kmt_size, kmt_subbuf_size);
+	if (n < KMT_MIN_SUBBUFS || n > KMT_MAX_SUBBUFS)
+		pr_notice("kmemtrace.size=%llu makes %llu sub-buffers of %u bytes: the pool has %u\n",
+			  kmt_size, n, kmt_subbuf_size, kmt_pool_want());
+}
+
+/*
+ * The pool: kmt_pool_want() blocks, each node's share in proportion to
+ * its possible CPUs (the present ones are not all known this early on
+ * every architecture), together, so that a CPU looks for a free one on
+ * its node first.  All or nothing.
+ */
+static int kmt_alloc_pool(gfp_t gfp)
+{
+	unsigned int nr, i = 0, share, cpus = 0, *first;
+	int nid, cpu, ret = -ENOMEM;
+
+	nr = kmt_pool_want();
+	kmt_pool.mem = kcalloc(nr, sizeof(*kmt_pool.mem), gfp);
+	kmt_pool.free = bitmap_zalloc(nr, gfp);
+	first = kcalloc(nr_node_ids, sizeof(*first), gfp);
+	kmt_pool.first = first;
+	if (!kmt_pool.mem || !kmt_pool.free || !first)
+		goto out;
+	kmt_pool.nr = nr;
+	kmt_pool.order = get_order(kmt_subbuf_size);
+	/* first[] counts each node's CPUs, then says where its blocks start */
+	for_each_possible_cpu(cpu) {
+		nid = cpu_to_node(cpu);
+		if (nid >= 0 && nid < nr_node_ids) {
+			first[nid]++;
+			cpus++;
+		}
+	}
+	kmt_pg_pause = true;
+	for_each_node(nid) {
+		share = cpus ? nr * first[nid] / cpus : 0;
+		first[nid] = i;
+		for (share = min(share, nr - i); share; share--, i++)
+			if (kmt_alloc_block(i, nid, gfp))
+				goto out_pause;
+	}
+	/* what the shares' rounding left, on this CPU's node */
+	for (nid = numa_node_id(); i < nr; i++)
+		if (kmt_alloc_block(i, nid, gfp))
+			goto out_pause;
+	bitmap_fill(kmt_pool.free, nr);
+	ret = 0;
+out_pause:
+	kmt_pg_pause = false;
+out:
+	if (ret)
+		kmt_free_pool();
+	return ret;
 }
 
 static const u8 kmt_enc_buffer[] = { KMT_ENC_U32X, KMT_ENC_U32X, KMT_ENC_U8X };
 
 /*
- * Say which pages are @cb's buffer: a record per sub-buffer, so that
- * readers tell the recorder's pages from the others.
+ * Say which pages are the pool's: a record per block, so that readers
+ * tell the recorder's pages from the others.
  */
-static void kmt_emit_buffer(struct kmt_cpu *cb)
+static void kmt_emit_pool(void)
 {
-	unsigned int order = get_order(kmt_subbuf_size), i;
-	void **subbuf = kmt_cpu_buffer(cb);
+	unsigned int i;
 
-	for (i = 0; subbuf && i < kmt_nr_subbufs; i++) {
-		u64 v[3] = { cb->cpu, page_to_pfn(virt_to_page(subbuf[i])) + 1,
-			     order };
+	for (i = 0; i < kmt_pool.nr; i++) {
+		u64 v[3] = { KMT_BUFFER_POOL,
+			     page_to_pfn(virt_to_page(kmt_pool.mem[i])) + 1,
+			     kmt_pool.order };
 
 		kmt_record_fields(KMT_EV_BUFFER, kmt_enc_buffer, v,
 				  ARRAY_SIZE(v), NULL, 0);
@@ -186,68 +344,100 @@ static void kmt_emit_buffer(struct kmt_cpu *cb)
 
 /*
  * CPU hotplug, prepare stage: runs on the CPU bringing @cpu up, before
- * @cpu runs anything, so its first event finds its buffer.  At boot the
+ * @cpu runs anything, so its first event finds its slots.  At boot the
  * boot CPU's runs from kmemtrace_init() with interrupts still off.  A
- * buffer stays when its CPU goes offline: it is only allocated once.
- * Never keeps a CPU from coming up: without memory for a buffer, its
+ * CPU keeps its slots when it goes offline: they are allocated once.
+ * Never keeps a CPU from coming up: without memory for its slots, its
  * events are counted as lost.
  */
 static int kmt_cpu_prepare(unsigned int cpu)
 {
 	struct kmt_cpu *cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
 	gfp_t gfp = early_boot_irqs_disabled ? GFP_NOWAIT :
-		    GFP_KERNEL | __GFP_NOWARN;
+		    GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY;
 	int ret;
 
-	if (cb->subbuf)
+	if (cb->slot)
 		return 0;
-	/* Recorded like any allocation; then the pages say they are ours. */
 	ret = kmt_alloc_cpu(cb, cpu, gfp);
-	if (ret) {
-		pr_warn("cpu%u: cannot allocate %u x %u bytes: its events are counted as lost\n",
-			cpu, kmt_nr_subbufs, kmt_subbuf_size);
-		return 0;
-	}
-	/* Pairs with the smp_mb() in kmt_start(): one of us writes them. */
-	smp_mb();
-	if (READ_ONCE(kmt_recording))
-		kmt_emit_buffer(cb);
+	if (ret)
+		pr_warn("cpu%u: cannot allocate its slots for sub-buffers: its events are counted as lost\n",
+			cpu);
 	return 0;
 }
 
 /*
+ * Give back the blocks of @cb, a dead CPU, that hold nothing to read: one
+ * waiting in the slot of its next sequence number, and any parked in the
+ * slots of sequence numbers that went (kmt_take_mem()).  A reader reads
+ * only the slots from ->consumed to the last sequence number.
+ */
+static void kmt_put_spare(struct kmt_cpu *cb)
+{
+	unsigned int seq = (READ_ONCE(cb->state) >> KMT_POS_BITS) & KMT_SEQ_MASK;
+	unsigned int consumed, i;
+	void *mem;
+	int used;
+
+	/* Pairs with the release in kmt_copy_ready(): its slot is clear. */
+	consumed = smp_load_acquire(&cb->consumed);
+	used = sign_extend32((seq - consumed) & KMT_SEQ_MASK, KMT_SEQ_BITS - 1);
+	for (i = 0; i <= cb->slot_mask; i++) {
+		if (used >= 0 && ((i - consumed) & cb->slot_mask) <= used)
+			continue;
+		mem = xchg(&cb->slot[i].data, NULL);
+		if (mem) {
+			atomic_dec(&cb->held);
+			kmt_pool_put(mem);
+		}
+	}
+}
+
+/*
  * CPU hotplug, after @cpu died: close its current sub-buffer so that its
- * last events can be read.  Nothing runs on @cpu any more.
+ * last events can be read, and give back what it holds for none.
+ * Nothing runs on @cpu any more.
  */
 static int kmt_cpu_dead(unsigned int cpu)
 {
 	struct kmt_cpu *cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
 
-	if (cb->subbuf)
+	if (cb->slot) {
 		kmt_flush_cpu(cb);
+		kmt_put_spare(cb);
+	}
 	/* Its clock may not go on from here: local_clock() until it opens one. */
 	WRITE_ONCE(cb->clock.gen, U64_MAX);
 	return 0;
 }
 
 /*
- * Give every online CPU a buffer now and every other CPU one when it
- * comes up.  Fails only when no online CPU got one.
+ * Allocate the pool, give every online CPU its slots now and every
+ * other CPU its own when it comes up.  Fails when the pool cannot be
+ * allocated or no online CPU got its slots.
  */
 static int kmt_setup_buffers(void)
 {
+	gfp_t gfp = early_boot_irqs_disabled ? GFP_NOWAIT :
+		    GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY;
 	int cpu, ret, nr = 0;
 
+	ret = kmt_alloc_pool(gfp);
+	if (ret)
+		return ret;
 	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "mm/kmemtrace:prepare",
 				kmt_cpu_prepare, kmt_cpu_dead);
-	if (ret < 0)
+	if (ret < 0) {
+		kmt_free_pool();
 		return ret;
+	}
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
-		nr += !!per_cpu_ptr(&kmt_cpu_buf, cpu)->subbuf;
+		nr += !!per_cpu_ptr(&kmt_cpu_buf, cpu)->slot;
 	cpus_read_unlock();
 	if (!nr) {
 		cpuhp_remove_state_nocalls(ret);
+		kmt_free_pool();
 		return -ENOMEM;
 	}
 	kmt_cpuhp_state = ret;
@@ -364,11 +554,11 @@ static int __init kmt_parse_events(char *str)
 }
 early_param("kmemtrace.events", kmt_parse_events);
 
-/* Start recording; buffers exist.  Caller serialises. */
+/* Start recording; the pool exists.  Caller serialises. */
 static int kmt_start(void)
 {
 	unsigned long groups = READ_ONCE(kmt_groups);
-	int cpu, ret;
+	int ret;
 
 	WRITE_ONCE(kmt_recording, true);
 	kmt_emit_mark(KMT_MARK_RECORDING_ON);
@@ -378,11 +568,7 @@ static int kmt_start(void)
 	kmt_define_all_caches();
 	kmt_find_wrappers();
 	kmt_emit_wrappers();
-	/* Pairs with the smp_mb() in kmt_cpu_prepare(). */
-	smp_mb();
-	for_each_possible_cpu(cpu)
-		if (kmt_cpu_buffer(per_cpu_ptr(&kmt_cpu_buf, cpu)))
-			kmt_emit_buffer(per_cpu_ptr(&kmt_cpu_buf, cpu));
+	kmt_emit_pool();
 	ret = kmt_register_groups(groups);
 	if (ret) {
 		kmt_emit_mark(KMT_MARK_RECORDING_OFF);
@@ -392,12 +578,12 @@ static int kmt_start(void)
 }
 
 /**
- * kmemtrace_init - allocate the buffers and start recording at boot
+ * kmemtrace_init - allocate the pool and start recording at boot
  *
  * Called from mm_core_init() right after kmem_cache_init(), when the slab
  * and page allocators work but before most of the kernel has allocated
- * anything.  The boot CPU's buffer is allocated before the probes attach,
- * the other CPUs' as they come up.
+ * anything.  The pool and the boot CPU's slots are allocated before the
+ * probes attach, the other CPUs' slots as they come up.
  */
 void __init kmemtrace_init(void)
 {
@@ -412,6 +598,8 @@ void __init kmemtrace_init(void)
 	}
 	/* From now on memblock events are recorded live, or not at all. */
 	WRITE_ONCE(kmt_mb_live, true);
+	/* the possible CPUs are known: the sub-buffers' size is final */
+	kmt_fit_subbufs();
 	if (kmt_param_invalid || !kmt_boot_enable) {
 		kmt_early_finish(false);
 		return;
@@ -423,10 +611,12 @@ void __init kmemtrace_init(void)
 		return;
 	}
 	kmt_boot_ts = local_clock();
+	/* the flight share, until the CPUs are up: kmt_share_settle() */
+	kmt_share_present = true;
 	ret = kmt_setup_buffers();
 	if (ret) {
-		pr_warn("cannot allocate %u x %u bytes for the boot CPU (%d); recorder off\n",
-			kmt_nr_subbufs, kmt_subbuf_size, ret);
+		pr_warn("cannot set up a pool of %u x %u bytes (%d); recorder off\n",
+			kmt_pool_want(), kmt_subbuf_size, ret);
 		kmt_early_finish(false);
 		return;
 	}
@@ -441,16 +631,24 @@ void __init kmemtrace_init(void)
 		return;
 	}
 	kmt_update_trigger_key();
-	pr_info("recording from kmem_cache_init in %s mode: %u x %u bytes per CPU, for each CPU as it comes up\n",
-		kmt_mode_names[kmt_mode], kmt_nr_subbufs, kmt_subbuf_size);
+	pr_info("recording from kmem_cache_init in %s mode: %u x %u bytes for all CPUs\n",
+		kmt_mode_names[kmt_mode], kmt_pool.nr, kmt_subbuf_size);
 }
+
+/* The CPUs are up: the flight share counts the online ones from now on. */
+static int __init kmt_share_settle(void)
+{
+	WRITE_ONCE(kmt_share_present, false);
+	return 0;
+}
+core_initcall(kmt_share_settle);
 
 /**
  * kmt_enable_set - start or stop recording
  * @val: 1 to record, 0 to stop
  *
- * Starting the first time allocates the buffers of the online CPUs and
- * sets up the hotplug state for the others.
+ * Starting the first time allocates the pool and the slots of the online
+ * CPUs, and sets up the hotplug state for the others.
  *
  * Return: 0, -EINVAL for another @val, or why it could not start.
  */

@@ -31,7 +31,7 @@ KMT_DEFINE_LAYOUTS(kmt_layouts);
 /* The sub-buffer at cb->consumed is closed and fully committed. */
 static bool kmt_slot_ready(struct kmt_cpu *cb, unsigned int *size)
 {
-	struct kmt_slot *slot = &cb->slot[cb->consumed & kmt_subbuf_mask];
+	struct kmt_slot *slot = &cb->slot[cb->consumed & cb->slot_mask];
 	unsigned int sz = READ_ONCE(slot->size);
 
 	if (!sz || WARN_ON_ONCE(sz > kmt_subbuf_size))
@@ -46,21 +46,33 @@ static bool kmt_slot_ready(struct kmt_cpu *cb, unsigned int *size)
 	return true;
 }
 
+/*
+ * Copy the ready sub-buffers, oldest first, and give each one's block
+ * back to the pool: the slot emptied before the writers see the new
+ * count, so that the sequence number that comes to use it next finds it
+ * empty.
+ */
 static ssize_t kmt_copy_ready(struct kmt_cpu *cb, char __user *ubuf,
 			      size_t count)
 {
-	unsigned int size, idx;
+	struct kmt_slot *slot;
+	unsigned int size;
 	ssize_t done = 0;
+	void *mem;
 
 	while (kmt_slot_ready(cb, &size) && count - done >= size) {
-		idx = cb->consumed & kmt_subbuf_mask;
-		if (copy_to_user(ubuf + done, cb->subbuf[idx], size))
+		slot = &cb->slot[cb->consumed & cb->slot_mask];
+		mem = READ_ONCE(slot->data);
+		if (copy_to_user(ubuf + done, mem, size))
 			return done ? done : -EFAULT;
 		done += size;
-		local_set(&cb->slot[idx].commit, 0);
-		local_set(&cb->slot[idx].events, 0);
-		WRITE_ONCE(cb->slot[idx].size, 0);
-		/* Writers may reuse the slot once they see the new count. */
+		WRITE_ONCE(slot->data, NULL);
+		local_set(&slot->commit, 0);
+		local_set(&slot->events, 0);
+		WRITE_ONCE(slot->size, 0);
+		atomic_dec(&cb->held);
+		kmt_pool_put(mem);
+		/* Writers may use the slot once they see the new count. */
 		smp_store_release(&cb->consumed, cb->consumed + 1);
 	}
 	return done;
@@ -139,7 +151,7 @@ static int kmt_data_open(struct inode *inode, struct file *file)
 	ret = kmt_open_allowed();
 	if (ret)
 		return ret;
-	if (!kmt_cpu_buffer(cb))
+	if (!kmt_cpu_slots(cb))
 		return -ENODEV;
 	if (test_and_set_bit_lock(0, &cb->open))
 		return -EBUSY;
@@ -535,7 +547,9 @@ static int kmt_build_header(void)
 	f->layout_size = sizeof(struct kmt_layout);
 	f->subbuf_header_size = sizeof(struct kmt_subbuf_header);
 	f->subbuf_size = kmt_subbuf_size;
-	f->nr_subbufs = kmt_nr_subbufs;
+	/* what one CPU may hold; readers of the older header size by it */
+	f->nr_subbufs = min(kmt_pool_want(), KMT_CPU_MAX_SUBBUFS);
+	f->pool_subbufs = kmt_pool_want();
 	f->nr_cpu_ids = nr_cpu_ids;
 	strscpy(f->clock, "local_clock", sizeof(f->clock));
 	f->text_base = (unsigned long)_stext;
@@ -561,7 +575,10 @@ static const struct file_operations kmt_header_fops = {
 	.llseek	= default_llseek,
 };
 
-/* Which CPUs have a buffer, of how many bytes, and the NUMA layout. */
+/*
+ * Which CPUs hold how many bytes of the pool now (the pool's size is in
+ * the header), and the NUMA layout.
+ */
 static int kmt_topology_show(struct seq_file *m, void *v)
 {
 	int cpu, nid;
@@ -569,7 +586,7 @@ static int kmt_topology_show(struct seq_file *m, void *v)
 	for_each_possible_cpu(cpu)
 		seq_printf(m, "cpu %d node %d buffer %lu\n", cpu,
 			   cpu_to_node(cpu),
-			   kmt_buffer_bytes(per_cpu_ptr(&kmt_cpu_buf, cpu)));
+			   kmt_held_bytes(per_cpu_ptr(&kmt_cpu_buf, cpu)));
 	for_each_online_node(nid)
 		seq_printf(m, "node %d start_pfn %lu end_pfn %lu\n", nid,
 			   node_start_pfn(nid), node_end_pfn(nid));
@@ -581,16 +598,16 @@ static int kmt_stats_show(struct seq_file *m, void *v)
 	struct kmt_cpu *cb;
 	int cpu;
 
-	seq_puts(m, "# cpu events lost subbufs_read buffer_bytes overwritten frozen_dropped\n");
+	seq_puts(m, "# cpu events lost subbufs_read held_bytes overwritten frozen_dropped has_slots\n");
 	for_each_possible_cpu(cpu) {
 		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
-		if (!kmt_cpu_buffer(cb)) {
-			seq_printf(m, "%d 0 %lu 0 0 0 0\n", cpu, local_read(&cb->lost));
+		if (!kmt_cpu_slots(cb)) {
+			seq_printf(m, "%d 0 %lu 0 0 0 0 0\n", cpu, local_read(&cb->lost));
 			continue;
 		}
-		seq_printf(m, "%d %lu %lu %u %lu %lu %lu\n", cpu,
+		seq_printf(m, "%d %lu %lu %u %lu %lu %lu 1\n", cpu,
 			   local_read(&cb->events), local_read(&cb->lost),
-			   READ_ONCE(cb->consumed), kmt_buffer_bytes(cb),
+			   READ_ONCE(cb->consumed), kmt_held_bytes(cb),
 			   local_read(&cb->overwritten),
 			   local_read(&cb->frozen_dropped));
 	}
