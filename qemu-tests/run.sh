@@ -427,7 +427,7 @@ per_cpu_monotonic() {	# NAME [CPUS]
 		  }
 		  last[$2] = $1; n[$2]++ }
 		END { for (c in n) { print "cpu " c ": " n[c] " events in time order, " steps[c] + 0 " clock steps"; cpus++ }
-		      exit bad || cpus != want }'
+		      exit bad || cpus != want || !cpus }'
 }
 
 # No kmem tracepoint fires in kmem_cache_alloc_bulk(), kmem_cache_free_bulk()
@@ -557,9 +557,12 @@ check "$name: every stamp's record, after each resume too, lies between its loca
 check "$name: per CPU, timestamps never go backwards but where the kernel's clock stepped back" \
 	per_cpu_monotonic "$name" 2
 
-# The same with 2 x 4 KiB per CPU: the attach cannot keep up, so events
-# are dropped while interrupts nest on every CPU.  What is kept must
-# decode, be counted by the kernel, and be no more than the sample did.
+# The same with a pool of 8 x 4 KiB, 2 per CPU: the attach cannot keep
+# up, so events are dropped while interrupts nest on every CPU.  What is
+# kept must decode, be counted by the kernel, and be no more than the
+# sample did.  Boot mode has no share of the pool per CPU: a CPU may find
+# it empty each time it needs a block and keep nothing, so the time
+# order is checked on the CPUs the kernel counted events for.
 stress_within() {	# NAME: per context, the trace's pairs <= the sample's
 	stress_counted "$1" > /dev/null 2>&1
 	cat "$out/$1/hook.out" "$out/$1/stress.trace"
@@ -570,16 +573,17 @@ stress_within() {	# NAME: per context, the trace's pairs <= the sample's
 }
 
 name=stress-4cpu-lossy
-check "SMP stress with 2 x 4 KiB per CPU: the attach cannot keep up" \
+check "SMP stress with a pool of 8 x 4 KiB for 4 CPUs: the attach cannot keep up" \
 	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 4 -t 900 -x '$repo/qemu-tests/stress-hook.sh' \
-		-a 'kmemtrace.enable=1 kmemtrace.subbufs=2 kmemtrace.subbuf_size=4096 kmfstress.pairs=20000 $stable_clock' '$out/$name' &&
+		-a 'kmemtrace.enable=1 kmemtrace.subbufs=8 kmemtrace.subbuf_size=4096 kmfstress.pairs=20000 $stable_clock' '$out/$name' &&
 		[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] ||
 		{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
 if [ -f "$out/$name/boot.kmt" ]; then
 	check "$name: events lost, and counted" some_lost "$name"
 	check "$name: what was kept is the sample's, in its contexts, no more than it did" \
 		stress_within "$name"
-	check "$name: per CPU, timestamps never go backwards but where the kernel's clock stepped back" per_cpu_monotonic "$name"
+	check "$name: per CPU, timestamps never go backwards but where the kernel's clock stepped back" \
+		per_cpu_monotonic "$name" "$(cpu_rows "$out/$name/boot.kmt" | awk '$5 > 0 { n++ } END { print n + 0 }')"
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
 fi
 
