@@ -57,6 +57,13 @@ int kmt_recorder_enabled(struct kmt_recorder *r, bool *on);
 int kmt_recorder_set(struct kmt_recorder *r, bool on);
 int kmt_recorder_flush(struct kmt_recorder *r);
 /*
+ * Give the recorder's buffers back to the page allocator (free_buffer):
+ * -EBUSY while it records or a data file is open, -ENOTEMPTY while a CPU
+ * holds events not read, -ENODATA when given back already, -ENOENT for a
+ * kernel that always keeps them.
+ */
+int kmt_recorder_release(struct kmt_recorder *r);
+/*
  * The mode and the freeze from tracefs kmemtrace/mode and frozen;
  * -ENOENT for a kernel without flight mode.
  */

@@ -70,7 +70,12 @@ static void usage(FILE *f)
 		"goes to the spool first: if the file cannot be written, the events stay\n"
 		"there for the next save.\n"
 		"\n"
+		"Once the file is written, the recorder's buffers go back to the page\n"
+		"allocator (tracefs kmemtrace/free_buffer); writing 1 to kmemtrace/enable\n"
+		"allocates them again.\n"
+		"\n"
 		"    -k, --keep-recording  flush and save, but leave the recorder running\n"
+		"                          and keep its buffers\n"
 		"        --boot-dir <dir>  save to <dir>/boot-BOOT_ID.kmt (BOOT_ID: this\n"
 		"                          boot's id) and write its summary next to it,\n"
 		"                          <dir>/boot-BOOT_ID.summary; what\n"
@@ -626,6 +631,11 @@ int cmd_save(int argc, char **argv)
 			  r.dir);
 		goto out;
 	}
+	if (ret == -ENODATA) {
+		kmf_error("nothing left to save: the recorder gave its buffers back after the last save (write 1 to %s/enable to record again)",
+			  r.dir);
+		goto out;
+	}
 	if (ret) {
 		kmt_recorder_error(&r, path, -ret, &err);
 		kmf_error("cannot flush the recorder: %s", err.msg);
@@ -869,6 +879,19 @@ int cmd_save(int argc, char **argv)
 		if (ret)
 			kmf_warn("saved, but cannot remove the spool %s (%s): remove it by hand, or the next save repeats these events",
 				 sp.path, strerror(-ret));
+	}
+	/*
+	 * Everything recorded is in the file and the recorder is off: its
+	 * memory goes back, unless asked to keep recording.  Kernels that
+	 * keep their buffers have no free_buffer.
+	 */
+	if (!o.keep) {
+		ret = kmt_recorder_release(&r);
+		if (ret && ret != -ENOENT)
+			kmf_warn("saved, but the recorder keeps its buffers: %s/free_buffer: %s",
+				 r.dir, ret == -ENOTEMPTY ? "events came in after the save (is it recording again?)" :
+				 ret == -EBUSY ? "it records, or another reader has a data file open" :
+				 strerror(-ret));
 	}
 	for (i = 0; i < nr; i++) {
 		if (o.keep || cpus[i].first_seq != 0 || !cpus[i].size)

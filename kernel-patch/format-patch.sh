@@ -272,6 +272,13 @@ read.  A CPU without memory for its slots still comes up; its events are
 counted as lost.  fail_kmemtrace_slots= (CONFIG_FAIL_KMEMTRACE_SLOTS)
 injects that failure.
 
+Once recording is off and everything recorded has been read, the pool
+and the slots can be given back to the page allocator, and enabling
+again allocates them again.  The hotplug state goes first; the writers
+outside a tracepoint's probe (the bulk and vmalloc hooks, the general
+path) test that the buffers exist with preemption off, and a grace
+period passes before anything is freed.
+
 The events come in groups (kmem, boot, reclaim, compaction) chosen
 with kmemtrace.events= and attached together.  Off unless booted with
 kmemtrace.enable=1 or enabled through tracefs; an invalid parameter
@@ -283,6 +290,7 @@ commit "mm: kmemtrace: the tracefs interface" \
 "The recorder's files are in tracefs, kmemtrace/, root only: the
 header (the recorder's self-description), a data file per CPU that
 hands out whole sub-buffers and blocks or polls for the next, flush,
+free_buffer (the memory back once all is read, refused before),
 enable, events, mode, triggers, frozen, stall_us, and read-only
 stats, topology and caches.  tracefs and not debugfs, so that a kernel
 locked down in integrity mode (what Secure Boot gives) can still be

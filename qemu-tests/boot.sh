@@ -6,7 +6,9 @@
 #                      [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] [-w] OUTDIR
 #
 # OUTDIR receives boot.kmt, save.rc (exit status of kmemflight save),
-# save.out/save.err, stats (tracefs kmemtrace/stats after the save),
+# save.out/save.err, stats and stats.before (tracefs kmemtrace/stats
+# after and before the save), memfree.before and memfree.after
+# (/proc/meminfo's MemFree line around the save),
 # mounts (/proc/mounts after the save, which mounted tracefs itself),
 # dmesg and console.log, and the exit status and errors of a save by an
 # unprivileged user before tracefs is mounted (notmounted.*) and after
@@ -109,8 +111,17 @@ elif [ -x /bin/kmf-hook ]; then
 	/bin/kmf-hook > /out/hook.out 2> /out/hook.err
 	echo $? > /out/hook.rc
 fi
+# the recorder before the save, through a mount of our own: the save
+# must mount /sys/kernel/tracing itself
+mkdir -p /tmp/tfs && mount -t tracefs nodev /tmp/tfs &&
+	cat /tmp/tfs/kmemtrace/stats > /out/stats.before 2>/dev/null
+umount /tmp/tfs 2>/dev/null
+echo 1 > /proc/sys/vm/stat_refresh
+grep '^MemFree:' /proc/meminfo > /out/memfree.before
 kmemflight save /out/boot.kmt > /out/save.out 2> /out/save.err
 echo $? > /out/save.rc
+echo 1 > /proc/sys/vm/stat_refresh
+grep '^MemFree:' /proc/meminfo > /out/memfree.after
 cat /proc/mounts > /out/mounts
 su -s /bin/sh -c "kmemflight save /tmp/x.kmt" nobody > /dev/null 2> /out/notroot.err
 echo $? > /out/notroot.rc

@@ -3,9 +3,11 @@
 # -x): the recorder's control files and CPU hotplug all at once, each
 # loop a bounded number of rounds, while every CPU allocates (the
 # kmemtrace-stress sample): recording off and on, the event groups
-# changed, flight and boot mode, manual freezes and re-arms, and CPU 1
-# taken down and brought up.  Then recording on in boot mode, every CPU
-# up, for the save that follows.  kmfconcur.rounds=N on the kernel
+# changed, flight and boot mode, manual freezes and re-arms, the
+# buffers given back and allocated again, and CPU 1 taken down and
+# brought up.  Then, alone, the buffers given back (which must succeed)
+# and recording on in boot mode, every CPU up, for the save that
+# follows.  kmfconcur.rounds=N on the kernel
 # command line sets the rounds.  A write the kernel refuses (a freeze
 # while frozen or not in flight mode: EPERM) is expected; each loop's
 # count of them goes to /out/concur.<loop>.
@@ -44,15 +46,32 @@ modes() {
 }
 hotplug() { echo 0 > $cpu1 && echo 1 > $cpu1; }
 allocate() { echo 2000 > $stress; }
+# stop, read what is there, give the buffers back (refused while another
+# loop records, or events came in unread), record again
+release() {
+	echo 0 > $k/enable
+	kmemflight save -q -k /tmp/concur.kmt
+	rm -f /tmp/concur.kmt
+	echo 1 > $k/free_buffer
+	echo 1 > $k/enable
+}
 
 loop enable onoff &
 loop events groups &
 loop mode modes &
 loop hotplug hotplug &
 loop stress allocate &
+loop release release &
 wait
 echo 1 > $cpu1 2>/dev/null
 echo 0 > $k/frozen
 echo boot > $k/mode
+# alone, the give-back must succeed: stopped, all read
+echo 0 > $k/enable
+kmemflight save -q -k /tmp/concur.kmt
+rm -f /tmp/concur.kmt
+echo 1 > $k/free_buffer
+# shellcheck disable=SC2320 # the write's status is echo's
+echo $? > /out/concur.released
 echo 1 > $k/enable
 cat $k/enable $k/mode $k/frozen /sys/devices/system/cpu/online > /out/concur.end

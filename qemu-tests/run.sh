@@ -286,9 +286,9 @@ check "save as root mounted tracefs itself" \
 check "save as an unprivileged user says the recorder is root-only (exit 1)" \
 	sh -c "[ \$(cat '$out/$name/notroot.rc') = 1 ] &&
 		grep 'permission denied: the recorder is root-only (run as root)' '$out/$name/notroot.err'"
-check "a second save finds no events: exit 1, the first file stays whole" \
+check "a second save finds nothing left to save: exit 1, the first file stays whole" \
 	sh -c "[ \$(cat '$out/$name/save2.rc') = 1 ] &&
-		grep 'the recorder holds no events (were they saved or read already?)' '$out/$name/save2.err' &&
+		grep -x 'kmemflight save: error: nothing left to save: the recorder gave its buffers back after the last save (write 1 to /sys/kernel/tracing/kmemtrace/enable to record again)' '$out/$name/save2.err' &&
 		grep -q ' /out/boot.kmt$' '$out/$name/save2.before' &&
 		cmp '$out/$name/save2.before' '$out/$name/save2.after'"
 
@@ -596,9 +596,25 @@ pool_budget() {	# NAME CPUS: the pool in dmesg and info, slots per CPU
 	grep -q 'kmemtrace: recording from kmem_cache_init in boot mode: 128 x 131072 bytes for all CPUs$' \
 		"$out/$1/dmesg" &&
 	"$kmf" info "$out/$1/boot.kmt" | grep -q "^buffers:     16777216 bytes in one pool; after the save [0-9]* of them held by [0-9]* of $2 possible CPUs\$" &&
-	awk -v n="$2" '!/^#/ { h += $5; m += $8 } END { exit !(h <= 16777216 && m == n) }' "$out/$1/stats"
+	awk -v n="$2" '!/^#/ { h += $5; m += $8 } END { exit !(h <= 16777216 && m == n) }' "$out/$1/stats.before"
+}
+
+# The save gives the pool back: the kernel says so (16 MiB and 8 KiB
+# of slots per CPU), stats keeps the counts with no slots, and MemFree
+# grows by the pool.  Around the save, MemFree also sees the save
+# process's own pages (allocated from the free lists, freed into the
+# per-CPU lists, which MemFree does not count): 4 MiB either way; the
+# release boot measures the kernel alone, to two pages.
+pool_given_back() {	# NAME CPUS
+	grep 'kmemtrace: gave back' "$out/$1/dmesg"
+	cat "$out/$1/stats" "$out/$1/memfree.before" "$out/$1/memfree.after"
+	grep -qx "kmemtrace: gave back the pool and the slots: $((16777216 + $2 * 8192)) bytes" "$out/$1/dmesg" &&
+	awk '!/^#/ { n++; if ($5 != 0 || $8 != 0) bad = 1 } END { exit bad || !n }' "$out/$1/stats" &&
+	awk 'NR == FNR { b = $2; next } { d = $2 - b; print "MemFree grew by " d " kB"
+		exit !(d >= 16384 - 4096 && d <= 16384 + 4096) }' "$out/$1/memfree.before" "$out/$1/memfree.after"
 }
 check "default-2cpu: one pool of 16 MiB for the machine, slots for each CPU" pool_budget default-2cpu 2
+check "default-2cpu: after the save the pool went back to the page allocator" pool_given_back default-2cpu 2
 for cpus in 4 8; do
 	name=budget-${cpus}cpu
 	check "boot $cpus vCPU with the default pool and save in the guest" \
@@ -608,7 +624,59 @@ for cpus in 4 8; do
 	check "$name: events recorded on each of the $cpus CPUs" every_cpu_recorded "$name" "$cpus"
 	check "$name: the default pool loses nothing" nothing_lost "$name"
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
+	check "$name: after the save the same pool went back to the page allocator" \
+		pool_given_back "$name" "$cpus"
 done
+
+# Giving the buffers back by hand (release-hook.sh): refused while events
+# are unread; with nothing but shell builtins between two reads of
+# MemFree, MemFree grows by the pool to two pages; refused again once
+# given back; writing 1 to enable allocates them again, counters from 0,
+# and the save of that recording gives them back once more.
+name=release-2cpu
+check "boot 2 vCPU: save -k, stop, give the buffers back, record again, save" \
+	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 2 -x '$repo/qemu-tests/release-hook.sh' \
+		-a 'kmemtrace.enable=1' '$out/$name' &&
+		[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] &&
+		[ \"\$(cat '$out/$name/keep.rc')\" = 0 ] && [ \"\$(cat '$out/$name/rest.rc')\" = 0 ] ||
+		{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
+release_kept() {	# save -k keeps the buffers; unread events keep them too
+	cat "$out/$1/stats.keep" "$out/$1/unread.err"
+	awk '!/^#/ { n++; if ($8 != 1) bad = 1 } END { exit bad || n != 2 }' "$out/$1/stats.keep" &&
+	[ "$(cat "$out/$1/unread.err")" = "sh: write error: Directory not empty
+1" ]
+}
+release_exact() {	# MemFree grows by the pool, to two pages
+	cat "$out/$1/release" "$out/$1/stats.released" "$out/$1/again.err"
+	grep -c 'kmemtrace: gave back the pool and the slots: 16793600 bytes$' "$out/$1/dmesg"
+	awk '{ d = $2 - $1; print "MemFree grew by " d " kB"; exit !($3 == 0 && d >= 16384 && d <= 16384 + 8) }' \
+		"$out/$1/release" &&
+	awk '!/^#/ { n++; if ($2 == 0 || $5 != 0 || $8 != 0) bad = 1 } END { exit bad || n != 2 }' \
+		"$out/$1/stats.released" &&
+	[ "$(cat "$out/$1/again.err")" = "sh: write error: No data available
+1" ] &&
+	[ "$(grep -c 'kmemtrace: gave back the pool and the slots: 16793600 bytes$' "$out/$1/dmesg")" = 2 ]
+}
+release_again() {	# enable allocates again; that recording saves and reads
+	cat "$out/$1/enable.rc" "$out/$1/stats.released" "$out/$1/stats.again"
+	"$kmf" info "$out/$1/boot.kmt" | grep '^total'
+	[ "$(cat "$out/$1/enable.rc")" = 0 ] &&
+	# every CPU counts again from 0: fewer events than before the release
+	awk 'NR == FNR { if (!/^#/) was[$1] = $2; next }
+		!/^#/ { n++; if ($8 != 1 || $2 >= was[$1]) bad = 1 } END { exit bad || n != 2 }' \
+		"$out/$1/stats.released" "$out/$1/stats.again" &&
+	"$kmf" dump "$out/$1/boot.kmt" | awk '$4 == "mark" { print; exit }' | grep -q ' mark=1$' &&
+	kernel_equals_file "$1" && nothing_lost "$1"
+}
+if [ -f "$out/$name/release" ]; then
+	check "$name: save -k keeps the buffers, and events not read keep them: ENOTEMPTY" release_kept "$name"
+	check "$name: given back, MemFree grows by the pool (16 MiB) to two pages; again: ENODATA" \
+		release_exact "$name"
+	check "$name: enable allocates them again, counters from 0; that recording saves whole" \
+		release_again "$name"
+	check "$name: the save of it says nothing is left after" \
+		grep -q 'nothing left to save: the recorder gave its buffers back' "$out/$name/save2.err"
+fi
 
 # CPU hotplug: 4 vCPUs, maxcpus=2.  The two CPUs that come up get slots
 # for the pool's sub-buffers; CPU 2, brought up later, gets its own
@@ -948,7 +1016,8 @@ if [ "${KMF_DEBUG_KERNEL:-1}" != 0 ]; then
 
 		# The control files and CPU hotplug at once (concur-hook.sh):
 		# recording off and on, groups, modes, freezes and re-arms,
-		# CPU 1 down and up, every CPU allocating.  Lockdep reports an
+		# the buffers given back and allocated again, CPU 1 down and
+		# up, every CPU allocating; then the buffers given back alone.  Lockdep reports an
 		# inverted lock order once both orders have been taken, however
 		# the loops interleave.
 		name=debug-concur
@@ -956,9 +1025,10 @@ if [ "${KMF_DEBUG_KERNEL:-1}" != 0 ]; then
 		concur_saved() {
 			debug_boot concur-hook.sh "kmemtrace.enable=1 kmfconcur.rounds=$concur_rounds" || return 1
 			cat "$out/$name"/concur.* "$out/$name/hook.err"
-			for l in enable events mode hotplug stress; do
+			for l in enable events mode hotplug stress release; do
 				grep -q "^$concur_rounds rounds, " "$out/$name/concur.$l" || return 1
 			done
+			[ "$(cat "$out/$name/concur.released")" = 0 ] || return 1
 			# the end: recording, boot mode, armed, both CPUs up
 			printf '1\nboot\n0\n0-1\n' | cmp - "$out/$name/concur.end" &&
 				"$kmf" info "$out/$name/boot.kmt" > "$out/$name/info" &&

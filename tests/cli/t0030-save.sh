@@ -56,6 +56,26 @@ test_expect_success 'save --keep-recording leaves it running' '
 	test "$(cat tfs/kmemtrace/enable)" = 1
 '
 
+test_expect_success 'the pool: save gives the buffers back once the file is written, -k keeps them' '
+	"$MKTRACE" pool tfs && mkks &&
+	save -q --keep-recording boot.kmt &&
+	test ! -s tfs/kmemtrace/free_buffer &&
+	save -q boot2.kmt &&
+	test "$(cat tfs/kmemtrace/free_buffer)" = 1 &&
+	"$MKTRACE" pool tfs && rm tfs/kmemtrace/flush && mkdir tfs/kmemtrace/flush &&
+	test_must_fail save boot3.kmt 2> err &&
+	test ! -s tfs/kmemtrace/free_buffer && test ! -e boot3.kmt
+'
+
+test_expect_success 'the pool: buffers that cannot be given back are a warning, the file is saved' '
+	"$MKTRACE" pool tfs && mkks &&
+	rm tfs/kmemtrace/free_buffer && mkdir tfs/kmemtrace/free_buffer &&
+	save boot.kmt > out 2> err &&
+	grep -q "^\[ kmemflight: saved " out &&
+	grep -qx "kmemflight save: warning: saved, but the recorder keeps its buffers: $PWD/tfs/kmemtrace/free_buffer: Is a directory" err &&
+	"$KMF" info boot.kmt > /dev/null
+'
+
 test_expect_success 'the file keeps only text symbols, and the cache table' '
 	"$MKTRACE" tracefs tfs && mkks &&
 	save -q boot.kmt &&

@@ -920,6 +920,9 @@ int kb_write_recorder(struct kb *b, const char *dir, bool old,
 	ret = put_file(path, "header", fmt.p, fmt.len);
 	ret = ret ?: put_file(path, "enable", "1\n", 2);
 	ret = ret ?: put_file(path, "flush", "", 0);
+	/* a kernel with the pool gives it back after a save */
+	if (b->pool)
+		ret = ret ?: put_file(path, "free_buffer", "", 0);
 	ret = ret ?: put_file(path, "topology", topo.p, topo.len);
 	if (old)
 		buf_put(&stats, "# cpu events lost subbufs_read\n", 31);

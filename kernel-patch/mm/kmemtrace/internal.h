@@ -29,6 +29,7 @@
 
 extern bool kmt_param_invalid;
 extern bool kmt_allocated;
+extern bool kmt_released;
 extern bool kmt_recording;
 extern unsigned long kmt_groups;
 extern u64 kmt_boot_ts;
@@ -53,6 +54,7 @@ void kmt_unregister_groups(unsigned long mask);
 void kmt_emit_groups(unsigned long mask);
 int kmt_parse_groups(const char *str, unsigned long *mask);
 int kmt_enable_set(unsigned int val);
+int kmt_release_buffers(void);
 unsigned long kmt_held_bytes(struct kmt_cpu *cb);
 unsigned int kmt_pool_want(void);
 
@@ -61,6 +63,17 @@ static inline struct kmt_slot *kmt_cpu_slots(struct kmt_cpu *cb)
 {
 	/* Pairs with the release in kmt_alloc_cpu(). */
 	return smp_load_acquire(&cb->slot);
+}
+
+/*
+ * Whether the pool and the slots may be written: a writer outside a
+ * tracepoint's probe (a hook, the general path) tests it with preemption
+ * off, after which kmt_release_buffers() waits for it.
+ */
+static __always_inline bool kmt_buffers_ready(void)
+{
+	/* Pairs with the release in kmt_setup_buffers(). */
+	return smp_load_acquire(&kmt_allocated);
 }
 
 /* ---- wrappers.c ------------------------------------------------------- */

@@ -177,7 +177,13 @@ static void kmt_probe_cache_free(void *data, unsigned long call_site,
 	kmt_free(KMT_EV_CACHE_FREE, call_site, ptr, s ? READ_ONCE(s->kmt_id) : 0);
 }
 
-/* Off until the kmem probes are registered, with them. */
+/*
+ * Off until the kmem probes are registered, with them.  A hook may be
+ * preempted between the branch and its preempt_disable() and run on
+ * after the key is off and the probes are gone: it tests
+ * kmt_buffers_ready() with preemption off, as kmt_release_buffers()
+ * requires.
+ */
 DEFINE_STATIC_KEY_FALSE(kmemtrace_hook_key);
 
 void __kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
@@ -186,7 +192,7 @@ void __kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
 	size_t i;
 
 	preempt_disable_notrace();
-	for (i = 0; i < nr; i++)
+	for (i = 0; kmt_buffers_ready() && i < nr; i++)
 		kmt_probe_cache_alloc(NULL, call_site, p[i], s, flags,
 				      NUMA_NO_NODE);
 	preempt_enable_notrace();
@@ -199,7 +205,7 @@ void __kmemtrace_free_bulk(struct kmem_cache *s, size_t nr, void **p,
 	size_t i;
 
 	preempt_disable_notrace();
-	for (i = 0; i < nr; i++) {
+	for (i = 0; kmt_buffers_ready() && i < nr; i++) {
 		if (!p[i])
 			continue;
 		if (s)
@@ -277,7 +283,8 @@ void __kmemtrace_alloc_pages_bulk(struct page *page, gfp_t gfp,
 				  int migratetype)
 {
 	preempt_disable_notrace();
-	kmt_probe_page_alloc(NULL, page, 0, gfp, migratetype);
+	if (kmt_buffers_ready())
+		kmt_probe_page_alloc(NULL, page, 0, gfp, migratetype);
 	preempt_enable_notrace();
 }
 

@@ -31,8 +31,15 @@
 static bool kmt_boot_enable __initdata;
 bool kmt_param_invalid __initdata;
 
-/* The pool is allocated, and slots follow the CPUs: the hotplug state is set up. */
+/*
+ * The pool is allocated, and slots follow the CPUs: the hotplug state is
+ * set up.  Writers outside a tracepoint's probe test it with preemption
+ * off (kmt_buffers_ready()), so that kmt_release_buffers() can wait for
+ * them.
+ */
 bool kmt_allocated;
+/* The pool was given back (kmt_release_buffers()) and not allocated since. */
+bool kmt_released;
 static int kmt_cpuhp_state;
 bool kmt_recording;
 /* Bits of enum kmt_group: what is recorded, under kmt_mutex. */
@@ -146,6 +153,10 @@ static void kmt_reset_cpu(struct kmt_cpu *cb, int cpu)
 	cb->cpu = cpu;
 	cb->node = cpu_to_node(cpu);
 	cb->consumed = 0;
+	local_set(&cb->events, 0);
+	local_set(&cb->lost, 0);
+	local_set(&cb->overwritten, 0);
+	local_set(&cb->frozen_dropped, 0);
 	atomic_set(&cb->held, 0);
 	WRITE_ONCE(cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
 	cb->pid_key = U64_MAX;
@@ -441,8 +452,93 @@ static int kmt_setup_buffers(void)
 		return -ENOMEM;
 	}
 	kmt_cpuhp_state = ret;
-	WRITE_ONCE(kmt_allocated, true);
+	/* The slots and the pool first; pairs with kmt_buffers_ready(). */
+	smp_store_release(&kmt_allocated, true);
+	WRITE_ONCE(kmt_released, false);
 	return 0;
+}
+
+/*
+ * Whether @cb holds events nobody has read: a sub-buffer open, or closed
+ * and not yet read.
+ */
+static bool kmt_unread(struct kmt_cpu *cb)
+{
+	u64 state = READ_ONCE(cb->state);
+	unsigned int seq = (state >> KMT_POS_BITS) & KMT_SEQ_MASK;
+	int used = sign_extend32((seq - READ_ONCE(cb->consumed)) & KMT_SEQ_MASK,
+				 KMT_SEQ_BITS - 1);
+
+	return (state & KMT_POS_MASK) != KMT_POS_CLOSED || used >= 0;
+}
+
+/**
+ * kmt_release_buffers - give the pool and every CPU's slots back
+ *
+ * Once recording is off and everything recorded has been read, the
+ * memory goes back to the page allocator (what "kmemflight save" asks
+ * for after a save, unless told to keep recording); enabling again
+ * allocates it again.  The hotplug state goes first, so that no CPU
+ * gets slots meanwhile; then kmt_allocated is cleared and a grace
+ * period waits for every writer that may have found it set: the probes
+ * are detached already, and the hooks and the general path test it
+ * with preemption off.
+ *
+ * Return: 0; -ENODATA when given back already, -ENODEV when never
+ * allocated; -EBUSY while recording or with a data file open;
+ * -ENOTEMPTY while a CPU holds events not read (flush and read them).
+ */
+int kmt_release_buffers(void)
+{
+	unsigned long bytes = 0;
+	struct kmt_slot *slot;
+	struct kmt_cpu *cb;
+	int cpu, ret = 0;
+
+	mutex_lock(&kmt_mutex);
+	if (!kmt_allocated) {
+		ret = kmt_released ? -ENODATA : -ENODEV;
+		goto out_unlock;
+	}
+	if (READ_ONCE(kmt_recording)) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	/* kmt_data_open() takes kmt_mutex too: no reader comes meanwhile. */
+	for_each_possible_cpu(cpu) {
+		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
+		if (!cb->slot)
+			continue;
+		if (test_bit(0, &cb->open)) {
+			ret = -EBUSY;
+			goto out_unlock;
+		}
+		if (kmt_unread(cb)) {
+			ret = -ENOTEMPTY;
+			goto out_unlock;
+		}
+	}
+	cpuhp_remove_state_nocalls(kmt_cpuhp_state);
+	WRITE_ONCE(kmt_allocated, false);
+	/* Every writer that found it set is done. */
+	synchronize_rcu();
+	for_each_possible_cpu(cpu) {
+		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
+		slot = cb->slot;
+		if (!slot)
+			continue;
+		WRITE_ONCE(cb->slot, NULL);
+		atomic_set(&cb->held, 0);
+		bytes += (cb->slot_mask + 1) * sizeof(*slot);
+		kfree(slot);
+	}
+	bytes += (unsigned long)kmt_pool.nr << (kmt_pool.order + PAGE_SHIFT);
+	kmt_free_pool();
+	WRITE_ONCE(kmt_released, true);
+	pr_info("gave back the pool and the slots: %lu bytes\n", bytes);
+out_unlock:
+	mutex_unlock(&kmt_mutex);
+	return ret;
 }
 
 const struct kmt_group_ops kmt_group_ops[KMT_NR_GROUPS] = {
@@ -647,8 +743,9 @@ core_initcall(kmt_share_settle);
  * kmt_enable_set - start or stop recording
  * @val: 1 to record, 0 to stop
  *
- * Starting the first time allocates the pool and the slots of the online
- * CPUs, and sets up the hotplug state for the others.
+ * Starting the first time, or after kmt_release_buffers(), allocates the
+ * pool and the slots of the online CPUs, and sets up the hotplug state
+ * for the others.
  *
  * Return: 0, -EINVAL for another @val, or why it could not start.
  */

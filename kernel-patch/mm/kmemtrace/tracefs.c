@@ -151,10 +151,15 @@ static int kmt_data_open(struct inode *inode, struct file *file)
 	ret = kmt_open_allowed();
 	if (ret)
 		return ret;
+	/* Not while kmt_release_buffers() gives the slots back. */
+	mutex_lock(&kmt_mutex);
 	if (!kmt_cpu_slots(cb))
-		return -ENODEV;
-	if (test_and_set_bit_lock(0, &cb->open))
-		return -EBUSY;
+		ret = READ_ONCE(kmt_released) ? -ENODATA : -ENODEV;
+	else if (test_and_set_bit_lock(0, &cb->open))
+		ret = -EBUSY;
+	mutex_unlock(&kmt_mutex);
+	if (ret)
+		return ret;
 	/*
 	 * ->consumed is ours from here: a flight-mode writer that reuses
 	 * the oldest sub-buffer saw the bit clear, and runs with
@@ -189,14 +194,22 @@ static void kmt_flush_local(void *unused)
 	kmt_flush_cpu(this_cpu_ptr(&kmt_cpu_buf));
 }
 
-/* Offline CPUs were flushed when they died. */
+/*
+ * Offline CPUs were flushed when they died.  -ENODATA once the buffers
+ * were given back, -ENODEV when there never were any.
+ */
 static ssize_t kmt_flush_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	if (!READ_ONCE(kmt_allocated))
-		return -ENODEV;
-	on_each_cpu(kmt_flush_local, NULL, 1);
-	return count;
+	ssize_t ret = count;
+
+	mutex_lock(&kmt_mutex);
+	if (kmt_allocated)
+		on_each_cpu(kmt_flush_local, NULL, 1);
+	else
+		ret = kmt_released ? -ENODATA : -ENODEV;
+	mutex_unlock(&kmt_mutex);
+	return ret;
 }
 
 static int kmt_generic_open(struct inode *inode, struct file *file)
@@ -235,6 +248,29 @@ static ssize_t kmt_enable_write(struct file *file, const char __user *ubuf,
 	ret = kmt_enable_set(val);
 	return ret ?: count;
 }
+
+/* Writing 1 gives the buffers back: kmt_release_buffers(). */
+static ssize_t kmt_free_buffer_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &val);
+	if (ret)
+		return ret;
+	if (val != 1)
+		return -EINVAL;
+	ret = kmt_release_buffers();
+	return ret ?: count;
+}
+
+static const struct file_operations kmt_free_buffer_fops = {
+	.open	= kmt_generic_open,
+	.write	= kmt_free_buffer_write,
+	.llseek	= noop_llseek,
+};
 
 static const struct file_operations kmt_enable_fops = {
 	.open	= kmt_generic_open,
@@ -601,15 +637,13 @@ static int kmt_stats_show(struct seq_file *m, void *v)
 	seq_puts(m, "# cpu events lost subbufs_read held_bytes overwritten frozen_dropped has_slots\n");
 	for_each_possible_cpu(cpu) {
 		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
-		if (!kmt_cpu_slots(cb)) {
-			seq_printf(m, "%d 0 %lu 0 0 0 0 0\n", cpu, local_read(&cb->lost));
-			continue;
-		}
-		seq_printf(m, "%d %lu %lu %u %lu %lu %lu 1\n", cpu,
+		/* after kmt_release_buffers(), the counts of what was read */
+		seq_printf(m, "%d %lu %lu %u %lu %lu %lu %d\n", cpu,
 			   local_read(&cb->events), local_read(&cb->lost),
 			   READ_ONCE(cb->consumed), kmt_held_bytes(cb),
 			   local_read(&cb->overwritten),
-			   local_read(&cb->frozen_dropped));
+			   local_read(&cb->frozen_dropped),
+			   !!kmt_cpu_slots(cb));
 	}
 	return 0;
 }
@@ -685,6 +719,8 @@ static int __init kmt_tracefs_init(void)
 	ret = ret ?: kmt_create_file("enable", 0600, dir, NULL, &kmt_enable_fops);
 	ret = ret ?: kmt_create_file("events", 0600, dir, NULL, &kmt_events_fops);
 	ret = ret ?: kmt_create_file("flush", 0200, dir, NULL, &kmt_flush_fops);
+	ret = ret ?: kmt_create_file("free_buffer", 0200, dir, NULL,
+				     &kmt_free_buffer_fops);
 	ret = ret ?: kmt_create_file("topology", 0400, dir, NULL,
 				     &kmt_topology_fops);
 	ret = ret ?: kmt_create_file("stats", 0400, dir, NULL, &kmt_stats_fops);

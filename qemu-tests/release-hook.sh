@@ -1,0 +1,50 @@
+#!/bin/sh
+# Guest hook (boot.sh -x) for the give-back boot: save with
+# --keep-recording (the buffers stay), stop, try to give the buffers
+# back with events unread (refused), save the rest with
+# --keep-recording, then give them back with nothing but the shell's
+# builtins between two reads of MemFree, so that the difference is the
+# kernel's own; then give back again (refused: nothing left), and
+# record again (the buffers come back) for boot.sh's own save.
+# Writes to /out: keep.kmt, rest.kmt and their .rc/.err, stats.keep,
+# stats.released, stats.again, unread.err, release (MemFree in kB
+# before and after, and the write's status), again.err, enable.rc.
+T=/sys/kernel/tracing
+k=$T/kmemtrace
+grep -q " $T tracefs " /proc/mounts || mount -t tracefs nodev $T
+
+memfree() {	# into $mf, the vmstat counters folded first; builtins only
+	echo 1 > /proc/sys/vm/stat_refresh
+	while read -r key val _; do
+		if [ "$key" = MemFree: ]; then
+			mf=$val
+			break
+		fi
+	done < /proc/meminfo
+}
+
+kmemflight save -q -k /out/keep.kmt 2> /out/keep.err
+echo $? > /out/keep.rc
+cat $k/stats > /out/stats.keep
+echo 0 > $k/enable
+echo 1 > $k/flush
+# events not read yet: refused
+(echo 1 > $k/free_buffer) 2> /out/unread.err
+echo $? >> /out/unread.err
+kmemflight save -q -k /out/rest.kmt 2> /out/rest.err
+echo $? > /out/rest.rc
+memfree
+before=$mf
+echo 1 > $k/free_buffer
+# shellcheck disable=SC2320 # the write's status is echo's
+rc=$?
+memfree
+echo "$before $mf $rc" > /out/release
+cat $k/stats > /out/stats.released
+(echo 1 > $k/free_buffer) 2> /out/again.err
+echo $? >> /out/again.err
+echo 1 > $k/enable
+# shellcheck disable=SC2320 # the write's status is echo's
+echo $? > /out/enable.rc
+ls -lR /sys/kernel/tracing > /dev/null
+cat $k/stats > /out/stats.again
