@@ -889,7 +889,7 @@ int cmd_save(int argc, char **argv)
 		ret = kmt_recorder_release(&r);
 		if (ret && ret != -ENOENT)
 			kmf_warn("saved, but the recorder keeps its buffers: %s/free_buffer: %s",
-				 r.dir, ret == -ENOTEMPTY ? "events came in after the save (is it recording again?)" :
+				 r.dir, ret == -ENOTEMPTY ? "events came in after the save (recording again, a re-arm's mark?): save again" :
 				 ret == -EBUSY ? "it records, or another reader has a data file open" :
 				 strerror(-ret));
 	}

@@ -5,9 +5,12 @@
 # --keep-recording, then give them back with nothing but the shell's
 # builtins between two reads of MemFree, so that the difference is the
 # kernel's own; then give back again (refused: nothing left), and
-# record again (the buffers come back) for boot.sh's own save.
+# record again (the buffers come back); stop, read, switch to flight
+# mode (the boot pool goes back) and record in flight mode, for
+# boot.sh's own save.
 # Writes to /out: keep.kmt, rest.kmt and their .rc/.err, stats.keep,
-# stats.released, stats.again, unread.err, release (MemFree in kB
+# stats.released, stats.again, stats.switched, stats.flight, again.kmt,
+# unread.err, release (MemFree in kB
 # before and after, and the write's status), again.err, enable.rc.
 T=/sys/kernel/tracing
 k=$T/kmemtrace
@@ -48,3 +51,12 @@ echo 1 > $k/enable
 echo $? > /out/enable.rc
 ls -lR /sys/kernel/tracing > /dev/null
 cat $k/stats > /out/stats.again
+# flight mode's own budget: stopped and read, a switch to flight mode
+# gives the boot pool back, and the next start allocates the flight pool
+# (kmemtrace.flight_size, 4 MiB), which boot.sh's save gives back
+echo 0 > $k/enable
+kmemflight save -q -k /out/again.kmt 2> /out/again-save.err
+echo flight > $k/mode
+cat $k/stats > /out/stats.switched
+echo 1 > $k/enable
+cat $k/stats > /out/stats.flight

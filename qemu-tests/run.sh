@@ -319,7 +319,7 @@ check "boot with kmemtrace.enable=0: save explains how to turn it on" \
 name=invalid
 check "invalid boot parameters: clear warnings, recorder off, boot continues" \
 	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 1 \
-		-a 'kmemtrace.enable=yes kmemtrace.subbufs=5000 kmemtrace.subbufs=-1 kmemtrace.subbufs=99999999999 kmemtrace.subbufs=lots kmemtrace.subbuf_size=1000 kmemtrace.events=kmem,nope' '$out/$name' &&
+		-a 'kmemtrace.enable=yes kmemtrace.subbufs=5000 kmemtrace.subbufs=-1 kmemtrace.subbufs=99999999999 kmemtrace.subbufs=lots kmemtrace.subbuf_size=1000 kmemtrace.flight_size=1K kmemtrace.events=kmem,nope' '$out/$name' &&
 		grep 'kmemtrace.events=kmem,nope is invalid: use a comma-separated list of kmem, boot, reclaim, compaction, latency, all; recorder stays off' '$out/$name/dmesg' &&
 		grep 'kmemtrace.enable=yes is invalid: use 0 or 1; recorder stays off' '$out/$name/dmesg' &&
 		grep 'kmemtrace.subbufs=5000 is invalid: use 2..1024; recorder stays off' '$out/$name/dmesg' &&
@@ -327,7 +327,21 @@ check "invalid boot parameters: clear warnings, recorder off, boot continues" \
 		grep 'kmemtrace.subbufs=99999999999 is invalid: use 2..1024; recorder stays off' '$out/$name/dmesg' &&
 		grep 'kmemtrace.subbufs=lots is invalid: use 2..1024; recorder stays off' '$out/$name/dmesg' &&
 		grep 'kmemtrace.subbuf_size=1000 is invalid: use a power of two' '$out/$name/dmesg' &&
+		grep 'kmemtrace.flight_size=1K is invalid: use 8192 to 536870912 bytes (K, M, G suffixes); recorder stays off' '$out/$name/dmesg' &&
 		[ \"\$(cat '$out/$name/save.rc')\" = 1 ]"
+
+# Booted in flight mode, the pool is flight mode's own, 4 MiB
+# (kmemtrace.flight_size), and the save gives it back.
+name=flight-default-2cpu
+check "boot 2 vCPU in flight mode with the default pool and save in the guest" \
+	boot_saved "$name" 2 "kmemtrace.enable=1 kmemtrace.mode=flight"
+if [ -f "$out/$name/boot.kmt" ]; then
+	check "$name: flight mode's own pool, 32 x 128 KiB, given back after the save" \
+		sh -c "grep -x 'kmemtrace: recording from kmem_cache_init in flight mode: 32 x 131072 bytes for all CPUs' '$out/$name/dmesg' &&
+			'$kmf' info '$out/$name/boot.kmt' | grep '^buffers:     4194304 bytes in one pool; ' &&
+			grep -x 'kmemtrace: gave back the pool and the slots: 4198400 bytes' '$out/$name/dmesg' &&
+			awk '!/^#/ { n++; if (\$8 != 1) bad = 1 } END { exit bad || n != 2 }' '$out/$name/stats.before'"
+fi
 
 # Kernel lockdown.  lockdown=integrity (Secure Boot on the big
 # distributions) leaves tracefs open: the boot saves and reports like any
@@ -631,8 +645,10 @@ done
 # Giving the buffers back by hand (release-hook.sh): refused while events
 # are unread; with nothing but shell builtins between two reads of
 # MemFree, MemFree grows by the pool to two pages; refused again once
-# given back; writing 1 to enable allocates them again, counters from 0,
-# and the save of that recording gives them back once more.
+# given back; writing 1 to enable allocates them again, counters from 0;
+# stopped and read again, a switch to flight mode gives that boot pool
+# back, the next start allocates flight mode's 4 MiB, and the guest's
+# save of that recording gives them back once more.
 name=release-2cpu
 check "boot 2 vCPU: save -k, stop, give the buffers back, record again, save" \
 	sh -c "'$repo/qemu-tests/boot.sh' -k '$kernel' -c 2 -x '$repo/qemu-tests/release-hook.sh' \
@@ -657,6 +673,18 @@ release_exact() {	# MemFree grows by the pool, to two pages
 1" ] &&
 	[ "$(grep -c 'kmemtrace: gave back the pool and the slots: 16793600 bytes$' "$out/$1/dmesg")" = 2 ]
 }
+release_flight() {	# the switch to flight mode gives back the boot pool; the flight pool is 4 MiB
+	cat "$out/$1/stats.switched" "$out/$1/stats.flight"
+	grep 'kmemtrace: gave back' "$out/$1/dmesg"
+	"$kmf" info "$out/$1/boot.kmt" | grep '^buffers:'
+	awk '!/^#/ { n++; if ($8 != 0) bad = 1 } END { exit bad || n != 2 }' "$out/$1/stats.switched" &&
+	awk '!/^#/ { n++; if ($8 != 1) bad = 1 } END { exit bad || n != 2 }' "$out/$1/stats.flight" &&
+	# 4 MiB of pool, 32 x 128 KiB: 64 slots of 32 bytes per CPU
+	[ "$(grep -c 'kmemtrace: gave back the pool and the slots: 4198400 bytes$' "$out/$1/dmesg")" = 1 ] &&
+	"$kmf" info "$out/$1/boot.kmt" | grep -q '^buffers:     4194304 bytes in one pool; ' &&
+	"$kmf" dump "$out/$1/boot.kmt" | awk '$4 == "mark" { print; n++ } n == 2 { exit }' |
+		awk 'NR == 1 && / mark=1$/ { a = 1 } NR == 2 && / mark=5$/ { b = 1 } END { exit !(a && b) }'
+}
 release_again() {	# enable allocates again; that recording saves and reads
 	cat "$out/$1/enable.rc" "$out/$1/stats.released" "$out/$1/stats.again"
 	"$kmf" info "$out/$1/boot.kmt" | grep '^total'
@@ -674,6 +702,8 @@ if [ -f "$out/$name/release" ]; then
 		release_exact "$name"
 	check "$name: enable allocates them again, counters from 0; that recording saves whole" \
 		release_again "$name"
+	check "$name: stopped and read, a switch to flight mode gives the boot pool back; flight's is 4 MiB" \
+		release_flight "$name"
 	check "$name: the save of it says nothing is left after" \
 		grep -q 'nothing left to save: the recorder gave its buffers back' "$out/$name/save2.err"
 fi

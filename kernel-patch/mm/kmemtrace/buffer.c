@@ -467,7 +467,10 @@ noinline void kmt_record_fields_at(u8 type, const u8 *enc, const u64 *v,
 		plen += kmt_uvar_len(str[i].len) + str[i].len;
 	preempt_disable_notrace();
 	cb = this_cpu_ptr(&kmt_cpu_buf);
-	if (kmt_buffers_ready() && kmt_reserve_at(cb, type, plen, &r, at)) {
+	/* Being given back: counted as lost, kmt_release_buffers_locked(). */
+	if (unlikely(!kmt_buffers_ready())) {
+		local_inc(&cb->lost);
+	} else if (kmt_reserve_at(cb, type, plen, &r, at)) {
 		p = r.p;
 		for (i = 0; i < n; i++)
 			p = kmt_put_field(p, enc[i], v[i]);

@@ -61,6 +61,7 @@ static __always_inline u64 arch_kmt_clock_read(const struct arch_kmt_clock *c)
 /* the most one CPU holds, its number of slots at most: 8 KiB of them */
 #define KMT_CPU_MAX_SUBBUFS	256U
 #define KMT_DEFAULT_SIZE	SZ_16M
+#define KMT_DEFAULT_FLIGHT_SIZE	SZ_4M
 #define KMT_DEFAULT_SUBBUF_SIZE	SZ_128K
 #define KMT_MAX_SUBBUF_SIZE	SZ_512K
 

@@ -394,7 +394,10 @@ early_param("kmemtrace.mode", kmt_parse_mode);
  *
  * "flight": full buffers reuse their oldest sub-buffer from now on, and
  * the triggers are armed; "boot": they drop new events again.  A mark
- * in the stream says where the mode changed.
+ * in the stream says where the mode changed.  The pool is each mode's
+ * size (kmemtrace.size, kmemtrace.flight_size) when it is allocated: a
+ * switch while stopped, everything read, gives back one of the other
+ * size.
  */
 void kmt_set_mode(unsigned int mode)
 {
@@ -410,8 +413,34 @@ void kmt_set_mode(unsigned int mode)
 		if (mode == KMT_MODE_FLIGHT)
 			kmt_thaw(0);
 		kmt_update_trigger_key();
+		/*
+		 * Stopped and read, a pool of the other mode's size goes
+		 * back: the next start allocates this mode's.  Recording,
+		 * or with events unread, it stays until it is given back.
+		 */
+		if (!READ_ONCE(kmt_recording) && kmt_allocated &&
+		    kmt_pool.nr != kmt_pool_want())
+			kmt_release_buffers_locked();
 	}
 	mutex_unlock(&kmt_mutex);
+}
+
+/*
+ * The buffers were given back (kmt_release_buffers_locked()): a freeze
+ * of theirs is over, and the next ones start armed in flight mode, not
+ * frozen.  No mark: there is nothing to write it in, and the next start
+ * writes the mode.  No writer runs, recording being off; kmt_mutex held.
+ */
+void kmt_forget_freeze(void)
+{
+	int cpu;
+
+	lockdep_assert_held(&kmt_mutex);
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&kmt_cpu_buf, cpu)->frozen, false);
+	kmt_stall_forget();
+	WRITE_ONCE(kmt_frozen_done, false);
+	atomic_set(&kmt_frozen_by, kmt_mode == KMT_MODE_FLIGHT ? 0 : KMT_UNARMED);
 }
 
 /**

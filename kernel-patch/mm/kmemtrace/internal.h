@@ -54,6 +54,7 @@ void kmt_unregister_groups(unsigned long mask);
 void kmt_emit_groups(unsigned long mask);
 int kmt_parse_groups(const char *str, unsigned long *mask);
 int kmt_enable_set(unsigned int val);
+int kmt_release_buffers_locked(void);
 int kmt_release_buffers(void);
 unsigned long kmt_held_bytes(struct kmt_cpu *cb);
 unsigned int kmt_pool_want(void);
@@ -161,6 +162,7 @@ void kmt_stall_begin(int order, gfp_t gfp);
 void kmt_stall_forget(void);
 void kmt_stall_end(void);
 void kmt_set_mode(unsigned int mode);
+void kmt_forget_freeze(void);
 int kmt_set_frozen(unsigned int val);
 int kmt_frozen_show(char *buf, size_t size);
 

@@ -186,15 +186,25 @@ static void kmt_probe_cache_free(void *data, unsigned long call_site,
  */
 DEFINE_STATIC_KEY_FALSE(kmemtrace_hook_key);
 
+/* kmt_buffers_ready() for a hook's @nr events, counted lost if not. */
+static __always_inline bool kmt_hook_ready(size_t nr)
+{
+	if (likely(kmt_buffers_ready()))
+		return true;
+	local_add(nr, &this_cpu_ptr(&kmt_cpu_buf)->lost);
+	return false;
+}
+
 void __kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
 			    void **p, unsigned long call_site)
 {
 	size_t i;
 
 	preempt_disable_notrace();
-	for (i = 0; kmt_buffers_ready() && i < nr; i++)
-		kmt_probe_cache_alloc(NULL, call_site, p[i], s, flags,
-				      NUMA_NO_NODE);
+	if (kmt_hook_ready(nr))
+		for (i = 0; i < nr; i++)
+			kmt_probe_cache_alloc(NULL, call_site, p[i], s, flags,
+					      NUMA_NO_NODE);
 	preempt_enable_notrace();
 }
 
@@ -205,7 +215,9 @@ void __kmemtrace_free_bulk(struct kmem_cache *s, size_t nr, void **p,
 	size_t i;
 
 	preempt_disable_notrace();
-	for (i = 0; kmt_buffers_ready() && i < nr; i++) {
+	if (!kmt_hook_ready(nr))
+		goto out;
+	for (i = 0; i < nr; i++) {
 		if (!p[i])
 			continue;
 		if (s)
@@ -213,6 +225,7 @@ void __kmemtrace_free_bulk(struct kmem_cache *s, size_t nr, void **p,
 		else
 			kmt_free(KMT_EV_KFREE, call_site, p[i], 0);
 	}
+out:
 	preempt_enable_notrace();
 }
 
@@ -283,7 +296,7 @@ void __kmemtrace_alloc_pages_bulk(struct page *page, gfp_t gfp,
 				  int migratetype)
 {
 	preempt_disable_notrace();
-	if (kmt_buffers_ready())
+	if (kmt_hook_ready(1))
 		kmt_probe_page_alloc(NULL, page, 0, gfp, migratetype);
 	preempt_enable_notrace();
 }

@@ -61,12 +61,18 @@ static int __init kmt_parse_enable(char *str)
 }
 early_param("kmemtrace.enable", kmt_parse_enable);
 
-/* The pool's bytes (kmemtrace.size), or its sub-buffers (kmemtrace.subbufs). */
+/*
+ * The pool's bytes in boot mode (kmemtrace.size) and in flight mode
+ * (kmemtrace.flight_size), or its sub-buffers in both
+ * (kmemtrace.subbufs).
+ */
 static unsigned long long kmt_size = KMT_DEFAULT_SIZE;
+static unsigned long long kmt_flight_size = KMT_DEFAULT_FLIGHT_SIZE;
 static unsigned int kmt_param_subbufs;
 static bool kmt_subbuf_size_set;
 
-static int __init kmt_parse_size(char *str)
+static int __init kmt_parse_bytes(const char *name, char *str,
+				  unsigned long long *size)
 {
 	unsigned long long n;
 	char *end;
@@ -75,17 +81,28 @@ static int __init kmt_parse_size(char *str)
 		n = memparse(str, &end);
 		if (!*end && n >= (unsigned long long)KMT_MIN_SUBBUFS * PAGE_SIZE &&
 		    n <= (unsigned long long)KMT_MAX_SUBBUFS * KMT_MAX_SUBBUF_SIZE) {
-			kmt_size = n;
+			*size = n;
 			return 0;
 		}
 	}
-	pr_warn("kmemtrace.size=%s is invalid: use %lu to %llu bytes (K, M, G suffixes); recorder stays off\n",
-		str ? str : "", KMT_MIN_SUBBUFS * PAGE_SIZE,
+	pr_warn("%s=%s is invalid: use %lu to %llu bytes (K, M, G suffixes); recorder stays off\n",
+		name, str ? str : "", KMT_MIN_SUBBUFS * PAGE_SIZE,
 		(unsigned long long)KMT_MAX_SUBBUFS * KMT_MAX_SUBBUF_SIZE);
 	kmt_param_invalid = true;
 	return 0;
 }
+
+static int __init kmt_parse_size(char *str)
+{
+	return kmt_parse_bytes("kmemtrace.size", str, &kmt_size);
+}
 early_param("kmemtrace.size", kmt_parse_size);
+
+static int __init kmt_parse_flight_size(char *str)
+{
+	return kmt_parse_bytes("kmemtrace.flight_size", str, &kmt_flight_size);
+}
+early_param("kmemtrace.flight_size", kmt_parse_flight_size);
 
 /* kmemtrace.subbufs=N sizes the pool: N sub-buffers, over kmemtrace.size. */
 static int __init kmt_parse_subbufs(char *str)
@@ -104,11 +121,16 @@ static int __init kmt_parse_subbufs(char *str)
 }
 early_param("kmemtrace.subbufs", kmt_parse_subbufs);
 
-/* Sub-buffers in the pool: kmemtrace.subbufs, else kmemtrace.size's worth. */
+/*
+ * Sub-buffers in a pool allocated now: kmemtrace.subbufs, else the
+ * current mode's size's worth (kmemtrace.size, kmemtrace.flight_size).
+ */
 unsigned int kmt_pool_want(void)
 {
+	unsigned long long size = READ_ONCE(kmt_mode) == KMT_MODE_FLIGHT ?
+				  kmt_flight_size : kmt_size;
 	unsigned long long n = kmt_param_subbufs ?:
-			       div_u64(kmt_size, kmt_subbuf_size);
+			       div_u64(size, kmt_subbuf_size);
 
 	return clamp_t(unsigned long long, n, KMT_MIN_SUBBUFS, KMT_MAX_SUBBUFS);
 }
@@ -145,18 +167,16 @@ static void kmt_wakeup(struct irq_work *work)
 
 /*
  * Make @cb empty: nothing open, nothing held, the first writer opens
- * sequence number 0, its counters at 0.  Without slots its state stays
- * closed and writers count every event as lost.
+ * sequence number 0.  Its counters go on (a CPU that comes up again
+ * after its slots failed keeps its count of lost events): they start
+ * from 0 with the pool, kmt_setup_buffers().  Without slots its state
+ * stays closed and writers count every event as lost.
  */
 static void kmt_reset_cpu(struct kmt_cpu *cb, int cpu)
 {
 	cb->cpu = cpu;
 	cb->node = cpu_to_node(cpu);
 	cb->consumed = 0;
-	local_set(&cb->events, 0);
-	local_set(&cb->lost, 0);
-	local_set(&cb->overwritten, 0);
-	local_set(&cb->frozen_dropped, 0);
 	atomic_set(&cb->held, 0);
 	WRITE_ONCE(cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
 	cb->pid_key = U64_MAX;
@@ -254,14 +274,24 @@ static int kmt_alloc_block(unsigned int i, int nid, gfp_t gfp)
 }
 
 /*
- * kmemtrace.subbuf_size as given, else: for a big pool, bigger
- * sub-buffers (up to KMT_MAX_SUBBUF_SIZE), so that it has no more than
- * KMT_MAX_SUBBUFS; with many CPUs, smaller ones, so that the pool has
- * two for each possible CPU: halved, down to a page, while it would
- * have fewer.
+ * kmemtrace.subbuf_size as given, else, one size for both modes' pools:
+ * for a big pool, bigger sub-buffers (up to KMT_MAX_SUBBUF_SIZE), so
+ * that the bigger pool has no more than KMT_MAX_SUBBUFS; with many CPUs,
+ * smaller ones, so that the smaller pool has two for each possible CPU:
+ * halved, down to a page, while it would have fewer.
  */
 static void __init kmt_fit_subbufs(void)
 {
+	const struct {
+		const char *name;
+		unsigned long long *size;
+	} sizes[] = {
+		{ "kmemtrace.size", &kmt_size },
+		{ "kmemtrace.flight_size", &kmt_flight_size },
+	};
+	u64 big = max(kmt_size, kmt_flight_size);
+	u64 small = min(kmt_size, kmt_flight_size);
+	unsigned int i;
 	u64 n;
 
 	if (kmt_param_subbufs) {
@@ -269,18 +299,22 @@ static void __init kmt_fit_subbufs(void)
 			  kmt_param_subbufs, kmt_pool_want(), kmt_subbuf_size);
 		return;
 	}
-	/* a big pool: bigger sub-buffers, not more than KMT_MAX_SUBBUFS */
+	/* the bigger pool: bigger sub-buffers, not more than KMT_MAX_SUBBUFS */
 	while (!kmt_subbuf_size_set && kmt_subbuf_size < KMT_MAX_SUBBUF_SIZE &&
-	       div_u64(kmt_size, kmt_subbuf_size) > KMT_MAX_SUBBUFS)
+	       div_u64(big, kmt_subbuf_size) > KMT_MAX_SUBBUFS)
 		kmt_subbuf_size *= 2;
+	/* the smaller: two for each possible CPU, the bigger within limits */
 	while (!kmt_subbuf_size_set && kmt_subbuf_size > PAGE_SIZE &&
-	       div_u64(kmt_size, kmt_subbuf_size) < 2ULL * num_possible_cpus() &&
-	       div_u64(kmt_size, kmt_subbuf_size / 2) <= KMT_MAX_SUBBUFS)
+	       div_u64(small, kmt_subbuf_size) < 2ULL * num_possible_cpus() &&
+	       div_u64(big, kmt_subbuf_size / 2) <= KMT_MAX_SUBBUFS)
 		kmt_subbuf_size /= 2;
-	n = div_u64(kmt_size, kmt_subbuf_size);
-	if (n < KMT_MIN_SUBBUFS || n > KMT_MAX_SUBBUFS)
-		pr_notice("kmemtrace.size=%llu makes %llu sub-buffers of %u bytes: the pool has %u\n",
-			  kmt_size, n, kmt_subbuf_size, kmt_pool_want());
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		n = div_u64(*sizes[i].size, kmt_subbuf_size);
+		if (n < KMT_MIN_SUBBUFS || n > KMT_MAX_SUBBUFS)
+			pr_notice("%s=%llu makes %llu sub-buffers of %u bytes: the pool has %llu\n",
+				  sizes[i].name, *sizes[i].size, n, kmt_subbuf_size,
+				  clamp_val(n, KMT_MIN_SUBBUFS, KMT_MAX_SUBBUFS));
+	}
 }
 
 /*
@@ -423,6 +457,31 @@ static int kmt_cpu_dead(unsigned int cpu)
 }
 
 /*
+ * Free every CPU's slots; the bytes they took.  No writer and no reader
+ * may use them: kmt_allocated is clear and a grace period passed since,
+ * or it was never set.
+ */
+static unsigned long kmt_free_slots(void)
+{
+	unsigned long bytes = 0;
+	struct kmt_slot *slot;
+	struct kmt_cpu *cb;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
+		slot = cb->slot;
+		if (!slot)
+			continue;
+		WRITE_ONCE(cb->slot, NULL);
+		atomic_set(&cb->held, 0);
+		bytes += (cb->slot_mask + 1) * sizeof(*slot);
+		kfree(slot);
+	}
+	return bytes;
+}
+
+/*
  * Allocate the pool, give every online CPU its slots now and every
  * other CPU its own when it comes up.  Fails when the pool cannot be
  * allocated or no online CPU got its slots.
@@ -431,14 +490,28 @@ static int kmt_setup_buffers(void)
 {
 	gfp_t gfp = early_boot_irqs_disabled ? GFP_NOWAIT :
 		    GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY;
+	struct kmt_cpu *cb;
 	int cpu, ret, nr = 0;
 
 	ret = kmt_alloc_pool(gfp);
 	if (ret)
 		return ret;
+	/*
+	 * Every CPU's counters from 0, an offline one's too: no writer
+	 * runs (kmt_allocated is clear, the probes are detached).
+	 */
+	for_each_possible_cpu(cpu) {
+		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
+		cb->consumed = 0;
+		local_set(&cb->events, 0);
+		local_set(&cb->lost, 0);
+		local_set(&cb->overwritten, 0);
+		local_set(&cb->frozen_dropped, 0);
+	}
 	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "mm/kmemtrace:prepare",
 				kmt_cpu_prepare, kmt_cpu_dead);
 	if (ret < 0) {
+		kmt_free_slots();
 		kmt_free_pool();
 		return ret;
 	}
@@ -448,6 +521,8 @@ static int kmt_setup_buffers(void)
 	cpus_read_unlock();
 	if (!nr) {
 		cpuhp_remove_state_nocalls(ret);
+		/* a CPU that came and went meanwhile may have some */
+		kmt_free_slots();
 		kmt_free_pool();
 		return -ENOMEM;
 	}
@@ -473,70 +548,76 @@ static bool kmt_unread(struct kmt_cpu *cb)
 }
 
 /**
- * kmt_release_buffers - give the pool and every CPU's slots back
+ * kmt_release_buffers_locked - give the pool and every CPU's slots back
  *
  * Once recording is off and everything recorded has been read, the
  * memory goes back to the page allocator (what "kmemflight save" asks
- * for after a save, unless told to keep recording); enabling again
- * allocates it again.  The hotplug state goes first, so that no CPU
- * gets slots meanwhile; then kmt_allocated is cleared and a grace
- * period waits for every writer that may have found it set: the probes
- * are detached already, and the hooks and the general path test it
- * with preemption off.
+ * for after a save, unless told to keep recording; and a switch of mode
+ * that changes the pool's size); enabling again allocates it again, of
+ * the size of the mode then.  kmt_allocated is cleared first and a
+ * grace period waits for every writer that may have found it set (the
+ * probes are detached already; the hooks and the general path test it
+ * with preemption off, and count what they drop as lost); only then is
+ * everything checked as read, so that nothing written after the check
+ * is freed; then the hotplug state goes, and the memory.  A freeze of
+ * the buffers given back is forgotten.  kmt_mutex held.
  *
  * Return: 0; -ENODATA when given back already, -ENODEV when never
  * allocated; -EBUSY while recording or with a data file open;
  * -ENOTEMPTY while a CPU holds events not read (flush and read them).
  */
-int kmt_release_buffers(void)
+int kmt_release_buffers_locked(void)
 {
-	unsigned long bytes = 0;
-	struct kmt_slot *slot;
+	unsigned long bytes;
 	struct kmt_cpu *cb;
 	int cpu, ret = 0;
 
-	mutex_lock(&kmt_mutex);
-	if (!kmt_allocated) {
-		ret = kmt_released ? -ENODATA : -ENODEV;
-		goto out_unlock;
-	}
-	if (READ_ONCE(kmt_recording)) {
-		ret = -EBUSY;
-		goto out_unlock;
-	}
+	lockdep_assert_held(&kmt_mutex);
+	if (!kmt_allocated)
+		return kmt_released ? -ENODATA : -ENODEV;
+	if (READ_ONCE(kmt_recording))
+		return -EBUSY;
+	/*
+	 * First no writer: one that found kmt_allocated set (a hook
+	 * preempted before it tested it) is done after the grace period,
+	 * and what it wrote is seen below.
+	 */
+	WRITE_ONCE(kmt_allocated, false);
+	synchronize_rcu();
 	/* kmt_data_open() takes kmt_mutex too: no reader comes meanwhile. */
 	for_each_possible_cpu(cpu) {
 		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
 		if (!cb->slot)
 			continue;
-		if (test_bit(0, &cb->open)) {
+		if (test_bit(0, &cb->open))
 			ret = -EBUSY;
-			goto out_unlock;
-		}
-		if (kmt_unread(cb)) {
+		else if (kmt_unread(cb))
 			ret = -ENOTEMPTY;
-			goto out_unlock;
+		if (ret) {
+			/* the slots and the pool are as they were */
+			smp_store_release(&kmt_allocated, true);
+			return ret;
 		}
 	}
+	/* A CPU that came up meanwhile got slots: freed with the others. */
 	cpuhp_remove_state_nocalls(kmt_cpuhp_state);
-	WRITE_ONCE(kmt_allocated, false);
-	/* Every writer that found it set is done. */
-	synchronize_rcu();
-	for_each_possible_cpu(cpu) {
-		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
-		slot = cb->slot;
-		if (!slot)
-			continue;
-		WRITE_ONCE(cb->slot, NULL);
-		atomic_set(&cb->held, 0);
-		bytes += (cb->slot_mask + 1) * sizeof(*slot);
-		kfree(slot);
-	}
+	bytes = kmt_free_slots();
 	bytes += (unsigned long)kmt_pool.nr << (kmt_pool.order + PAGE_SHIFT);
 	kmt_free_pool();
+	/* A freeze of the buffers given back does not freeze the next ones. */
+	kmt_forget_freeze();
 	WRITE_ONCE(kmt_released, true);
 	pr_info("gave back the pool and the slots: %lu bytes\n", bytes);
-out_unlock:
+	return 0;
+}
+
+/* kmt_release_buffers_locked(), for tracefs kmemtrace/free_buffer. */
+int kmt_release_buffers(void)
+{
+	int ret;
+
+	mutex_lock(&kmt_mutex);
+	ret = kmt_release_buffers_locked();
 	mutex_unlock(&kmt_mutex);
 	return ret;
 }

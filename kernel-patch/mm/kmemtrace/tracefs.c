@@ -152,7 +152,8 @@ static int kmt_data_open(struct inode *inode, struct file *file)
 	if (ret)
 		return ret;
 	/* Not while kmt_release_buffers() gives the slots back. */
-	mutex_lock(&kmt_mutex);
+	if (mutex_lock_interruptible(&kmt_mutex))
+		return -ERESTARTSYS;
 	if (!kmt_cpu_slots(cb))
 		ret = READ_ONCE(kmt_released) ? -ENODATA : -ENODEV;
 	else if (test_and_set_bit_lock(0, &cb->open))
@@ -583,9 +584,7 @@ static int kmt_build_header(void)
 	f->layout_size = sizeof(struct kmt_layout);
 	f->subbuf_header_size = sizeof(struct kmt_subbuf_header);
 	f->subbuf_size = kmt_subbuf_size;
-	/* what one CPU may hold; readers of the older header size by it */
-	f->nr_subbufs = min(kmt_pool_want(), KMT_CPU_MAX_SUBBUFS);
-	f->pool_subbufs = kmt_pool_want();
+	/* nr_subbufs and pool_subbufs: at each read, kmt_header_read() */
 	f->nr_cpu_ids = nr_cpu_ids;
 	strscpy(f->clock, "local_clock", sizeof(f->clock));
 	f->text_base = (unsigned long)_stext;
@@ -598,9 +597,24 @@ static int kmt_build_header(void)
 	return 0;
 }
 
+/*
+ * The pool's size is the one allocated, or the one the current mode
+ * would allocate (each mode has its own, and the pool is given back
+ * after a save): taken under kmt_mutex, which allocating holds.  A
+ * reader racing with a start may see the other size.
+ */
 static ssize_t kmt_header_read(struct file *file, char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
+	struct kmt_format *f = (struct kmt_format *)kmt_header_blob;
+	unsigned int nr;
+
+	mutex_lock(&kmt_mutex);
+	nr = kmt_allocated ? kmt_pool.nr : kmt_pool_want();
+	/* what one CPU may hold; readers of the older header size by it */
+	WRITE_ONCE(f->nr_subbufs, min(nr, KMT_CPU_MAX_SUBBUFS));
+	WRITE_ONCE(f->pool_subbufs, nr);
+	mutex_unlock(&kmt_mutex);
 	return simple_read_from_buffer(ubuf, count, ppos, kmt_header_blob,
 				       kmt_header_len);
 }
