@@ -8,7 +8,8 @@
 # OUTDIR receives boot.kmt, save.rc (exit status of kmemflight save),
 # save.out/save.err, stats and stats.before (tracefs kmemtrace/stats
 # after and before the save), memfree.before and memfree.after
-# (/proc/meminfo's MemFree line around the save),
+# (/proc/meminfo's MemFree line around the save) and zoneinfo.before
+# and zoneinfo.after,
 # mounts (/proc/mounts after the save, which mounted tracefs itself),
 # dmesg and console.log, and the exit status and errors of a save by an
 # unprivileged user before tracefs is mounted (notmounted.*) and after
@@ -112,16 +113,21 @@ elif [ -x /bin/kmf-hook ]; then
 	echo $? > /out/hook.rc
 fi
 # the recorder before the save, through a mount of our own: the save
-# must mount /sys/kernel/tracing itself
+# must mount /sys/kernel/tracing itself.  It stays mounted: unmounting
+# the last tracefs mount oopses in tracefs_destroy_inode() on 6.12.117
+# under lockdown=confidentiality.
 mkdir -p /tmp/tfs && mount -t tracefs nodev /tmp/tfs &&
 	cat /tmp/tfs/kmemtrace/stats > /out/stats.before 2>/dev/null
-umount /tmp/tfs 2>/dev/null
+# free memory around the save: MemFree, and the zones' free pages with
+# those in the per-CPU lists, which MemFree does not count
 echo 1 > /proc/sys/vm/stat_refresh
 grep '^MemFree:' /proc/meminfo > /out/memfree.before
+cat /proc/zoneinfo > /out/zoneinfo.before
 kmemflight save /out/boot.kmt > /out/save.out 2> /out/save.err
 echo $? > /out/save.rc
 echo 1 > /proc/sys/vm/stat_refresh
 grep '^MemFree:' /proc/meminfo > /out/memfree.after
+cat /proc/zoneinfo > /out/zoneinfo.after
 cat /proc/mounts > /out/mounts
 su -s /bin/sh -c "kmemflight save /tmp/x.kmt" nobody > /dev/null 2> /out/notroot.err
 echo $? > /out/notroot.rc

@@ -614,18 +614,27 @@ pool_budget() {	# NAME CPUS: the pool in dmesg and info, slots per CPU
 }
 
 # The save gives the pool back: the kernel says so (16 MiB and 8 KiB
-# of slots per CPU), stats keeps the counts with no slots, and MemFree
-# grows by the pool.  Around the save, MemFree also sees the save
-# process's own pages (allocated from the free lists, freed into the
-# per-CPU lists, which MemFree does not count): 4 MiB either way; the
-# release boot measures the kernel alone, to two pages.
+# of slots per CPU), stats keeps the counts with no slots, and the free
+# pages grow by the pool's 4096.  MemFree does not count the pages in
+# the per-CPU lists, where the save process's own pages go when it
+# exits (on 4 vCPUs MemFree grew by 9592 kB of the 16384): the zones'
+# free pages and their per-CPU lists (zoneinfo) do, and what the save
+# leaves in the kernel (100 to 200 pages in 4 and 8 vCPU boots) stays
+# within 1024 pages either way.  The release boot measures the kernel
+# alone, to two pages.
+free_pages() {	# ZONEINFO: free pages, those in per-CPU lists too
+	awk '$1 == "pages" && $2 == "free" { n += $3 } $1 == "count:" { n += $2 } END { print n + 0 }' "$1"
+}
 pool_given_back() {	# NAME CPUS
 	grep 'kmemtrace: gave back' "$out/$1/dmesg"
 	cat "$out/$1/stats" "$out/$1/memfree.before" "$out/$1/memfree.after"
+	before=$(free_pages "$out/$1/zoneinfo.before")
+	after=$(free_pages "$out/$1/zoneinfo.after")
+	echo "free pages, with the per-CPU lists': $before before the save, $after after: $((after - before)) more"
 	grep -qx "kmemtrace: gave back the pool and the slots: $((16777216 + $2 * 8192)) bytes" "$out/$1/dmesg" &&
 	awk '!/^#/ { n++; if ($5 != 0 || $8 != 0) bad = 1 } END { exit bad || !n }' "$out/$1/stats" &&
-	awk 'NR == FNR { b = $2; next } { d = $2 - b; print "MemFree grew by " d " kB"
-		exit !(d >= 16384 - 4096 && d <= 16384 + 4096) }' "$out/$1/memfree.before" "$out/$1/memfree.after"
+	[ "$before" -gt 0 ] && [ $((after - before)) -ge $((4096 - 1024)) ] &&
+	[ $((after - before)) -le $((4096 + 1024)) ]
 }
 check "default-2cpu: one pool of 16 MiB for the machine, slots for each CPU" pool_budget default-2cpu 2
 check "default-2cpu: after the save the pool went back to the page allocator" pool_given_back default-2cpu 2
