@@ -6,7 +6,7 @@
 #                      [-x HOOK] [-b BINARY] [-m MEMORY] [-d DISK] [-w] OUTDIR
 #
 # OUTDIR receives boot.kmt, save.rc (exit status of kmemflight save),
-# save.out/save.err, stats and stats.before (tracefs kmemtrace/stats
+# save.out/save.err, stats and stats.presave (tracefs kmemtrace/stats
 # after and before the save), memfree.before and memfree.after
 # (/proc/meminfo's MemFree line around the save) and zoneinfo.before
 # and zoneinfo.after,
@@ -117,7 +117,7 @@ fi
 # the last tracefs mount oopses in tracefs_destroy_inode() on 6.12.117
 # under lockdown=confidentiality.
 mkdir -p /tmp/tfs && mount -t tracefs nodev /tmp/tfs &&
-	cat /tmp/tfs/kmemtrace/stats > /out/stats.before 2>/dev/null
+	cat /tmp/tfs/kmemtrace/stats > /out/stats.presave 2>/dev/null
 # free memory around the save: MemFree, and the zones' free pages with
 # those in the per-CPU lists, which MemFree does not count
 echo 1 > /proc/sys/vm/stat_refresh

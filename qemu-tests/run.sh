@@ -340,7 +340,7 @@ if [ -f "$out/$name/boot.kmt" ]; then
 		sh -c "grep -x 'kmemtrace: recording from kmem_cache_init in flight mode: 32 x 131072 bytes for all CPUs' '$out/$name/dmesg' &&
 			'$kmf' info '$out/$name/boot.kmt' | grep '^buffers:     4194304 bytes in one pool; ' &&
 			grep -x 'kmemtrace: gave back the pool and the slots: 4198400 bytes' '$out/$name/dmesg' &&
-			awk '!/^#/ { n++; if (\$8 != 1) bad = 1 } END { exit bad || n != 2 }' '$out/$name/stats.before'"
+			awk '!/^#/ { n++; if (\$8 != 1) bad = 1 } END { exit bad || n != 2 }' '$out/$name/stats.presave'"
 fi
 
 # Kernel lockdown.  lockdown=integrity (Secure Boot on the big
@@ -610,7 +610,7 @@ pool_budget() {	# NAME CPUS: the pool in dmesg and info, slots per CPU
 	grep -q 'kmemtrace: recording from kmem_cache_init in boot mode: 128 x 131072 bytes for all CPUs$' \
 		"$out/$1/dmesg" &&
 	"$kmf" info "$out/$1/boot.kmt" | grep -q "^buffers:     16777216 bytes in one pool; after the save [0-9]* of them held by [0-9]* of $2 possible CPUs\$" &&
-	awk -v n="$2" '!/^#/ { h += $5; m += $8 } END { exit !(h <= 16777216 && m == n) }' "$out/$1/stats.before"
+	awk -v n="$2" '!/^#/ { h += $5; m += $8 } END { exit !(h <= 16777216 && m == n) }' "$out/$1/stats.presave"
 }
 
 # The save gives the pool back: the kernel says so (16 MiB and 8 KiB
