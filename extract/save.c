@@ -70,12 +70,13 @@ static void usage(FILE *f)
 		"goes to the spool first: if the file cannot be written, the events stay\n"
 		"there for the next save.\n"
 		"\n"
-		"Once the file is written, the recorder's buffers go back to the page\n"
-		"allocator (tracefs kmemtrace/free_buffer); writing 1 to kmemtrace/enable\n"
-		"allocates them again.\n"
+		"Unless -k, once the file is written the recorder's buffers go back to\n"
+		"the page allocator (tracefs kmemtrace/free_buffer) and a later save has\n"
+		"nothing to save; writing 1 to kmemtrace/enable allocates them again and\n"
+		"records from then on.\n"
 		"\n"
-		"    -k, --keep-recording  flush and save, but leave the recorder running\n"
-		"                          and keep its buffers\n"
+		"    -k, --keep-recording  flush and save, but neither stop the recorder\n"
+		"                          nor give back its buffers\n"
 		"        --boot-dir <dir>  save to <dir>/boot-BOOT_ID.kmt (BOOT_ID: this\n"
 		"                          boot's id) and write its summary next to it,\n"
 		"                          <dir>/boot-BOOT_ID.summary; what\n"
@@ -632,7 +633,7 @@ int cmd_save(int argc, char **argv)
 		goto out;
 	}
 	if (ret == -ENODATA) {
-		kmf_error("nothing left to save: the recorder gave its buffers back after the last save (write 1 to %s/enable to record again)",
+		kmf_error("nothing left to save: the recorder's buffers were given back (by an earlier save, which holds the trace, or through free_buffer); to record from now on, write 1 to %s/enable",
 			  r.dir);
 		goto out;
 	}
@@ -889,7 +890,7 @@ int cmd_save(int argc, char **argv)
 		ret = kmt_recorder_release(&r);
 		if (ret && ret != -ENOENT)
 			kmf_warn("saved, but the recorder keeps its buffers: %s/free_buffer: %s",
-				 r.dir, ret == -ENOTEMPTY ? "events came in after the save (recording again, a re-arm's mark?): save again" :
+				 r.dir, ret == -ENOTEMPTY ? "events were recorded after the save (was the recorder started again?): save again to keep them and give the memory back" :
 				 ret == -EBUSY ? "it records, or another reader has a data file open" :
 				 strerror(-ret));
 	}

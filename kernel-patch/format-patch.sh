@@ -262,8 +262,9 @@ saves the window."
 add mm/kmemtrace/setup.c
 makefile_with buffer.o probes.o wrappers.o early.o tasks.o latency.o flight.o setup.o
 commit "mm: kmemtrace: the pool, slots for each CPU, event groups, enable" \
-"Allocate the pool (kmemtrace.size, 16 MiB by default; kmemtrace.subbufs
-sets its number of sub-buffers instead), each node's share in
+"Allocate the pool (kmemtrace.size, 16 MiB by default, in boot mode;
+kmemtrace.flight_size, 4 MiB, in flight mode; kmemtrace.subbufs sets
+its number of sub-buffers instead), each node's share in
 proportion to its CPUs, and the boot CPU's slots before the probes
 attach, from kmemtrace_init(); every other CPU's slots from a CPU hotplug
 prepare callback before that CPU runs: CPUs that never come up cost

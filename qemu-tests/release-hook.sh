@@ -6,10 +6,12 @@
 # builtins between two reads of MemFree, so that the difference is the
 # kernel's own; then give back again (refused: nothing left), and
 # record again (the buffers come back); stop, read, switch to flight
-# mode (the boot pool goes back) and record in flight mode, for
-# boot.sh's own save.
+# mode (the boot pool goes back) and record in flight mode; freeze,
+# stop, read, switch to boot mode (the flight pool goes back, and the
+# freeze with it) and record again, for boot.sh's own save.
 # Writes to /out: keep.kmt, rest.kmt and their .rc/.err, stats.keep,
 # stats.released, stats.again, stats.switched, stats.flight, again.kmt,
+# flight.kmt, frozen.kmt, stats.unfrozen,
 # unread.err, release (MemFree in kB
 # before and after, and the write's status), again.err, enable.rc.
 T=/sys/kernel/tracing
@@ -49,7 +51,7 @@ echo $? >> /out/again.err
 echo 1 > $k/enable
 # shellcheck disable=SC2320 # the write's status is echo's
 echo $? > /out/enable.rc
-ls -lR /sys/kernel/tracing > /dev/null
+# at once: the counters from 0, a start's own records only
 cat $k/stats > /out/stats.again
 # flight mode's own budget: stopped and read, a switch to flight mode
 # gives the boot pool back, and the next start allocates the flight pool
@@ -60,3 +62,13 @@ echo flight > $k/mode
 cat $k/stats > /out/stats.switched
 echo 1 > $k/enable
 cat $k/stats > /out/stats.flight
+kmemflight save -q -k /out/flight.kmt 2> /out/flight-save.err
+# a freeze ends with the pool it froze: frozen by hand, stopped and
+# read, a switch to boot mode gives the 4 MiB back (no re-arm mark
+# written into it), and the start allocates 16 MiB, not frozen
+echo 1 > $k/frozen
+echo 0 > $k/enable
+kmemflight save -q -k /out/frozen.kmt 2> /out/frozen-save.err
+echo boot > $k/mode
+cat $k/stats > /out/stats.unfrozen
+echo 1 > $k/enable

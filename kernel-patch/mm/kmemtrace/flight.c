@@ -85,11 +85,16 @@ static noinline void kmt_freeze(enum kmt_trigger trig,
 	int cpu;
 	u64 ts;
 
+	/*
+	 * Preemption off from the test of kmt_recording to the end: the
+	 * grace period of kmt_release_buffers_locked() waits for a freeze
+	 * under way, and kmt_forget_freeze() after it finds none.
+	 */
+	preempt_disable_notrace();
 	if (!READ_ONCE(kmt_recording) || READ_ONCE(kmt_mode) != KMT_MODE_FLIGHT ||
-	    !(READ_ONCE(kmt_triggers) & BIT(trig)))
-		return;
-	if (atomic_cmpxchg(&kmt_frozen_by, 0, trig))
-		return;
+	    !(READ_ONCE(kmt_triggers) & BIT(trig)) ||
+	    atomic_cmpxchg(&kmt_frozen_by, 0, trig))
+		goto out;
 	/* skip this function's frame (the hook tail-calls it: not the hook's) */
 	nr = stack_trace_save(entries, KMT_MAX_STACK, 1);
 	for (i = 0; i < nr; i++)
@@ -117,6 +122,8 @@ static noinline void kmt_freeze(enum kmt_trigger trig,
 	/* Pairs with the acquire in kmt_is_frozen(). */
 	smp_store_release(&kmt_frozen_done, true);
 	irq_work_queue(&kmt_frozen_work);
+out:
+	preempt_enable_notrace();
 }
 
 bool kmt_is_frozen(void)
@@ -403,6 +410,16 @@ void kmt_set_mode(unsigned int mode)
 {
 	mutex_lock(&kmt_mutex);
 	if (mode != kmt_mode) {
+		/*
+		 * Stopped and read, a pool of the other mode's size goes
+		 * back first, and a freeze with it (the thaw below then
+		 * writes no mark into it): the next start allocates this
+		 * mode's.  Recording, with events unread or a data file
+		 * open, it stays until it is given back.
+		 */
+		if (!READ_ONCE(kmt_recording) && kmt_allocated &&
+		    kmt_pool.nr != kmt_pool_want_mode(mode))
+			kmt_release_buffers_locked();
 		/* Boot mode has no triggers: a freeze would drop for good. */
 		if (mode == KMT_MODE_BOOT)
 			kmt_thaw(KMT_UNARMED);
@@ -413,14 +430,6 @@ void kmt_set_mode(unsigned int mode)
 		if (mode == KMT_MODE_FLIGHT)
 			kmt_thaw(0);
 		kmt_update_trigger_key();
-		/*
-		 * Stopped and read, a pool of the other mode's size goes
-		 * back: the next start allocates this mode's.  Recording,
-		 * or with events unread, it stays until it is given back.
-		 */
-		if (!READ_ONCE(kmt_recording) && kmt_allocated &&
-		    kmt_pool.nr != kmt_pool_want())
-			kmt_release_buffers_locked();
 	}
 	mutex_unlock(&kmt_mutex);
 }
@@ -429,7 +438,9 @@ void kmt_set_mode(unsigned int mode)
  * The buffers were given back (kmt_release_buffers_locked()): a freeze
  * of theirs is over, and the next ones start armed in flight mode, not
  * frozen.  No mark: there is nothing to write it in, and the next start
- * writes the mode.  No writer runs, recording being off; kmt_mutex held.
+ * writes the mode.  No freeze is under way: kmt_freeze() runs with
+ * preemption off and finds recording off after the grace period that
+ * came before.  kmt_mutex held.
  */
 void kmt_forget_freeze(void)
 {

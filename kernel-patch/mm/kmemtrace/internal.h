@@ -57,6 +57,7 @@ int kmt_enable_set(unsigned int val);
 int kmt_release_buffers_locked(void);
 int kmt_release_buffers(void);
 unsigned long kmt_held_bytes(struct kmt_cpu *cb);
+unsigned int kmt_pool_want_mode(unsigned int mode);
 unsigned int kmt_pool_want(void);
 
 /* The slots of @cb once they are published, or NULL. */

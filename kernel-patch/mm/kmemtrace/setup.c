@@ -6,7 +6,8 @@
  * Records the kmem tracepoints (slab and page allocator) from right after
  * kmem_cache_init() into sub-buffers that the kernel owns until user
  * space reads them.  The sub-buffers are one pool for the machine
- * (kmemtrace.size), allocated before the probes attach; each CPU takes
+ * (kmemtrace.size, kmemtrace.flight_size in flight mode), allocated
+ * before the probes attach, and given back once read; each CPU takes
  * them as it fills them.  A CPU needs only its slots for the sub-buffers
  * it holds, allocated for the boot CPU with the pool and for every
  * other CPU by a CPU hotplug callback that runs before that CPU can
@@ -66,8 +67,8 @@ early_param("kmemtrace.enable", kmt_parse_enable);
  * (kmemtrace.flight_size), or its sub-buffers in both
  * (kmemtrace.subbufs).
  */
-static unsigned long long kmt_size = KMT_DEFAULT_SIZE;
-static unsigned long long kmt_flight_size = KMT_DEFAULT_FLIGHT_SIZE;
+static unsigned long long kmt_size __ro_after_init = KMT_DEFAULT_SIZE;
+static unsigned long long kmt_flight_size __ro_after_init = KMT_DEFAULT_FLIGHT_SIZE;
 static unsigned int kmt_param_subbufs;
 static bool kmt_subbuf_size_set;
 
@@ -104,7 +105,7 @@ static int __init kmt_parse_flight_size(char *str)
 }
 early_param("kmemtrace.flight_size", kmt_parse_flight_size);
 
-/* kmemtrace.subbufs=N sizes the pool: N sub-buffers, over kmemtrace.size. */
+/* kmemtrace.subbufs=N sizes the pool in both modes: N sub-buffers, over the sizes. */
 static int __init kmt_parse_subbufs(char *str)
 {
 	unsigned int n;
@@ -122,17 +123,23 @@ static int __init kmt_parse_subbufs(char *str)
 early_param("kmemtrace.subbufs", kmt_parse_subbufs);
 
 /*
- * Sub-buffers in a pool allocated now: kmemtrace.subbufs, else the
- * current mode's size's worth (kmemtrace.size, kmemtrace.flight_size).
+ * Sub-buffers in a pool allocated in @mode: kmemtrace.subbufs, else that
+ * mode's size's worth (kmemtrace.size, kmemtrace.flight_size).
  */
-unsigned int kmt_pool_want(void)
+unsigned int kmt_pool_want_mode(unsigned int mode)
 {
-	unsigned long long size = READ_ONCE(kmt_mode) == KMT_MODE_FLIGHT ?
-				  kmt_flight_size : kmt_size;
+	unsigned long long size = mode == KMT_MODE_FLIGHT ? kmt_flight_size :
+			   kmt_size;
 	unsigned long long n = kmt_param_subbufs ?:
 			       div_u64(size, kmt_subbuf_size);
 
 	return clamp_t(unsigned long long, n, KMT_MIN_SUBBUFS, KMT_MAX_SUBBUFS);
+}
+
+/* Sub-buffers in a pool allocated now, in the current mode. */
+unsigned int kmt_pool_want(void)
+{
+	return kmt_pool_want_mode(READ_ONCE(kmt_mode));
 }
 
 static int __init kmt_parse_subbuf_size(char *str)
@@ -314,6 +321,10 @@ static void __init kmt_fit_subbufs(void)
 			pr_notice("%s=%llu makes %llu sub-buffers of %u bytes: the pool has %llu\n",
 				  sizes[i].name, *sizes[i].size, n, kmt_subbuf_size,
 				  clamp_val(n, KMT_MIN_SUBBUFS, KMT_MAX_SUBBUFS));
+		else if (n < 2ULL * num_possible_cpus())
+			pr_notice("%s=%llu makes %llu sub-buffers of %u bytes for %u possible CPUs, fewer than two each: raise it for this machine\n",
+				  sizes[i].name, *sizes[i].size, n, kmt_subbuf_size,
+				  num_possible_cpus());
 	}
 }
 

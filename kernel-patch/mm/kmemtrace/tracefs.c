@@ -584,7 +584,7 @@ static int kmt_build_header(void)
 	f->layout_size = sizeof(struct kmt_layout);
 	f->subbuf_header_size = sizeof(struct kmt_subbuf_header);
 	f->subbuf_size = kmt_subbuf_size;
-	/* nr_subbufs and pool_subbufs: at each read, kmt_header_read() */
+	/* nr_subbufs and pool_subbufs: in each reader's copy, at open */
 	f->nr_cpu_ids = nr_cpu_ids;
 	strscpy(f->clock, "local_clock", sizeof(f->clock));
 	f->text_base = (unsigned long)_stext;
@@ -598,31 +598,54 @@ static int kmt_build_header(void)
 }
 
 /*
- * The pool's size is the one allocated, or the one the current mode
- * would allocate (each mode has its own, and the pool is given back
- * after a save): taken under kmt_mutex, which allocating holds.  A
- * reader racing with a start may see the other size.
+ * Each reader gets its own copy of the header, with the pool's size as
+ * it is at open: the one allocated, or the one the current mode would
+ * allocate (each mode has its own, and the pool is given back after a
+ * save), taken under kmt_mutex, which allocating holds.
  */
+static int kmt_header_open(struct inode *inode, struct file *file)
+{
+	struct kmt_format *f;
+	unsigned int nr;
+	int ret;
+
+	ret = kmt_open_allowed();
+	if (ret)
+		return ret;
+	f = kmemdup(kmt_header_blob, kmt_header_len, GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	if (mutex_lock_interruptible(&kmt_mutex)) {
+		kfree(f);
+		return -ERESTARTSYS;
+	}
+	nr = kmt_allocated ? kmt_pool.nr : kmt_pool_want();
+	mutex_unlock(&kmt_mutex);
+	/* what one CPU may hold; readers of the older header size by it */
+	f->nr_subbufs = min(nr, KMT_CPU_MAX_SUBBUFS);
+	f->pool_subbufs = nr;
+	file->private_data = f;
+	return 0;
+}
+
 static ssize_t kmt_header_read(struct file *file, char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	struct kmt_format *f = (struct kmt_format *)kmt_header_blob;
-	unsigned int nr;
-
-	mutex_lock(&kmt_mutex);
-	nr = kmt_allocated ? kmt_pool.nr : kmt_pool_want();
-	/* what one CPU may hold; readers of the older header size by it */
-	WRITE_ONCE(f->nr_subbufs, min(nr, KMT_CPU_MAX_SUBBUFS));
-	WRITE_ONCE(f->pool_subbufs, nr);
-	mutex_unlock(&kmt_mutex);
-	return simple_read_from_buffer(ubuf, count, ppos, kmt_header_blob,
+	return simple_read_from_buffer(ubuf, count, ppos, file->private_data,
 				       kmt_header_len);
 }
 
+static int kmt_header_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
 static const struct file_operations kmt_header_fops = {
-	.open	= kmt_generic_open,
-	.read	= kmt_header_read,
-	.llseek	= default_llseek,
+	.open		= kmt_header_open,
+	.read		= kmt_header_read,
+	.llseek		= default_llseek,
+	.release	= kmt_header_release,
 };
 
 /*
