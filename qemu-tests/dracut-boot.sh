@@ -9,7 +9,7 @@
 #   qemu-tests/dracut-boot.sh [-c CPUS] [-a "EXTRA CMDLINE"] [-k BZIMAGE] [-t SECS] OUTDIR
 #
 # The workload's size is kmftest.work=N on the kernel command line (-a),
-# 2000 rounds by default.
+# 800 rounds by default.
 #
 # OUTDIR receives initramfs.img and dracut.log (dracut's output),
 # console.log, and from the real root: init.cmdline (/proc/1/cmdline),
@@ -154,11 +154,11 @@ work() {
 	done
 	umount /tmp/work
 }
-work "${n:-2000}" &
+work "${n:-800}" &
 echo $! > /out/workload.pid
 wait $!
 echo $? > /out/workload.rc
-echo "kmftest: workload of ${n:-2000} rounds done"
+echo "kmftest: workload of ${n:-800} rounds done"
 
 grep -q ' /sys/kernel/tracing ' /proc/mounts || mount -t tracefs nodev /sys/kernel/tracing
 cat /sys/kernel/tracing/kmemtrace/stats > /out/stats.before 2>&1
@@ -184,9 +184,10 @@ poweroff -f
 INIT
 chmod 0755 "$root/sbin/init"
 rm -f "$out/root.img"
-# Room for the save: with kmftest.work=2000 the boot records some 3.3
+# Room for the save: with kmftest.work=2000 the boot recorded some 3.3
 # million events, a file of about 50 MB, which a 64 MiB root held with
-# too little to spare ("No space left on device").  The image is sparse.
+# too little to spare ("No space left on device"); 800 rounds make about
+# 1.7 million, 25 MB.  The image is sparse.
 mke2fs -q -t ext4 -L kmftest -d "$root" -E root_owner=0:0 "$out/root.img" 256M > /dev/null
 
 rm -f "$out/boot.kmt" "$out/save.rc" "$out/save.rc.tmp"
