@@ -38,11 +38,11 @@ log() { echo "bench: $*" >&2; }
 # Twice: in wall-clock time (TCG, noisy: the median of ROUNDS rounds), and
 # with -icount shift=0, where the guest clock advances one nanosecond per
 # guest instruction: an exact instruction count, the same on every run.
-cost_boot() {	# NAME ROUNDS QEMU-ARGS [STATES SUBBUFS MODE]
+cost_boot() {	# NAME ROUNDS QEMU-ARGS [STATES SUBBUFS MODE SUBBUF_SIZE]
 	states=${4:-off,kmemflight,ftrace,both}
 	KMF_QEMU_ARGS=$3 "$repo/qemu-tests/boot.sh" -k "$bench" -c 2 -t 1800 \
 		-x "$repo/bench/guest-cost.sh" \
-		-a "kmemtrace.enable=1 kmemtrace.mode=${6:-boot} kmemtrace.subbufs=${5:-1024} kmemtrace.subbuf_size=65536 kmfbench.pairs=$pairs kmfbench.rounds=$2 kmfbench.states=$states" \
+		-a "kmemtrace.enable=1 kmemtrace.mode=${6:-boot} kmemtrace.subbufs=${5:-1024} kmemtrace.subbuf_size=${7:-131072} kmfbench.pairs=$pairs kmfbench.rounds=$2 kmfbench.states=$states" \
 		"$out/$1" > "$out/$1.log" 2>&1
 	[ "$(cat "$out/$1/hook.rc")" = 0 ] || { cat "$out/$1/hook.err" >&2; exit 1; }
 	# the recorder must have kept (or, in flight mode, overwritten and
@@ -58,10 +58,11 @@ log "recorder cost: $rounds rounds of $pairs pairs per CPU in 4 states, wall clo
 cost_boot cost "$rounds" ""
 log "recorder cost: the same in guest instructions (-icount shift=0)"
 cost_boot insns 1 "-icount shift=0"
-# flight mode: 8 x 64 KiB per CPU, which every round wraps many times
+# flight mode: a pool of 16 x 64 KiB, 8 per CPU, which every round
+# wraps many times
 log "recorder cost in flight mode (round-robin), wall clock and instructions"
-cost_boot fcost "$rounds" "" off,flight,ftrace 8 flight
-cost_boot finsns 1 "-icount shift=0" off,flight,ftrace 8 flight
+cost_boot fcost "$rounds" "" off,flight,ftrace 16 flight 65536
+cost_boot finsns 1 "-icount shift=0" off,flight,ftrace 16 flight 65536
 overwritten() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 { o += $6 } END { print o + 0 }' "$out/$1/hook.out"; }
 [ "$(overwritten finsns)" -gt 0 ] || { log "flight mode overwrote nothing: the buffers never wrapped"; exit 1; }
 # the kvmalloc loop must have gone through the wrapper path: every
@@ -214,8 +215,8 @@ kmemflight / ftrace: **$ratio** in time, **$iratio** in instructions. The
 recorder lost no event during the runs (its per-CPU lost counters,
 checked after the runs).
 
-Flight mode, in a second boot (\`kmemtrace.mode=flight kmemtrace.subbufs=8 kmemtrace.subbuf_size=65536\`:
-512 KiB per CPU, which each state's run wraps many times, so that the
+Flight mode, in a second boot (\`kmemtrace.mode=flight kmemtrace.subbufs=16 kmemtrace.subbuf_size=65536\`:
+a pool of 1 MiB, 512 KiB for each CPU, which each state's run wraps many times, so that the
 writers reuse the oldest sub-buffer once every 64 KiB), states off,
 kmemflight in flight mode, ftrace:
 
