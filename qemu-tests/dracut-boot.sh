@@ -140,6 +140,7 @@ ps > /out/ps 2>&1
 
 # The workload: forks and execs, files in a tmpfs, in a child process.
 n=$(sed -n 's/.*kmftest\.work=\([0-9]*\).*/\1/p' /proc/cmdline)
+n=${n:-800}
 work() {
 	mkdir -p /tmp/work
 	mount -t tmpfs tmpfs /tmp/work
@@ -154,11 +155,11 @@ work() {
 	done
 	umount /tmp/work
 }
-work "${n:-800}" &
+work "$n" &
 echo $! > /out/workload.pid
 wait $!
 echo $? > /out/workload.rc
-echo "kmftest: workload of ${n:-800} rounds done"
+echo "kmftest: workload of $n rounds done"
 
 grep -q ' /sys/kernel/tracing ' /proc/mounts || mount -t tracefs nodev /sys/kernel/tracing
 cat /sys/kernel/tracing/kmemtrace/stats > /out/stats.before 2>&1
