@@ -299,6 +299,28 @@ read; each file checks at open, as ftrace's do, so that lockdown for
 confidentiality closes them.  Reading consumes, so one reader per CPU
 at a time."
 
+add mm/kmemtrace/persist.c
+makefile_with buffer.o probes.o wrappers.o early.o tasks.o latency.o flight.o setup.o tracefs.o persist.o
+commit "mm: kmemtrace: keep the pool across a reboot in a reserve_mem= region" \
+"With reserve_mem=SIZE:ALIGN:NAME and kmemtrace.persist=NAME the pool's
+blocks are the named region's, the reservation that ftrace's persistent
+ring buffer uses, which the next boot of the same kernel finds at the
+same address: after a panic, a watchdog's reset or a warm reboot, the
+sub-buffers nobody read are still there.  The region has a header (the
+layout, the build id of the kernel that wrote it, its command line,
+mode and _stext); each block the header of the sub-buffer it holds.
+A block given back to the pool has its magic cleared first.  An open
+sub-buffer's header says how many of its bytes are whole records: the
+commit that completes a prefix raises it, with interrupts off, before
+the count that lets the block go.
+
+At boot a region this kernel wrote is scanned: each CPU's newest run of
+consecutive sequence numbers is kept for kmemtrace/previous/ (data,
+info, release) and the pool comes from the page allocator until it is
+released; another kernel's region is left as it is until the recorder
+takes it.  A panic notifier makes a panic a trigger: it freezes in
+flight mode, and writes the trigger's record in boot mode."
+
 for p in mm-Makefile.patch mm-mm_init.c.patch mm-slab_common.c.patch \
 	mm-slub.c.patch mm-page_alloc.c.patch mm-vmalloc.c.patch \
 	mm-memblock.c.patch mm-oom_kill.c.patch; do
@@ -362,6 +384,11 @@ from ZONE_DMA until an allocation fails, then frees it all: a page and
 a slab allocation failure, which freeze the recorder in flight mode,
 without the OOM killer and without starving the rest of the machine."
 
+# every file of the final tree is in a patch, as it is there
+if ! diff -r -x .git "$work" "$full" >&2; then
+	echo "$0: the series does not make the final tree (above: what differs)" >&2
+	exit 1
+fi
 if [ -n "$(g status --porcelain --ignored)" ]; then
 	echo "$0: files not in any patch of the series:" >&2
 	g status --porcelain --ignored >&2

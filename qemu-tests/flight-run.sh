@@ -53,7 +53,7 @@ window() { "$kmf" report --window "$1" > "$1.window" 2> "$1.window.err"; cat "$1
 
 armed() {
 	cat "$g/armed"
-	printf 'flight\nmanual,oom,page_alloc_fail,slab_alloc_fail,reclaim_stall\n0\n' | cmp -s - "$g/armed"
+	printf 'flight\nmanual,oom,page_alloc_fail,slab_alloc_fail,reclaim_stall,panic\n0\n' | cmp -s - "$g/armed"
 }
 check "watch armed the recorder: flight mode, the default triggers" armed
 

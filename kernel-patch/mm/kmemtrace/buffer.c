@@ -85,9 +85,20 @@ static void *kmt_pool_get(int nid)
 /* Give block @mem back to the pool: nothing refers to it any more.  Any context. */
 void kmt_pool_put(void *mem)
 {
+	unsigned int i;
+
+	if (static_branch_unlikely(&kmt_persist_key)) {
+		/* after a crash, no longer the sub-buffer it was */
+		kmt_persist_forget(mem);
+		i = kmt_persist_index(mem);
+		if (i >= kmt_pool.nr)
+			return;
+	} else {
+		i = page_private(virt_to_page(mem));
+	}
 	/* The reads of it before another CPU can take it and write it. */
 	smp_mb__before_atomic();
-	set_bit(page_private(virt_to_page(mem)), kmt_pool.free);
+	set_bit(i, kmt_pool.free);
 }
 
 /*
@@ -182,7 +193,14 @@ static void kmt_close_slot(struct kmt_cpu *cb, unsigned int seq, unsigned int po
 	struct kmt_slot *slot = &cb->slot[seq & cb->slot_mask];
 	struct kmt_subbuf_header *h = READ_ONCE(slot->data);
 
-	h->size = pos;
+	/*
+	 * In a region that outlives a crash the header's size says what is
+	 * whole: a writer this close interrupted, whose record is not
+	 * whole, raises it with its commit (kmt_persist_commit()).
+	 */
+	if (!static_branch_unlikely(&kmt_persist_key) ||
+	    local_read(&slot->commit) == pos)
+		WRITE_ONCE(h->size, pos);
 	/* Pairs with the first smp_rmb() in kmt_slot_ready(). */
 	smp_wmb();
 	WRITE_ONCE(slot->size, pos);
@@ -212,12 +230,15 @@ noinline u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq,
 	/*
 	 * No h->size: kmt_close_slot() sets it, and an interrupt that fills
 	 * this sub-buffer before we get here may already have closed it.
+	 * The magic last: a crash before it leaves no sub-buffer that says
+	 * it is another's.
 	 */
-	h->magic = KMT_SUBBUF_MAGIC;
 	h->cpu = cb->cpu;
 	h->seq = seq;
 	h->base_ts = ts;
 	h->lost = local_read(&cb->lost);
+	barrier();
+	WRITE_ONCE(h->magic, KMT_SUBBUF_MAGIC);
 	local_add(hsz, &slot->commit);
 	return (u8 *)h + hsz;
 }
@@ -237,6 +258,8 @@ static void *kmt_take_oldest(struct kmt_cpu *cb, unsigned int consumed)
 		return NULL;
 	local_add(local_read(&slot->events), &cb->overwritten);
 	mem = xchg(&slot->data, NULL);
+	if (static_branch_unlikely(&kmt_persist_key))
+		kmt_persist_forget(mem);
 	local_set(&slot->commit, 0);
 	local_set(&slot->events, 0);
 	WRITE_ONCE(slot->size, 0);

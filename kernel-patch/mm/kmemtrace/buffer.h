@@ -19,6 +19,7 @@
 #define _MM_KMEMTRACE_BUFFER_H
 
 #include <linux/irq_work.h>
+#include <linux/jump_label.h>
 #include <linux/sizes.h>
 #include <linux/kmemtrace.h>
 #include <linux/mutex.h>
@@ -242,6 +243,13 @@ static __always_inline u64 kmt_clock(struct kmt_cpu *cb)
 	return local_clock();
 }
 
+/* On while the pool is a reserve_mem= region (persist.c). */
+DECLARE_STATIC_KEY_FALSE(kmt_persist_key);
+
+bool kmt_persist_pool(void);
+unsigned int kmt_persist_index(const void *mem);
+void kmt_persist_forget(void *mem);
+
 bool kmt_take_mem(struct kmt_cpu *cb, struct kmt_slot *slot);
 void kmt_pool_put(void *mem);
 u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq, unsigned int pos,
@@ -442,28 +450,42 @@ static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
 	return kmt_reserve_at(cb, type, plen, r, KMT_NOW);
 }
 
-static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
+/*
+ * An interrupt closed this sub-buffer while a writer it interrupted was
+ * writing it (commit count @done, the last commit, equal to its size):
+ * the close's wakeup found it incomplete, so the last commit wakes the
+ * reader.  Same CPU as the closer, so the size it stored is visible here.
+ */
+static __always_inline void kmt_commit_wake(struct kmt_cpu *cb,
+					    struct kmt_slot *slot, long done)
 {
-	struct kmt_slot *slot = &cb->slot[r->idx];
-	long done;
-
-	/* A slot whose commit reached its size has its final event count. */
-	local_inc(&slot->events);
-	/* Count and record bytes before the commit; pairs with kmt_slot_ready(). */
-	smp_wmb();
-	done = local_add_return(r->len, &slot->commit);
-	local_inc(&cb->events);
-	/*
-	 * An interrupt closed this sub-buffer while we were writing it: its
-	 * wakeup found it incomplete, so the last commit wakes the reader.
-	 * Same CPU as the closer, so the size it stored is visible here.
-	 */
 	if (unlikely(done == READ_ONCE(slot->size))) {
 		/* Pairs with the smp_mb() of the reader setting ->waiting. */
 		smp_mb();
 		if (READ_ONCE(cb->waiting))
 			irq_work_queue(&cb->wakeup);
 	}
+}
+
+void kmt_persist_commit(struct kmt_cpu *cb, struct kmt_rsv *r);
+
+static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
+{
+	struct kmt_slot *slot = &cb->slot[r->idx];
+	long done;
+
+	/* The pool in a reserve_mem= region: the headers say what is whole. */
+	if (static_branch_unlikely(&kmt_persist_key)) {
+		kmt_persist_commit(cb, r);
+		return;
+	}
+	/* A slot whose commit reached its size has its final event count. */
+	local_inc(&slot->events);
+	/* Count and record bytes before the commit; pairs with kmt_slot_ready(). */
+	smp_wmb();
+	done = local_add_return(r->len, &slot->commit);
+	local_inc(&cb->events);
+	kmt_commit_wake(cb, slot, done);
 }
 
 /* ---- the general path ------------------------------------------------- */

@@ -6,13 +6,15 @@
  * sub-buffer instead of dropping new events: the buffers hold the latest
  * events for as long as the machine runs.  Triggers freeze them: the OOM
  * killer choosing a victim, a page or slab allocation failure the kernel
- * warns of, a direct reclaim that stalls, a write to tracefs.
+ * warns of, a direct reclaim that stalls, a write to tracefs, a panic.
  */
 
 #define pr_fmt(fmt) "kmemtrace: " fmt
 
 #include <linux/irq_work.h>
+#include <linux/kallsyms.h>
 #include <linux/mm.h>
+#include <linux/panic_notifier.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/wait.h>
@@ -32,6 +34,7 @@ const char *const kmt_trigger_names[KMT_NR_TRIGGERS] = {
 	[KMT_TRIG_SLAB_ALLOC_FAIL] = "slab_alloc_fail",
 	[KMT_TRIG_MEMCG_OOM] = "memcg_oom",
 	[KMT_TRIG_RECLAIM_STALL] = "reclaim_stall",
+	[KMT_TRIG_PANIC] = "panic",
 };
 
 #define KMT_TRIGGERS_ALL	(BIT(KMT_NR_TRIGGERS) - 2)
@@ -63,25 +66,73 @@ static void kmt_frozen_wakeup(struct irq_work *work)
 
 static DEFINE_IRQ_WORK(kmt_frozen_work, kmt_frozen_wakeup);
 
+/* panic()'s size, from kallsyms at boot: no lookup in an NMI's panic */
+static unsigned long kmt_panic_size __ro_after_init;
+
+/* The index in @entries of the frame after panic()'s, 0: none is. */
+static unsigned int kmt_past_panic(const unsigned long *entries,
+				   unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (entries[i] - (unsigned long)panic < kmt_panic_size)
+			return i + 1;
+	return 0;
+}
+
+/*
+ * The record of trigger @trig at @ts: its task, the allocation's order,
+ * GFP flags and cache, and the stack that fired it.  Any context.
+ */
+static noinline void kmt_trigger_record(enum kmt_trigger trig,
+					struct task_struct *task, int order,
+					gfp_t gfp, unsigned int cache, u64 ts)
+{
+	/* room for the frames of a panic's notifier chain, which go */
+	unsigned long entries[KMT_MAX_STACK + 8];
+	u8 stack[KMT_MAX_STACK * 10], *p = stack;
+	u64 v[ARRAY_SIZE(kmt_enc_mark)];
+	struct kmt_str str[2];
+	unsigned int i, nr;
+
+	/* skip this frame and kmt_freeze()'s (the hook tail-calls it) */
+	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 2);
+	/* a panic's from panic()'s caller: the notifier chain says nothing */
+	i = trig == KMT_TRIG_PANIC ? kmt_past_panic(entries, nr) : 0;
+	nr = min(nr, i + KMT_MAX_STACK);
+	for (; i < nr; i++)
+		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(entries[i])));
+	v[0] = KMT_MARK_FROZEN;
+	v[1] = trig;
+	v[2] = task ? task_pid_nr(task) : 0;
+	/* a forced OOM kill has no allocation: order 255 */
+	v[3] = order < 0 ? 255 : order;
+	v[4] = (__force u32)gfp;
+	v[5] = cache;
+	str[0].p = task ? task->comm : "";
+	str[0].len = task ? strnlen(task->comm, TASK_COMM_LEN) : 0;
+	str[1].p = stack;
+	str[1].len = p - stack;
+	kmt_record_fields_at(KMT_EV_MARK, kmt_enc_mark, v, ARRAY_SIZE(v),
+			     str, 2, ts);
+}
+
 /*
  * Freeze the recorder for @trig: write the trigger's record, then tell
  * every CPU's writers to open no sub-buffer: each CPU writes on into the
  * one it has open until it is full (or a reader flushes it), and from
  * then on drops its events (counted: frozen_dropped), so that
- * nothing older is ever overwritten.  The check is on the writers' slow path, and costs the
- * hot path nothing.  Any context, NMI aside: the OOM killer with its
- * locks, an atomic allocation failing in an interrupt.  The first
- * trigger wins; later ones find the recorder frozen.
+ * nothing older is ever overwritten.  The check is on the writers' slow
+ * path, and costs the hot path nothing.  Any context: the OOM killer
+ * with its locks, an atomic allocation failing in an interrupt, a panic
+ * from an NMI (nothing here takes a lock or sleeps).  The first trigger
+ * wins; later ones find the recorder frozen.
  */
 static noinline void kmt_freeze(enum kmt_trigger trig,
 				struct task_struct *task, int order,
 				gfp_t gfp, unsigned int cache)
 {
-	unsigned long entries[KMT_MAX_STACK];
-	u8 stack[KMT_MAX_STACK * 10], *p = stack;
-	u64 v[ARRAY_SIZE(kmt_enc_mark)];
-	struct kmt_str str[2];
-	unsigned int i, nr;
 	int cpu;
 	u64 ts;
 
@@ -95,24 +146,8 @@ static noinline void kmt_freeze(enum kmt_trigger trig,
 	    !(READ_ONCE(kmt_triggers) & BIT(trig)) ||
 	    atomic_cmpxchg(&kmt_frozen_by, 0, trig))
 		goto out;
-	/* skip this function's frame (the hook tail-calls it: not the hook's) */
-	nr = stack_trace_save(entries, KMT_MAX_STACK, 1);
-	for (i = 0; i < nr; i++)
-		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(entries[i])));
-	v[0] = KMT_MARK_FROZEN;
-	v[1] = trig;
-	v[2] = task ? task_pid_nr(task) : 0;
-	/* a forced OOM kill has no allocation: order 255 */
-	v[3] = order < 0 ? 255 : order;
-	v[4] = (__force u32)gfp;
-	v[5] = cache;
-	str[0].p = task ? task->comm : "";
-	str[0].len = task ? strnlen(task->comm, TASK_COMM_LEN) : 0;
-	str[1].p = stack;
-	str[1].len = p - stack;
 	ts = local_clock();
-	kmt_record_fields_at(KMT_EV_MARK, kmt_enc_mark, v, ARRAY_SIZE(v),
-			     str, 2, ts);
+	kmt_trigger_record(trig, task, order, gfp, cache, ts);
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu_ptr(&kmt_cpu_buf, cpu)->frozen, true);
 	/* The stops before the time that says they were made. */
@@ -125,6 +160,44 @@ static noinline void kmt_freeze(enum kmt_trigger trig,
 out:
 	preempt_enable_notrace();
 }
+
+/*
+ * The panic trigger.  panic() calls the notifiers once the other CPUs
+ * are stopped, on the one that panics, with interrupts off (from an NMI
+ * too, through nmi_panic()).  In flight mode it freezes, as every
+ * trigger does; in boot mode, where nothing freezes, its record says all
+ * the same when and where.  With the pool in a reserve_mem= region
+ * (persist.c), the next boot finds it all, this record the last.
+ */
+static int kmt_panic(struct notifier_block *nb, unsigned long action,
+		     void *msg)
+{
+	if (!READ_ONCE(kmt_recording) ||
+	    !(READ_ONCE(kmt_triggers) & BIT(KMT_TRIG_PANIC)))
+		return NOTIFY_DONE;
+	if (READ_ONCE(kmt_mode) == KMT_MODE_FLIGHT)
+		kmt_freeze(KMT_TRIG_PANIC, current, -1, 0, 0);
+	else if (kmt_buffers_ready())
+		kmt_trigger_record(KMT_TRIG_PANIC, current, -1, 0, 0,
+				   local_clock());
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kmt_panic_nb = {
+	.notifier_call	= kmt_panic,
+};
+
+static int __init kmt_panic_init(void)
+{
+	unsigned long off;
+
+	if (!kallsyms_lookup_size_offset((unsigned long)panic, &kmt_panic_size,
+					 &off) || off)
+		kmt_panic_size = 0;
+	atomic_notifier_chain_register(&panic_notifier_list, &kmt_panic_nb);
+	return 0;
+}
+early_initcall(kmt_panic_init);
 
 bool kmt_is_frozen(void)
 {
@@ -368,7 +441,7 @@ static int __init kmt_parse_triggers_param(char *str)
 	unsigned long mask;
 
 	if (!str || kmt_parse_triggers(str, &mask)) {
-		pr_warn("kmemtrace.triggers=%s is invalid: use a comma-separated list of oom, memcg_oom, page_alloc_fail, slab_alloc_fail, reclaim_stall, manual, or all, or none; recorder stays off\n",
+		pr_warn("kmemtrace.triggers=%s is invalid: use a comma-separated list of oom, memcg_oom, page_alloc_fail, slab_alloc_fail, reclaim_stall, panic, manual, or all, or none; recorder stays off\n",
 			str ? str : "");
 		kmt_param_invalid = true;
 		return 0;
@@ -418,12 +491,14 @@ void kmt_set_mode(unsigned int mode)
 		 * open, it stays until it is given back.
 		 */
 		if (!READ_ONCE(kmt_recording) && kmt_allocated &&
+		    !kmt_persist_pool() &&
 		    kmt_pool.nr != kmt_pool_want_mode(mode))
 			kmt_release_buffers_locked();
 		/* Boot mode has no triggers: a freeze would drop for good. */
 		if (mode == KMT_MODE_BOOT)
 			kmt_thaw(KMT_UNARMED);
 		WRITE_ONCE(kmt_mode, mode);
+		kmt_persist_mode(mode);
 		if (READ_ONCE(kmt_recording))
 			kmt_emit_mark(mode == KMT_MODE_FLIGHT ? KMT_MARK_FLIGHT :
 					KMT_MARK_BOOT);

@@ -11,6 +11,7 @@
  *   latency.c  direct reclaim, shrinkers, compaction
  *   flight.c   flight mode and the triggers that freeze
  *   setup.c    the pool, slots for each CPU, hotplug, event groups, enable
+ *   persist.c  a pool in a reserve_mem= region, kept across a reboot
  *   tracefs.c  the files in /sys/kernel/tracing/kmemtrace/
  */
 #ifndef _MM_KMEMTRACE_INTERNAL_H
@@ -166,5 +167,24 @@ void kmt_set_mode(unsigned int mode);
 void kmt_forget_freeze(void);
 int kmt_set_frozen(unsigned int val);
 int kmt_frozen_show(char *buf, size_t size);
+
+/* ---- persist.c -------------------------------------------------------- */
+
+struct seq_file;
+
+/* the kernel's ELF notes (NOTES in vmlinux.lds.h): its build id */
+extern const void __start_notes, __stop_notes;
+
+void __init kmt_persist_init(void);
+unsigned int kmt_persist_blocks(void);
+void kmt_persist_take(void **mem);
+void kmt_persist_put(void);
+bool kmt_persist_present(void);
+void kmt_persist_mode(unsigned int mode);
+int kmt_prev_open(void);
+void kmt_prev_close(void);
+ssize_t kmt_prev_read(char __user *ubuf, size_t count, loff_t *ppos);
+int kmt_prev_show(struct seq_file *m);
+int kmt_prev_release(void);
 
 #endif /* _MM_KMEMTRACE_INTERNAL_H */

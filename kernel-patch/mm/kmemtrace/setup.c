@@ -251,9 +251,14 @@ static void kmt_free_pool(void)
 {
 	unsigned int i;
 
-	for (i = 0; kmt_pool.mem && i < kmt_pool.nr; i++)
-		if (kmt_pool.mem[i])
-			free_pages((unsigned long)kmt_pool.mem[i], kmt_pool.order);
+	/* a region's blocks stay reserved, for the next pool or boot */
+	if (kmt_persist_pool())
+		kmt_persist_put();
+	else
+		for (i = 0; kmt_pool.mem && i < kmt_pool.nr; i++)
+			if (kmt_pool.mem[i])
+				free_pages((unsigned long)kmt_pool.mem[i],
+					   kmt_pool.order);
 	kfree(kmt_pool.mem);
 	bitmap_free(kmt_pool.free);
 	kfree(kmt_pool.first);
@@ -339,7 +344,7 @@ static int kmt_alloc_pool(gfp_t gfp)
 	unsigned int nr, i = 0, share, cpus = 0, *first;
 	int nid, cpu, ret = -ENOMEM;
 
-	nr = kmt_pool_want();
+	nr = kmt_persist_blocks() ?: kmt_pool_want();
 	kmt_pool.mem = kcalloc(nr, sizeof(*kmt_pool.mem), gfp);
 	kmt_pool.free = bitmap_zalloc(nr, gfp);
 	first = kcalloc(nr_node_ids, sizeof(*first), gfp);
@@ -348,6 +353,12 @@ static int kmt_alloc_pool(gfp_t gfp)
 		goto out;
 	kmt_pool.nr = nr;
 	kmt_pool.order = get_order(kmt_subbuf_size);
+	/* a reserve_mem= region: its blocks, wherever it is */
+	if (kmt_persist_blocks()) {
+		kmt_persist_take(kmt_pool.mem);
+		bitmap_fill(kmt_pool.free, nr);
+		return 0;
+	}
 	/* first[] counts each node's CPUs, then says where its blocks start */
 	for_each_possible_cpu(cpu) {
 		nid = cpu_to_node(cpu);
@@ -613,7 +624,8 @@ int kmt_release_buffers_locked(void)
 	/* A CPU that came up meanwhile got slots: freed with the others. */
 	cpuhp_remove_state_nocalls(kmt_cpuhp_state);
 	bytes = kmt_free_slots();
-	bytes += (unsigned long)kmt_pool.nr << (kmt_pool.order + PAGE_SHIFT);
+	if (!kmt_persist_pool())
+		bytes += (unsigned long)kmt_pool.nr << (kmt_pool.order + PAGE_SHIFT);
 	kmt_free_pool();
 	/* A freeze of the buffers given back does not freeze the next ones. */
 	kmt_forget_freeze();
@@ -788,6 +800,8 @@ void __init kmemtrace_init(void)
 	WRITE_ONCE(kmt_mb_live, true);
 	/* the possible CPUs are known: the sub-buffers' size is final */
 	kmt_fit_subbufs();
+	/* whether or not this boot records, what the last one left is kept */
+	kmt_persist_init();
 	if (kmt_param_invalid || !kmt_boot_enable) {
 		kmt_early_finish(false);
 		return;

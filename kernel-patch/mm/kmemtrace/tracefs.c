@@ -63,6 +63,8 @@ static ssize_t kmt_copy_ready(struct kmt_cpu *cb, char __user *ubuf,
 	while (kmt_slot_ready(cb, &size) && count - done >= size) {
 		slot = &cb->slot[cb->consumed & cb->slot_mask];
 		mem = READ_ONCE(slot->data);
+		/* whole now: a region's close may have left it to the commits */
+		WRITE_ONCE(((struct kmt_subbuf_header *)mem)->size, size);
 		if (copy_to_user(ubuf + done, mem, size))
 			return done ? done : -EFAULT;
 		done += size;
@@ -278,6 +280,72 @@ static const struct file_operations kmt_enable_fops = {
 	.read	= kmt_enable_read,
 	.write	= kmt_enable_write,
 	.llseek	= default_llseek,
+};
+
+/* ---- the previous boot's sub-buffers (persist.c) ---------------------- */
+
+static int kmt_prev_data_open(struct inode *inode, struct file *file)
+{
+	return kmt_open_allowed() ?: kmt_prev_open();
+}
+
+static ssize_t kmt_prev_data_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	return kmt_prev_read(ubuf, count, ppos);
+}
+
+static int kmt_prev_data_release(struct inode *inode, struct file *file)
+{
+	kmt_prev_close();
+	return 0;
+}
+
+static const struct file_operations kmt_prev_data_fops = {
+	.open		= kmt_prev_data_open,
+	.read		= kmt_prev_data_read,
+	.llseek		= default_llseek,
+	.release	= kmt_prev_data_release,
+};
+
+static int kmt_prev_info_show(struct seq_file *m, void *v)
+{
+	return kmt_prev_show(m);
+}
+
+static int kmt_prev_info_open(struct inode *inode, struct file *file)
+{
+	return kmt_open_allowed() ?: single_open(file, kmt_prev_info_show, NULL);
+}
+
+static const struct file_operations kmt_prev_info_fops = {
+	.open		= kmt_prev_info_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* Writing 1 says the previous boot's are saved: kmt_prev_release(). */
+static ssize_t kmt_prev_release_write(struct file *file,
+				      const char __user *ubuf, size_t count,
+				      loff_t *ppos)
+{
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &val);
+	if (ret)
+		return ret;
+	if (val != 1)
+		return -EINVAL;
+	ret = kmt_prev_release();
+	return ret ?: count;
+}
+
+static const struct file_operations kmt_prev_release_fops = {
+	.open	= kmt_generic_open,
+	.write	= kmt_prev_release_write,
+	.llseek	= noop_llseek,
 };
 
 static int kmt_events_show(struct seq_file *m, void *v)
@@ -769,6 +837,19 @@ static int __init kmt_tracefs_init(void)
 	ret = ret ?: kmt_create_file("caches", 0400, dir, NULL, &kmt_caches_fops);
 	if (ret)
 		goto out_dir;
+	if (kmt_persist_present()) {
+		ret = -ENOMEM;
+		d = kmt_create_dir("previous", dir);
+		if (!d)
+			goto out_dir;
+		ret = kmt_create_file("data", 0400, d, NULL, &kmt_prev_data_fops);
+		ret = ret ?: kmt_create_file("info", 0400, d, NULL,
+					     &kmt_prev_info_fops);
+		ret = ret ?: kmt_create_file("release", 0200, d, NULL,
+					     &kmt_prev_release_fops);
+		if (ret)
+			goto out_dir;
+	}
 	ret = -ENOMEM;
 	pcpu = kmt_create_dir("per_cpu", dir);
 	if (!pcpu)

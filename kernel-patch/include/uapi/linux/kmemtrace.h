@@ -335,9 +335,11 @@ enum kmt_mode {
  * PAGE_ALLOC_FAIL: a page allocation failed where the kernel warns of it
  * (no __GFP_NOWARN).  SLAB_ALLOC_FAIL: a slab cache could not get a slab
  * (@cache, @order its smallest slab).  MANUAL: root wrote to tracefs
- * kmemtrace/frozen.  The @stack of every trigger is the current task's,
- * from which readers take the allocation's caller; @comm is the current
- * task's but for OOM.
+ * kmemtrace/frozen.  PANIC: the kernel panicked (@order 255, @stack from
+ * panic()'s caller); in boot mode, which nothing freezes, its record is
+ * written all the same.  The @stack of every trigger is the current
+ * task's, from which readers take the allocation's caller; @comm is the
+ * current task's but for OOM.
  */
 enum kmt_trigger {
 	KMT_TRIG_MANUAL		= 1,
@@ -346,7 +348,8 @@ enum kmt_trigger {
 	KMT_TRIG_SLAB_ALLOC_FAIL = 4,
 	KMT_TRIG_MEMCG_OOM	= 5,
 	KMT_TRIG_RECLAIM_STALL	= 6,
-	KMT_NR_TRIGGERS		= 7,
+	KMT_TRIG_PANIC		= 7,
+	KMT_NR_TRIGGERS		= 8,
 };
 
 /* Longest cache name written in a KMT_EV_CACHE_DEF record. */
