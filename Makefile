@@ -17,7 +17,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 \
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(shell pkg-config --cflags libtracefs libtraceevent freetype2 fontconfig) $(CFLAGS)
 
-LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c lib/perfdata.c
+LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c lib/perfdata.c lib/previous.c
 TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/watch.c extract/bootdir.c extract/meta.c extract/import.c extract/kmemev.c extract/ftrace.c extract/perf.c \
             analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
             analyze/info.c analyze/diff.c analyze/latency.c analyze/report_latency.c \
@@ -31,7 +31,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 
 UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab tests/unit/test_latency \
         tests/unit/test_memblock
-FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux fuzz_perfdata
+FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux fuzz_perfdata fuzz_previous
 # the footprint parsers need the analysis they summarise
 FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/latency.c \
             analyze/report_window.c \

@@ -130,7 +130,7 @@ int cmd_info(int argc, char **argv)
 	struct kmt_err err = { "" };
 	const char *path;
 	uint64_t *n, total = 0, kern = 0, lost = 0, bytes = 0, over = 0, frozen = 0;
-	char val[4096];
+	char val[4096], boot[16];
 	unsigned int i;
 	int ret;
 
@@ -165,7 +165,10 @@ int cmd_info(int argc, char **argv)
 	if (kmt_trace_meta(&t, "cmdline", val, sizeof(val)))
 		printf("cmdline:     %s\n", val);
 	if (kmt_trace_meta(&t, "saved_at", val, sizeof(val)))
-		printf("saved:       %s\n", val);
+		printf("saved:       %s%s\n", val,
+		       kmt_trace_meta(&t, "boot", boot, sizeof(boot)) &&
+		       !strcmp(boot, "previous") ?
+		       ", by the boot after the one recorded (save --previous)" : "");
 	if (kmt_trace_meta(&t, "source", val, sizeof(val)) && !strcmp(val, "ftrace")) {
 		char inst[256] = "", ev[512] = "", ow[8] = "";
 

@@ -185,7 +185,9 @@ void kmt_window_print(const struct kmt_trace *t, const struct kmt_symtab *st,
 			printf("Task:      pid %u (%.*s)\n", e->task_pid,
 			       (int)e->comm_len, e->comm);
 		kmt_gfp_format(t, e->gfp, gfp, sizeof(gfp));
-		if (e->order == 255)	/* the kernel's mark of a forced OOM kill */
+		if (e->trigger == KMT_TRIG_PANIC)
+			printf("Panic:     the kernel panicked");
+		else if (e->order == 255)	/* the kernel's mark of a forced OOM kill */
 			printf("Request:   none: a forced OOM kill (sysrq), %s", gfp);
 		else
 			printf("Request:   order %u, %s", e->order, gfp);

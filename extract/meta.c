@@ -136,6 +136,12 @@ static void one_line(char *s)
 
 int kmf_build_meta(char **meta, size_t *len, unsigned int nr_cpus)
 {
+	return kmf_build_meta_cmdline(meta, len, nr_cpus, NULL);
+}
+
+int kmf_build_meta_cmdline(char **meta, size_t *len, unsigned int nr_cpus,
+			   const char *boot_cmdline)
+{
 	struct utsname u;
 	char *cmdline = NULL, build_id[129];
 	size_t clen;
@@ -147,7 +153,9 @@ int kmf_build_meta(char **meta, size_t *len, unsigned int nr_cpus)
 	*meta = NULL;
 	*len = 0;
 	uname(&u);
-	if (kmt_read_file("/proc/cmdline", &cmdline, &clen) == 0)
+	if (boot_cmdline)
+		cmdline = strdup(boot_cmdline);
+	else if (kmt_read_file("/proc/cmdline", &cmdline, &clen) == 0)
 		one_line(cmdline);
 	kmf_read_build_id(build_id, sizeof(build_id));
 	gmtime_r(&now, &tm);

@@ -28,6 +28,9 @@ size_t kmf_text_symbols(char *buf, size_t len, bool *hidden);
 void kmf_read_build_id(char *hex, size_t size);
 /* The META lines every file has: release, cmdline, build_id, ... */
 int kmf_build_meta(char **meta, size_t *len, unsigned int nr_cpus);
+/* The same, for a boot whose command line was @boot_cmdline (NULL: this one's). */
+int kmf_build_meta_cmdline(char **meta, size_t *len, unsigned int nr_cpus,
+			   const char *boot_cmdline);
 /* kallsyms lines made relative to @text_base (save --no-addresses). */
 int kmf_relative_kallsyms(char **ksyms, size_t *len, uint64_t text_base);
 

@@ -275,6 +275,11 @@ int kmt_recorder_release(struct kmt_recorder *r)
 	return write_str(r->dir, "free_buffer", "1");
 }
 
+int kmt_recorder_release_previous(struct kmt_recorder *r)
+{
+	return write_str(r->dir, "previous/release", "1");
+}
+
 int kmt_recorder_freeze(struct kmt_recorder *r, bool freeze)
 {
 	return write_str(r->dir, "frozen", freeze ? "1" : "0");

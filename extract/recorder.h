@@ -63,6 +63,8 @@ int kmt_recorder_flush(struct kmt_recorder *r);
  * kernel that always keeps them.
  */
 int kmt_recorder_release(struct kmt_recorder *r);
+/* Release what the previous boot left in the region (previous/release). */
+int kmt_recorder_release_previous(struct kmt_recorder *r);
 /*
  * The mode and the freeze from tracefs kmemtrace/mode and frozen;
  * -ENOENT for a kernel without flight mode.

@@ -39,6 +39,7 @@ struct save_opts {
 	bool quiet;
 	bool no_addresses;
 	bool from_ftrace;
+	bool previous;		/* --previous: the previous boot's, kept */
 	bool help;
 	int first;		/* the first operand */
 };
@@ -51,6 +52,8 @@ struct cpu_data {
 	uint32_t nr_subbufs;
 	uint32_t first_seq;
 	uint64_t first_ts, last_ts;	/* of the events decoded */
+	uint32_t trigger;		/* of the last KMT_MARK_FROZEN, 0: none */
+	uint64_t trigger_ts;
 };
 
 static void usage(FILE *f)
@@ -59,6 +62,7 @@ static void usage(FILE *f)
 		"usage: kmemflight save [<options>] <file>\n"
 		"       kmemflight save [<options>] --boot-dir <dir> [--keep-boots <n>]\n"
 		"       kmemflight save --from-ftrace [<instance>] [<options>] <file>\n"
+		"       kmemflight save --previous [-k] [-q] [--no-addresses] <file>\n"
 		"\n"
 		"Stop the kernel's kmemtrace recorder, drain every CPU's buffer and write\n"
 		"<file>: events, kernel release and cmdline, kallsyms, build-id, CPU and\n"
@@ -83,6 +87,12 @@ static void usage(FILE *f)
 		"                          kmemflight-save.service runs\n"
 		"        --keep-boots <n>  with --boot-dir: keep this boot and the n - 1\n"
 		"                          newest others there, remove the older ones\n"
+		"        --previous        save what the previous boot recorded into the\n"
+		"                          recorder's reserve_mem= region and did not save\n"
+		"                          (after a panic, a reset or a reboot: boot with\n"
+		"                          reserve_mem=SIZE:ALIGN:NAME kmemtrace.persist=NAME);\n"
+		"                          then, unless -k, the region is released to record\n"
+		"                          into\n"
 		"        --from-ftrace     a kernel without kmemtrace: save the kmem events\n"
 		"                          of its ftrace buffer (see save --from-ftrace --help)\n"
 		"        --no-addresses    a file to share: kernel addresses made relative\n"
@@ -117,6 +127,10 @@ static int scan_cpu(struct kmt_recorder *r, struct cpu_data *c, char **caches,
 		if (!c->decoded++)
 			c->first_ts = ev.ts;
 		c->last_ts = ev.ts;
+		if (ev.type == KMT_EV_MARK && ev.mark == KMT_MARK_FROZEN) {
+			c->trigger = ev.trigger;
+			c->trigger_ts = ev.ts;
+		}
 		if (ev.type == KMT_EV_CACHE_DEF && (ev.has & KMT_HAS(KMT_F_NAME))) {
 			ret = kmf_append(caches, clen, "%u %u %u %u %" PRIx64 " %.*s\n",
 				     ev.cache, ev.obj_size, ev.size, ev.align,
@@ -239,6 +253,7 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 		{ "keep-recording", no_argument, NULL, 'k' },
 		{ "no-addresses", no_argument, NULL, 'A' },
 		{ "from-ftrace", no_argument, NULL, 'F' },
+		{ "previous", no_argument, NULL, 'P' },
 		{ "spool", required_argument, NULL, 'S' },
 		{ "boot-dir", required_argument, NULL, 'B' },
 		{ "keep-boots", required_argument, NULL, 'N' },
@@ -259,6 +274,7 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 		case 'k': o->keep = true; break;
 		case 'A': o->no_addresses = true; break;
 		case 'F': o->from_ftrace = true; break;
+		case 'P': o->previous = true; break;
 		case 'S': o->spool = optarg; break;
 		case 'B': o->boot_dir = optarg; break;
 		case 'N': keep_boots = optarg; break;
@@ -289,6 +305,12 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 			return kmf_usage_error("--keep-boots '%s': a number of boots from 1 to %u",
 					       keep_boots, KMF_BOOTDIR_MAX_KEEP);
 		o->keep_boots = (unsigned int)n;
+	}
+	if (o->previous) {
+		if (o->from_ftrace)
+			return kmf_usage_error("--previous saves the kmemtrace recorder's region, not ftrace's buffer");
+		if (o->spool || o->boot_dir)
+			return kmf_usage_error("--previous goes with neither --spool nor --boot-dir: give the <file>");
 	}
 	if (o->from_ftrace) {
 		if (o->spool)
@@ -567,6 +589,255 @@ static void attach_summary(const char *log, char *out, size_t size)
 		 stops < starts ? "; an attach ended without stopping cleanly" : "");
 }
 
+/*
+ * The value of line "@key: value" of @text into @out (cut to @size), or
+ * false when there is no such line.  @text is left as it is: parsed once.
+ */
+static bool info_value(const char *text, const char *key, char *out,
+		       size_t size)
+{
+	size_t kl = strlen(key), n;
+	const char *p, *nl;
+
+	for (p = text; p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		if (!strncmp(p, key, kl) && p[kl] == ':' && p[kl + 1] == ' ') {
+			p += kl + 2;
+			n = nl ? (size_t)(nl - p) : strlen(p);
+			if (n >= size)
+				n = size - 1;
+			memcpy(out, p, n);
+			out[n] = '\0';
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * save --previous: what the previous boot of this kernel left in the
+ * recorder's reserve_mem= region (tracefs kmemtrace/previous/), written
+ * with this boot's format and symbols, which are that boot's: the kernel
+ * keeps a region only for the kernel that wrote it.  Then, unless -k,
+ * the region is released, for the recorder to record into.
+ */
+static int save_previous(const struct save_opts *o)
+{
+	struct kmt_recorder r;
+	struct kmt_writer w;
+	struct kmt_err err = { "" };
+	struct kmt_recorder_flight fl = { 0 };
+	struct cpu_data *cpus = NULL;
+	struct kmt_prev_cpu *prev = NULL;
+	char *info = NULL, *data = NULL, *meta = NULL, *ksyms = NULL;
+	char *caches = NULL, *topo = NULL, state[32], v[64], cmdline[4096];
+	size_t info_len = 0, data_len = 0, meta_len = 0, ksyms_len = 0;
+	size_t caches_len = 0, topo_len = 0;
+	char path[1200], dropped[160] = "";
+	uint64_t events = 0, lost = 0, bytes = 0;
+	unsigned int nr = 0, i, cut = 0;
+	bool hidden = false, writing = false, have_cmdline;
+	int ret, status = KMF_EXIT_FAIL;
+
+	ret = kmt_recorder_open(&r, &err);
+	if (ret) {
+		kmf_error("%s", err.msg);
+		return KMF_EXIT_FAIL;
+	}
+	snprintf(path, sizeof(path), "%s/previous/info", r.dir);
+	ret = kmt_read_file(path, &info, &info_len);
+	if (ret == -ENOENT) {
+		kmf_error("this boot keeps nothing of the previous one: boot with reserve_mem=SIZE:ALIGN:NAME kmemtrace.persist=NAME (%s is missing)",
+			  path);
+		goto out;
+	}
+	if (ret) {
+		kmt_recorder_error(&r, path, -ret, &err);
+		kmf_error("%s", err.msg);
+		goto out;
+	}
+	if (!info_value(info, "region", state, sizeof(state)))
+		strcpy(state, "unknown");
+	if (!strcmp(state, "foreign")) {
+		kmf_error("the recorder's region holds no trace of this kernel: another kernel wrote it, or it was damaged (the kernel's log says which); nothing saved");
+		goto out;
+	}
+	if (strcmp(state, "kept")) {
+		kmf_error("nothing of the previous boot is kept (the region is %s): it saved everything, recorded nothing into the region, or its sub-buffers were released; see %s",
+			  state, path);
+		goto out;
+	}
+	if (info_value(info, "dropped", v, sizeof(v)) && strcmp(v, "0"))
+		snprintf(dropped, sizeof(dropped), "%s sub-buffers damaged or out of sequence were left out", v);
+	have_cmdline = info_value(info, "cmdline", cmdline, sizeof(cmdline));
+	if (info_value(info, "mode", v, sizeof(v)) && !strcmp(v, "flight"))
+		fl.mode = KMT_MODE_FLIGHT;
+	/* that boot's pool was the region's sub-buffers, not this one's */
+	if (info_value(info, "subbufs", v, sizeof(v)) &&
+	    r.header_len >= sizeof(struct kmt_format)) {
+		struct kmt_format f;
+		unsigned long n = strtoul(v, NULL, 10);
+
+		memcpy(&f, r.header, sizeof(f));
+		f.nr_subbufs = n < 256 ? (uint32_t)n : 256;
+		/* a header from before the pool has no pool_subbufs */
+		if (f.header_size >= offsetof(struct kmt_format, pool_subbufs) +
+				     sizeof(f.pool_subbufs))
+			f.pool_subbufs = (uint32_t)n;
+		memcpy(r.header, &f, offsetof(struct kmt_format, pool_subbufs));
+		if (f.header_size >= offsetof(struct kmt_format, pool_subbufs) +
+				     sizeof(f.pool_subbufs))
+			memcpy(r.header + offsetof(struct kmt_format, pool_subbufs),
+			       &f.pool_subbufs, sizeof(f.pool_subbufs));
+	}
+
+	snprintf(path, sizeof(path), "%s/previous/data", r.dir);
+	ret = kmt_read_file(path, &data, &data_len);
+	if (ret) {
+		kmt_recorder_error(&r, path, -ret, &err);
+		kmf_error("%s", err.msg);
+		goto out;
+	}
+	ret = kmt_previous_split((const uint8_t *)data, data_len,
+				 r.fmt.subbuf_size, &prev, &nr, &err);
+	if (ret) {
+		kmf_error("%s", err.msg);
+		goto out;
+	}
+	cpus = calloc(nr ? nr : 1, sizeof(*cpus));
+	if (!cpus) {
+		kmf_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		uint32_t whole;
+
+		/* into data: no copy */
+		cpus[i].data = (uint8_t *)data + prev[i].off;
+		cpus[i].size = kmt_previous_whole(&r.fmt, r.layout, &prev[i],
+						  (const uint8_t *)data, &whole);
+		cut += prev[i].nr_subbufs - whole;
+		cpus[i].st.cpu = prev[i].cpu;
+		cpus[i].st.has_buffer = true;
+		cpus[i].st.lost = prev[i].lost;
+		ret = scan_cpu(&r, &cpus[i], &caches, &caches_len, &err);
+		if (ret) {
+			kmf_error("the previous boot's data is inconsistent: %s", err.msg);
+			goto out;
+		}
+		cpus[i].st.events = cpus[i].decoded;
+		events += cpus[i].decoded;
+		lost += cpus[i].st.lost;
+		bytes += cpus[i].size;
+		if (cpus[i].trigger && cpus[i].trigger_ts >= fl.trigger_ts) {
+			fl.trigger = cpus[i].trigger;
+			fl.trigger_ts = fl.frozen_ts = cpus[i].trigger_ts;
+		}
+	}
+	if (!events) {
+		kmf_error("the previous boot's sub-buffers hold no events");
+		goto out;
+	}
+	if (dedup_caches(&caches, &caches_len)) {
+		kmf_error("out of memory");
+		goto out;
+	}
+	ret = kmf_read_kallsyms(&ksyms, &ksyms_len, &hidden);
+	if (ret == -ENOMEM) {
+		kmf_error("out of memory");
+		goto out;
+	}
+	if (ret)
+		kmf_warn("cannot read /proc/kallsyms (%s): the file will have no symbols; callsites will stay raw",
+			 strerror(-ret));
+	else if (hidden)
+		kmf_warn("/proc/kallsyms shows no addresses (kptr_restrict?): callsites will stay raw");
+	if (o->no_addresses) {
+		ret = strip_addresses(&r, cpus, nr, &ksyms, &ksyms_len, &err);
+		if (ret) {
+			kmf_error("%s", err.msg);
+			goto out;
+		}
+	}
+	/* the same machine's, since its memory kept the region */
+	snprintf(path, sizeof(path), "%s/topology", r.dir);
+	ret = kmt_read_file(path, &topo, &topo_len);
+	if (ret) {
+		kmf_error("%s: %s", path, strerror(-ret));
+		goto out;
+	}
+	if (kmf_build_meta_cmdline(&meta, &meta_len, nr, have_cmdline ? cmdline : "") ||
+	    kmf_append(&meta, &meta_len, "boot=previous\n") ||
+	    (o->no_addresses && kmf_append(&meta, &meta_len, "addresses=relative\n"))) {
+		kmf_error("out of memory");
+		goto out;
+	}
+	ret = kmt_writer_open(&w, o->path, &err);
+	if (ret) {
+		kmf_error("%s", err.msg);
+		goto out;
+	}
+	writing = true;
+	ret = kmt_writer_section(&w, KMT_SEC_FORMAT, r.header, r.header_len, &err);
+	ret = ret ?: kmt_writer_section(&w, KMT_SEC_META, meta, meta_len, &err);
+	ret = ret ?: kmt_writer_section(&w, KMT_SEC_CACHES, caches, caches_len, &err);
+	ret = ret ?: kmt_writer_section(&w, KMT_SEC_KALLSYMS, ksyms, ksyms_len, &err);
+	ret = ret ?: kmt_writer_section(&w, KMT_SEC_TOPOLOGY, topo, topo_len, &err);
+	for (i = 0; i < nr && !ret; i++) {
+		struct kmt_cpu_section cs = {
+			.cpu = cpus[i].st.cpu,
+			.nr_subbufs = cpus[i].nr_subbufs,
+			.events = cpus[i].st.events,
+			.lost = cpus[i].st.lost,
+		};
+
+		ret = kmt_writer_section2(&w, KMT_SEC_CPU, &cs, sizeof(cs),
+					  cpus[i].data, cpus[i].size, &err);
+	}
+	/* flight mode, what froze it or panicked: the window up to it */
+	if ((fl.trigger || fl.mode == KMT_MODE_FLIGHT) && !ret)
+		ret = write_flight(&w, &fl, cpus, nr, &err);
+	ret = ret ?: kmt_writer_commit(&w, &err);
+	writing = false;
+	if (ret) {
+		kmt_writer_abort(&w);
+		kmf_error("%s", err.msg);
+		goto out;
+	}
+	if (!o->keep) {
+		ret = kmt_recorder_release_previous(&r);
+		if (ret)
+			kmf_warn("saved, but the previous boot's sub-buffers are still kept: %s/previous/release: %s",
+				 r.dir, strerror(-ret));
+	}
+	if (dropped[0])
+		kmf_warn("%s", dropped);
+	if (cut)
+		kmf_warn("%u sub-buffers of the previous boot did not decode (written over at the reset, or never written back): each CPU's trace ends before its first such one",
+			 cut);
+	if (!o->quiet)
+		printf("[ kmemflight: saved %" PRIu64 " events of the previous boot from %u CPUs (%" PRIu64
+		       " lost%s%s) to %s, %.1f bytes/event ]\n", events, nr, lost,
+		       fl.trigger ? ", ended by " : "",
+		       fl.trigger ? kmt_trigger_name(fl.trigger) : "", o->path,
+		       (double)bytes / (double)events);
+	status = KMF_EXIT_OK;
+out:
+	if (writing)
+		kmt_writer_abort(&w);
+	/* their data is in data */
+	free(cpus);
+	free(prev);
+	free(info);
+	free(data);
+	free(meta);
+	free(ksyms);
+	free(caches);
+	free(topo);
+	kmt_recorder_close(&r);
+	return status;
+}
+
 int cmd_save(int argc, char **argv)
 {
 	struct save_opts o;
@@ -601,6 +872,8 @@ int cmd_save(int argc, char **argv)
 	if (o.from_ftrace)
 		return kmf_save_from_ftrace(argc, argv, o.first, o.keep, o.quiet,
 					    o.no_addresses);
+	if (o.previous)
+		return save_previous(&o);
 	if (o.boot_dir) {
 		/* before anything is stopped: a directory we cannot use */
 		ret = kmf_bootdir_open(&bd, o.boot_dir, &err);

@@ -567,6 +567,34 @@ void kmt_symtab_sort(struct kmt_symtab *st);
 void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr, bool raw,
 		       char *buf, size_t size);
 
+/* ---- the previous boot's sub-buffers (tracefs kmemtrace/previous/data) */
+
+/* One CPU's run in previous/data. */
+struct kmt_prev_cpu {
+	uint32_t cpu;
+	uint32_t nr_subbufs;
+	uint64_t lost;		/* when its last sub-buffer opened */
+	size_t off, size;	/* of its sub-buffers in the data */
+};
+
+/*
+ * Split previous/data (@size bytes) into its CPUs' runs, checking every
+ * sub-buffer header: *@out (malloc()ed) gets *@nr of them.  -EBADMSG for
+ * a header that is not one, a CPU out of order, a cut at the end.
+ */
+int kmt_previous_split(const uint8_t *data, size_t size, uint32_t subbuf_size,
+		       struct kmt_prev_cpu **out, unsigned int *nr,
+		       struct kmt_err *err);
+/*
+ * The bytes of @c's run that decode: all of it, or up to the first
+ * sub-buffer with a record that does not; *@nr_subbufs gets how many
+ * sub-buffers that is.
+ */
+uint64_t kmt_previous_whole(const struct kmt_format *fmt,
+			    const struct kmt_layout_info *layout,
+			    const struct kmt_prev_cpu *c, const uint8_t *data,
+			    uint32_t *nr_subbufs);
+
 /* ---- writing --------------------------------------------------------- */
 
 /* write() all of @buf, across short writes and EINTR; 0 or -errno. */

@@ -805,6 +805,7 @@ const char *kmt_trigger_name(uint32_t trigger)
 		[KMT_TRIG_SLAB_ALLOC_FAIL] = "slab_alloc_fail",
 		[KMT_TRIG_MEMCG_OOM] = "memcg_oom",
 		[KMT_TRIG_RECLAIM_STALL] = "reclaim_stall",
+		[KMT_TRIG_PANIC] = "panic",
 	};
 
 	return trigger < sizeof(names) / sizeof(names[0]) && names[trigger] ?

@@ -8,6 +8,8 @@
 #                  in both record formats (ABI 2 and 1), and latency, memblock and
 #                  footprint (wrappers, vmalloc), tasks and flight in ABI 2
 #   fuzz_cursor    the raw sub-buffers of every CPU section of those files
+#   fuzz_previous  those of basic and many, alone and every CPU's back to
+#                  back, as tracefs kmemtrace/previous/data gives them
 #   fuzz_kallsyms  their KALLSYMS sections, and a hand-written sample
 #   fuzz_summary   kmemflight summary of mktrace diff-base and diff-new
 #   fuzz_budget    a budget file with every kind of line
@@ -175,6 +177,13 @@ perf kmem --slab --page record -o "$out/fuzz_perfdata/page" -- true > /dev/null 
 head -c 4096 "$out/fuzz_perfdata/page" > "$out/fuzz_perfdata/cut"
 head -c 104 "$out/fuzz_perfdata/slab" > "$out/fuzz_perfdata/header"
 
-for d in fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux fuzz_perfdata; do
+# previous/data: each CPU's sub-buffers, back to back in CPU order
+mkdir -p "$out/fuzz_previous"
+for s in basic many; do
+	cp "$out"/fuzz_cursor/"$s"-sec* "$out/fuzz_previous/"
+	find "$out/fuzz_cursor" -name "$s-sec*" | sort -V | xargs cat > "$out/fuzz_previous/$s-all"
+done
+
+for d in fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux fuzz_perfdata fuzz_previous; do
 	echo "$out/$d: $(find "$out/$d" -type f | wc -l) seeds"
 done
