@@ -4,7 +4,8 @@
 # parser, the parity with perf kmem on a recording of this machine, the
 # shell lint, the kernel style gates, the series compiled with Debian's
 # configuration, the QEMU boot tests, the flight recorder's triggers in
-# a QEMU guest, a Debian boot with systemd in the
+# a QEMU guest, a trace that survives a crash (a warm reboot, a panic, a
+# reset), a Debian boot with systemd in the
 # initramfs and the root, and the boot regression gate.  The kernels
 # and the Debian root are made in the background from the start
 # (prebuild.sh); the CLI tests and the fuzz smoke run beside the boot
@@ -149,6 +150,7 @@ setsid nice -n 15 sh "$0" --beside > "$log/beside.log" 2>&1 &
 beside=$!
 suite qemu qemu-tests/run.sh
 suite flight qemu-tests/flight-run.sh
+suite persist qemu-tests/persist-run.sh
 suite systemd qemu-tests/systemd-run.sh
 suite boot-regression qemu-tests/boot-regression.sh
 
