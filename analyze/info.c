@@ -193,7 +193,10 @@ int cmd_info(int argc, char **argv)
 	       t.fmt.pool_subbufs ? "in one pool for all CPUs" : "per CPU",
 	       t.fmt.clock);
 	print_groups(&t);
-	if (t.fmt.pool_subbufs)
+	if (kmt_trace_meta(&t, "pool", val, sizeof(val)) && !strcmp(val, "region"))
+		printf("buffers:     %" PRIu64 " bytes in one pool in a reserve_mem= region (memblock's, kept across reboots)\n",
+		       (uint64_t)t.fmt.pool_subbufs * t.fmt.subbuf_size);
+	else if (t.fmt.pool_subbufs)
 		printf("buffers:     %" PRIu64 " bytes in one pool; after the save %" PRIu64
 		       " of them held by %u of %u possible CPUs\n",
 		       kmt_trace_buffer_bytes(&t), t.buffer_bytes, t.nr_buffered,

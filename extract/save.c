@@ -615,6 +615,26 @@ static bool info_value(const char *text, const char *key, char *out,
 }
 
 /*
+ * Whether the recorder's pool is a reserve_mem= region (previous/info
+ * says "region: pool"): memblock's memory, which MemTotal leaves out,
+ * not the page allocator's.
+ */
+static bool pool_in_region(const struct kmt_recorder *r)
+{
+	char path[1200], *info = NULL, state[16];
+	size_t len = 0;
+	bool yes;
+
+	snprintf(path, sizeof(path), "%s/previous/info", r->dir);
+	if (kmt_read_file(path, &info, &len))
+		return false;
+	yes = info_value(info, "region", state, sizeof(state)) &&
+	      !strcmp(state, "pool");
+	free(info);
+	return yes;
+}
+
+/*
  * save --previous: what the previous boot of this kernel left in the
  * recorder's reserve_mem= region (tracefs kmemtrace/previous/), written
  * with this boot's format and symbols, which are that boot's: the kernel
@@ -767,7 +787,7 @@ static int save_previous(const struct save_opts *o)
 		goto out;
 	}
 	if (kmf_build_meta_cmdline(&meta, &meta_len, nr, have_cmdline ? cmdline : "") ||
-	    kmf_append(&meta, &meta_len, "boot=previous\n") ||
+	    kmf_append(&meta, &meta_len, "boot=previous\npool=region\n") ||
 	    (o->no_addresses && kmf_append(&meta, &meta_len, "addresses=relative\n"))) {
 		kmf_error("out of memory");
 		goto out;
@@ -1098,6 +1118,7 @@ int cmd_save(int argc, char **argv)
 		attach_summary(alog, summary, sizeof(summary));
 	}
 	if (kmf_build_meta(&meta, &meta_len, nr) ||
+	    (pool_in_region(&r) && kmf_append(&meta, &meta_len, "pool=region\n")) ||
 	    (summary[0] && kmf_append(&meta, &meta_len, "attach=%s\n", summary)) ||
 	    (o.no_addresses && kmf_append(&meta, &meta_len, "addresses=relative\n"))) {
 		kmf_error("out of memory");

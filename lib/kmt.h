@@ -201,8 +201,10 @@ bool kmt_trace_meta(const struct kmt_trace *t, const char *key, char *buf,
 		    size_t size);
 const struct kmt_cache *kmt_trace_cache(const struct kmt_trace *t, uint32_t id);
 /*
- * Bytes of the recorder's buffers: the pool, else what the topology says
- * each CPU had, else nr_subbufs for every CPU.
+ * Bytes of the recorder's buffers the page allocator gave: the pool, else
+ * what the topology says each CPU had, else nr_subbufs for every CPU; 0
+ * for a pool in a reserve_mem= region (META pool=region), which is
+ * memblock's.
  */
 uint64_t kmt_trace_buffer_bytes(const struct kmt_trace *t);
 /*

@@ -869,6 +869,11 @@ static bool text_value(const char *text, size_t len, const char *name,
 
 uint64_t kmt_trace_buffer_bytes(const struct kmt_trace *t)
 {
+	char v[16];
+
+	/* a reserve_mem= region's: memblock's, counted with it */
+	if (kmt_trace_meta(t, "pool", v, sizeof(v)) && !strcmp(v, "region"))
+		return 0;
 	if (t->fmt.pool_subbufs)
 		return (uint64_t)t->fmt.pool_subbufs * t->fmt.subbuf_size;
 	return t->has_buffers ? t->buffer_bytes :

@@ -13,12 +13,16 @@
 #  3. saves the panicked boot, records again in boot mode, runs a
 #     workload (kmfreset) and says it is ready: the host resets the
 #     machine (QMP system_reset), a hang's watchdog;
-#  4. saves the reset boot, keeping the region (-k).
+#  4. saves the reset boot, records again in flight mode, and runs out
+#     of memory with vm.panic_on_oom=1: the OOM killer panics;
+#  5. saves the boot that ran out of memory, keeping the region (-k).
 #
-# Then two runs on what the fourth boot kept, each one boot with the
+# Then two runs on what the fifth boot kept, each one boot with the
 # recorder off: the region's build id changed (another kernel wrote it),
 # and the region overwritten with random bytes.  Each must be refused
-# with a clear message and exit 1, nothing saved.
+# with a clear message and exit 1, nothing saved.  Last, a boot that
+# records into the region (formatting what is there) and saves itself:
+# its footprint balances, the region counted once, as memblock's.
 # Prints "ok/not ok" per check and "persist: N passed, N failed".
 set -u
 
@@ -121,12 +125,25 @@ crash)
 		again boot
 		(work kmfreset)
 		ready ;;
-	4)	previous reset -k ;;
+	4)	previous reset
+		again flight
+		cat $T/stats > /out/stats.4
+		sync
+		# out of memory: tail keeps all it reads, and the OOM
+		# killer panics (panic=1 reboots)
+		echo 1 > /proc/sys/vm/panic_on_oom
+		tail /dev/zero
+		sleep 600 ;;
+	5)	previous oom -k ;;
 	esac ;;
 refused)
 	cat $T/previous/info > /out/info.$n 2>&1
 	kmemflight save --previous /out/refused.kmt > /out/refused.out 2> /out/refused.err
 	echo $? > /out/refused.rc ;;
+region)
+	cat $T/previous/info > /out/info.$n 2>&1
+	kmemflight save /out/region.kmt > /out/region.out 2> /out/region.err
+	echo $? > /out/region.rc ;;
 esac
 dmesg > /out/dmesg.$n
 sync
@@ -188,9 +205,9 @@ crashed() {
 	run crash "$base panic=1 unknown_nmi_panic kmemtrace.enable=1" \
 		2:inject-nmi 3:system_reset || return 1
 	tail -5 "$out/console.log"
-	[ "$(cat "$g/boots")" = 4 ]
+	[ "$(cat "$g/boots")" = 5 ]
 }
-check "one guest booted four times: a warm reboot, an NMI panic, a system_reset" crashed
+check "one guest booted five times: a warm reboot, an NMI panic, a system_reset, out of memory" crashed
 
 events() {	# FILE: the events the file holds, from 'info'
 	"$kmf" info "$1" | awk '$1 == "total" { print $2 }'
@@ -251,11 +268,27 @@ reset_saved() {
 }
 check "after a system_reset mid-workload, save --previous writes every record before it" reset_saved
 
+oom_saved() {	# flight mode: what the region kept of it, not all
+	cat "$g/oom.out" "$g/oom.err" "$g/oom.rc"
+	[ "$(cat "$g/oom.rc")" = 0 ] && ! grep -q "did not decode" "$g/oom.err" &&
+		grep -q "ended by panic" "$g/oom.out" || return 1
+	"$kmf" report --window "$g/oom.kmt" > "$out/oom.window" 2>&1
+	rc=$?
+	cat "$out/oom.window"
+	# the panic in tail, whose page fault ran out, and which holds the
+	# most of the pages kept (the first process of the table)
+	[ $rc = 0 ] && grep -q "^Panic: *the kernel panicked, from " "$out/oom.window" &&
+		grep -q "^Task: *pid [0-9]* (tail)" "$out/oom.window" &&
+		sed -n '/^Processes (in the window) by bytes retained/,$p' "$out/oom.window" |
+		awk -F'|' '/^ [a-z]/ && !/Process/ { exit !($1 ~ /^ tail +$/ && $5 + 0 > 100000000) }' 
+}
+check "out of memory with panic_on_oom: the saved boot ends in the OOM killer's panic, in the task that ran out" oom_saved
+
 # OFFSET BYTES: write BYTES (a file) over the RAM file at OFFSET
 poke() {
 	dd if="$2" of="$ram" bs=64k seek="$1" oflag=seek_bytes conv=notrunc status=none
 }
-addr=$(sed -n 's/^address: 0x//p' "$g/info.4" 2>/dev/null)
+addr=$(sed -n 's/^address: 0x//p' "$g/info.5" 2>/dev/null)
 refused() {	# LABEL: the boot refused the region, with MESSAGE in dmesg
 	run refused "$base" || return 1
 	cat "$g/refused.err" "$g/info.1"
@@ -280,6 +313,29 @@ garbage() {
 	refused "holds no kmemtrace header"
 }
 check "random bytes in the region: save --previous refuses them, exit 1" garbage
+
+# the pool in the region: memblock's (reserve_mem), not the page
+# allocator's, so not the recorder's buffers in the balance
+region_footprint() {
+	run region "$base kmemtrace.enable=1" || return 1
+	cat "$g/region.out" "$g/region.err" "$g/info.1"
+	[ "$(cat "$g/region.rc")" = 0 ] && grep -q "^region: pool" "$g/info.1" || return 1
+	"$kmf" info "$g/region.kmt" | grep "^buffers:" &&
+		"$kmf" info "$g/region.kmt" | grep -q "^buffers: .* in a reserve_mem= region" &&
+		"$kmf" report --footprint "$g/region.kmt" &&
+		"$kmf" report --footprint --json "$g/region.kmt" > "$out/footprint.json" &&
+		python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = (d["recorder_buffers"] == 0 and
+      d["allocated"] == d["pages_held"] + d["unexplained"] and
+      abs(d["unexplained"]) < 256 << 10 and
+      d["reserved"] - 8192 <= d["memblock_held"] <= d["reserved"] and
+      d["explained_pct"] >= 99.9)
+print("explained %.3f %%, not explained %d" % (d["explained_pct"], d["unexplained"]))
+sys.exit(0 if ok else 1)' "$out/footprint.json"
+}
+check "a boot recording into the region: its footprint balances, the region counted once (memblock's)" region_footprint
 
 rm -f "$ram" "$out/bytes" "$out/initramfs.gz"
 check_done
