@@ -220,6 +220,7 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 	struct kmt_slab s;
 	uint64_t last;
 	unsigned int i;
+	char v[16];
 	int ret;
 
 	memset(&b, 0, sizeof(b));
@@ -231,6 +232,12 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 	kv[5] = &b.k_anon;
 	kv[6] = &b.k_file;
 	kv[7] = &b.k_shmem;
+	if ((!kmt_trace_meminfo(t, "MemTotal", &b.mem_total) ||
+	     !kmt_trace_meminfo(t, "MemFree", &b.mem_free)) &&
+	    kmt_trace_meta(t, "boot", v, sizeof(v)) && !strcmp(v, "previous"))
+		return kmt_errf(err, ENOTSUP,
+				"%s: a previous boot's trace (save --previous): that boot's totals (/proc/meminfo) went with it, so there is no balance; --live, --window and the tables still work",
+				path);
 	if (!kmt_trace_meminfo(t, "MemTotal", &b.mem_total) ||
 	    !kmt_trace_meminfo(t, "MemFree", &b.mem_free))
 		return kmt_errf(err, ENOTSUP,

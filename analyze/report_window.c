@@ -171,8 +171,15 @@ void kmt_window_print(const struct kmt_trace *t, const struct kmt_symtab *st,
 
 	secs(a, sizeof(a), f->trigger_ts);
 	if (!f->trigger)
-		printf("Trigger:   none: the recorder was not frozen (%s mode); the window ends at the save\n",
-		       kmt_mode_name(f->mode));
+		printf("Trigger:   none: the recorder was not frozen (%s mode); the window ends %s\n",
+		       kmt_mode_name(f->mode),
+		       kmt_trace_meta(t, "boot", name, sizeof(name)) &&
+		       !strcmp(name, "previous") ?
+		       "where that boot stopped (a reset or a reboot: save --previous)" :
+		       "at the save");
+	else if (f->trigger == KMT_TRIG_PANIC)
+		printf("Trigger:   panic at %s s; panic() had stopped the other CPUs before it\n",
+		       a);
 	else
 		printf("Trigger:   %s at %s s; every CPU stopped %" PRIu64 " ns later\n",
 		       kmt_trigger_name(f->trigger), a,
@@ -196,7 +203,16 @@ void kmt_window_print(const struct kmt_trace *t, const struct kmt_symtab *st,
 
 			printf(", cache %s", k ? k->name : "?");
 		}
-		caller = kmt_trigger_caller(t, st, e->stack, e->stack_len);
+		/* a panic's stack starts at panic()'s caller: that is the one */
+		if (e->trigger == KMT_TRIG_PANIC) {
+			uint64_t v;
+
+			caller = e->stack_len &&
+				 kmt_get_uvar(e->stack, e->stack + e->stack_len, &v) ?
+				 t->fmt.text_base + (uint64_t)kmt_unzigzag(v) : 0;
+		} else {
+			caller = kmt_trigger_caller(t, st, e->stack, e->stack_len);
+		}
 		if (caller) {
 			kmt_symtab_format(st, caller, raw, name, sizeof(name));
 			printf(", from %s", name);
@@ -214,8 +230,11 @@ void kmt_window_print(const struct kmt_trace *t, const struct kmt_symtab *st,
 	secs(b, sizeof(b), w->complete);
 	secs(c, sizeof(c), w->end);
 	printf("Window:    %s s to %s s on every CPU", b, c);
-	if (w->first < w->complete)
+	if (w->first < w->complete && w->overwritten)
 		printf(" (from %s s on some; cpu %u overwrote the most recently)", a,
+		       w->late_cpu);
+	else if (w->first < w->complete)
+		printf(" (from %s s on some; cpu %u's events start the latest)", a,
 		       w->late_cpu);
 	printf("; %" PRIu64 " events were overwritten before it\n", w->overwritten);
 	secs(a, sizeof(a), w->start);

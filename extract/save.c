@@ -91,8 +91,8 @@ static void usage(FILE *f)
 		"                          recorder's reserve_mem= region and did not save\n"
 		"                          (after a panic, a reset or a reboot: boot with\n"
 		"                          reserve_mem=SIZE:ALIGN:NAME kmemtrace.persist=NAME);\n"
-		"                          then, unless -k, the region is released to record\n"
-		"                          into\n"
+		"                          then the region is released to record into; with\n"
+		"                          --previous, -k keeps the region instead\n"
 		"        --from-ftrace     a kernel without kmemtrace: save the kmem events\n"
 		"                          of its ftrace buffer (see save --from-ftrace --help)\n"
 		"        --no-addresses    a file to share: kernel addresses made relative\n"
@@ -679,7 +679,7 @@ static int save_previous(const struct save_opts *o)
 	if (!info_value(info, "region", state, sizeof(state)))
 		strcpy(state, "unknown");
 	if (!strcmp(state, "foreign")) {
-		kmf_error("the recorder's region holds no trace of this kernel: another kernel wrote it, or it was damaged (the kernel's log says which); nothing saved");
+		kmf_error("the recorder's region holds no trace of this kernel: another kernel wrote it, or it was damaged; nothing saved. The kernel's log says which ('dmesg | grep kmemtrace'); booting the kernel that wrote it reads it, and the recorder formats it when it next takes the region for its pool");
 		goto out;
 	}
 	if (strcmp(state, "kept")) {
@@ -814,8 +814,8 @@ static int save_previous(const struct save_opts *o)
 		ret = kmt_writer_section2(&w, KMT_SEC_CPU, &cs, sizeof(cs),
 					  cpus[i].data, cpus[i].size, &err);
 	}
-	/* flight mode, what froze it or panicked: the window up to it */
-	if ((fl.trigger || fl.mode == KMT_MODE_FLIGHT) && !ret)
+	/* its mode, what froze it or panicked: the window up to it */
+	if (!ret)
 		ret = write_flight(&w, &fl, cpus, nr, &err);
 	ret = ret ?: kmt_writer_commit(&w, &err);
 	writing = false;

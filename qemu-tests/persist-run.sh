@@ -76,7 +76,7 @@ sync
 # A workload under comm $1: 2000 files made and removed, each a dentry
 # and an inode, from the shell's builtins (no exec: the comm stays)
 work() {
-	echo "$1" > /proc/self/comm
+	printf %s "$1" > /proc/self/comm
 	i=0
 	while [ $i -lt 2000 ]; do
 		echo $i > /tmp/w$i

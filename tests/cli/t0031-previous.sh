@@ -47,7 +47,9 @@ test_expect_success 'save --previous -k keeps the region; a flight-mode boot get
 	save -q -k --previous prev.kmt &&
 	test ! -s tfs/kmemtrace/previous/release &&
 	"$KMF" info prev.kmt > info &&
-	grep -q "^mode:        flight" info
+	grep -q "^mode:        flight" info &&
+	"$KMF" report --window prev.kmt > win &&
+	grep -q "^Trigger:   none" win
 '
 
 test_expect_success 'a sub-buffer that does not decode ends its CPU: the rest is saved, with a warning' '
@@ -73,7 +75,7 @@ test_expect_success 'a damaged sub-buffer header: nothing saved, exit 1' '
 test_expect_success 'another kernel'"'"'s region, or garbage: a clear error, exit 1, nothing written' '
 	mkprev foreign &&
 	test_must_fail save --previous prev.kmt 2> err &&
-	grep -qx "kmemflight save: error: the recorder.s region holds no trace of this kernel: another kernel wrote it, or it was damaged (the kernel.s log says which); nothing saved" err &&
+	grep -qx "kmemflight save: error: the recorder.s region holds no trace of this kernel: another kernel wrote it, or it was damaged; nothing saved. The kernel.s log says which (.dmesg | grep kmemtrace.); booting the kernel that wrote it reads it, and the recorder formats it when it next takes the region for its pool" err &&
 	test ! -e prev.kmt
 '
 
