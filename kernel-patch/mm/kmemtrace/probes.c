@@ -12,6 +12,7 @@
 
 #define pr_fmt(fmt) "kmemtrace: " fmt
 
+#include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/stacktrace.h>
 
@@ -247,22 +248,82 @@ static __always_inline u64 kmt_pfn1(struct page *page)
 }
 
 /*
+ * The frames a page's stack starts with that are the recorder's, the
+ * tracepoint's or __alloc_pages_noprof(), the tracepoint's one caller:
+ * how many there are depends on the compiler (a tail call to
+ * kmt_page_alloc_fields() or not) and on the tracepoint (the probe
+ * called directly, or through its iterator when it has others), and
+ * none of them is a caller a reader wants.  Their extents, from kallsyms
+ * when the probes attach.
+ */
+#define KMT_PG_OWN	5
+static struct {
+	unsigned long start, size;
+} kmt_pg_own[KMT_PG_OWN];
+
+static void kmt_page_alloc_fields(u64 pfn1, unsigned int order, u32 gfp,
+				  int migratetype);
+static void kmt_probe_page_alloc(void *data, struct page *page,
+				 unsigned int order, gfp_t gfp_flags,
+				 int migratetype);
+
+static void kmt_pg_own_init(void)
+{
+	const unsigned long fns[KMT_PG_OWN] = {
+		(unsigned long)kmt_page_alloc_fields,
+		(unsigned long)kmt_probe_page_alloc,
+		(unsigned long)__traceiter_mm_page_alloc,
+		(unsigned long)__kmemtrace_alloc_pages_bulk,
+		(unsigned long)__alloc_pages_noprof,
+	};
+	unsigned long size, off;
+	int i;
+
+	for (i = 0; i < KMT_PG_OWN; i++) {
+		if (!kallsyms_lookup_size_offset(fns[i], &size, &off) || off)
+			size = 0;
+		kmt_pg_own[i].start = fns[i];
+		kmt_pg_own[i].size = size;
+	}
+}
+
+/* The index in @entries of the first frame that is not kmt_pg_own[]'s. */
+static unsigned int kmt_pg_skip_own(const unsigned long *entries,
+				    unsigned int nr)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < nr; i++) {
+		for (k = 0; k < KMT_PG_OWN; k++)
+			if (entries[i] - kmt_pg_own[k].start < kmt_pg_own[k].size)
+				break;
+		if (k == KMT_PG_OWN)
+			break;
+	}
+	return i;
+}
+
+/*
  * The page tracepoints carry no caller: with kmemtrace.page_stack=N the
  * record ends with N return addresses, as TEXT varints in a STR field,
- * from the allocator's frames outwards.  Readers skip the allocator's.
+ * from the allocator's frames outwards (the recorder's and the
+ * tracepoint's left out).  Readers skip the allocator's.
  */
 static noinline void kmt_page_alloc_fields(u64 pfn1, unsigned int order,
 					   u32 gfp, int migratetype)
 {
-	unsigned long entries[KMT_MAX_STACK];
+	unsigned long entries[KMT_MAX_STACK + KMT_PG_OWN];
 	u8 stack[KMT_MAX_STACK * 10], *p = stack;
-	unsigned int i, nr = 0;
+	unsigned int i = 0, nr = 0;
 	u64 v[4] = { pfn1, order, gfp, (s64)migratetype };
 	struct kmt_str str;
 
-	if (kmt_page_stack)	/* skip this function's and the probe's frames */
-		nr = stack_trace_save(entries, kmt_page_stack, 2);
-	for (i = 0; i < nr; i++)
+	if (kmt_page_stack) {
+		nr = stack_trace_save(entries, kmt_page_stack + KMT_PG_OWN, 0);
+		i = kmt_pg_skip_own(entries, nr);
+		nr = min(nr, i + kmt_page_stack);
+	}
+	for (; i < nr; i++)
 		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(entries[i])));
 	str.p = stack;
 	str.len = p - stack;
@@ -501,6 +562,7 @@ int kmt_register_kmem(void)
 	int ret;
 
 	kmt_check_layouts();
+	kmt_pg_own_init();
 	/* The page probes first: at boot the early pages wait for them. */
 	ret = register_trace_mm_page_free(kmt_probe_page_free, NULL);
 	if (ret)
