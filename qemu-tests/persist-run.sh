@@ -234,9 +234,10 @@ reboot_saved() {
 	grep -q '^region: pool' "$g/info.1" || return 1
 	grep -q '^region: kept' "$g/info.2" || return 1
 	saved_previous reboot "$g/stats.1" || return 1
-	# the boot it saved is the one before: its command line, no flight
+	# the boot it saved is the one before, in boot mode, not frozen
 	grep -q "^saved: .*by the boot after the one recorded" "$out/reboot.info" &&
-		! grep -q "^frozen:" "$out/reboot.info"
+		grep -q "^mode: *boot" "$out/reboot.info" &&
+		grep -q "^frozen: *no$" "$out/reboot.info"
 }
 check "after a warm reboot, save --previous writes every event the boot recorded" reboot_saved
 
@@ -263,8 +264,10 @@ check "after an NMI panic, the saved previous boot ends in the panic trigger; re
 
 reset_saved() {
 	saved_previous reset "$g/stats.3" || return 1
-	! grep -q "^frozen:" "$out/reset.info" &&
-		"$kmf" report "$g/reset.kmt" > "$out/reset.report"
+	grep -q "^frozen: *no$" "$out/reset.info" &&
+		"$kmf" report "$g/reset.kmt" > "$out/reset.report" &&
+		"$kmf" report --window "$g/reset.kmt" > "$out/reset.window" &&
+		grep -q "^Trigger:   none: .* the window ends where that boot stopped" "$out/reset.window"
 }
 check "after a system_reset mid-workload, save --previous writes every record before it" reset_saved
 
