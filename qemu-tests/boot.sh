@@ -66,7 +66,7 @@ tool=$repo/build/kmemflight
 root=$(mktemp -d)
 waker=
 wkdir=
-trap 'rm -rf "$root" ${wkdir:+"$wkdir"}; [ -z "$waker" ] || kill "$waker" 2>/dev/null' EXIT
+trap 'rm -rf "$root" ${wkdir:+"$wkdir"}; [ -z "$waker" ] || kill "$waker" 2>/dev/null || true' EXIT
 trap 'exit 1' HUP INT TERM
 mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/out" "$root/tmp" "$root/etc"
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
