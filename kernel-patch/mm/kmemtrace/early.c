@@ -173,8 +173,10 @@ static bool __init kmt_pg_was_kept(u64 pfn1)
 	return false;
 }
 
-void __ref __kmemtrace_early_page(struct page *page, unsigned int order,
-				  gfp_t gfp, int migratetype, bool free)
+/* Not inlined: its stack starts after its own frame (skip 1). */
+noinline void __ref __kmemtrace_early_page(struct page *page,
+					   unsigned int order, gfp_t gfp,
+					   int migratetype, bool free)
 {
 	unsigned long entries[KMT_PG_EARLY_STACK];
 	struct kmt_pg_early *e;
@@ -204,6 +206,83 @@ void __ref __kmemtrace_early_page(struct page *page, unsigned int order,
 	e->nr = nr;
 	for (i = 0; i < nr; i++)
 		e->frames[i] = (s32)kmt_text_off(entries[i]);
+}
+
+/* ---- the recorder's objects before its probes -------------------------- */
+
+/*
+ * What the recorder allocates for itself at boot before its kmalloc probe
+ * attaches (the pool's arrays, the boot CPU's slots, the wrappers'
+ * filter, the index of a previous boot's trace) is in no record: each
+ * waits here like the early pages and goes into the trace as a kmalloc
+ * record of its own allocating function, at its own time, so that the
+ * recorder's own objects are all in the trace.  Only the boot CPU runs.
+ */
+#define KMT_OBJ_EARLY		8
+
+struct kmt_obj_early {
+	u64		ts;
+	const void	*ptr;
+	unsigned long	caller;
+	u32		bytes_req;
+	u32		gfp;
+	int		nid;
+};
+
+static struct kmt_obj_early kmt_obj_early[KMT_OBJ_EARLY] __initdata;
+static unsigned int kmt_obj_kept __initdata;
+static unsigned int kmt_obj_written __initdata;
+static unsigned int kmt_obj_dropped __initdata;
+
+/*
+ * __kmt_early_object - keep one of the recorder's own objects for the trace
+ * @ptr: what kmalloc() returned
+ * @size: the bytes asked for
+ * @gfp: the flags it was asked with
+ * @nid: the node asked for, %NUMA_NO_NODE for any
+ * @caller: an address in the function that allocated it
+ *
+ * Called through kmt_early_object() after each allocation that may come
+ * before the probes; it keeps one only at boot, until kmemtrace_init()
+ * ends, and the object must live until then.
+ */
+void __ref __kmt_early_object(const void *ptr, size_t size, gfp_t gfp,
+			      int nid, unsigned long caller)
+{
+	struct kmt_obj_early *e;
+
+	if (!static_branch_unlikely(&kmemtrace_early_key) || !ptr)
+		return;
+	if (kmt_obj_kept >= ARRAY_SIZE(kmt_obj_early)) {
+		kmt_obj_dropped++;
+		return;
+	}
+	e = &kmt_obj_early[kmt_obj_kept++];
+	e->ts = local_clock();
+	e->ptr = ptr;
+	e->caller = caller;
+	e->bytes_req = size;
+	e->gfp = (__force u32)gfp;
+	e->nid = nid;
+}
+
+/* The objects kept since the last call, as the kmalloc probe writes them. */
+static void __init kmt_obj_write(void)
+{
+	const struct kmt_obj_early *e;
+	u64 v[6];
+
+	for (; kmt_obj_written < kmt_obj_kept; kmt_obj_written++) {
+		e = &kmt_obj_early[kmt_obj_written];
+		v[0] = e->caller;
+		v[1] = (unsigned long)e->ptr;
+		v[2] = e->bytes_req;
+		v[3] = kmalloc_size_roundup(e->bytes_req) - e->bytes_req;
+		v[4] = e->gfp;
+		v[5] = (s64)e->nid;
+		kmt_record_fields_at(KMT_EV_KMALLOC, kmt_enc_kmalloc, v,
+				     ARRAY_SIZE(v), NULL, 0, e->ts);
+	}
 }
 
 static void __init kmt_pg_record(const struct kmt_pg_early *e)
@@ -250,13 +329,16 @@ void __init kmt_early_replay(void)
 				    NULL);
 	}
 	kmt_pg_replayed = j;
+	/* the pool's arrays and the boot CPU's slots, allocated since */
+	kmt_obj_write();
 }
 
 /*
  * The pages kept while the probes were being registered (a new slab for
- * a probe array), after the records of the start; then how many early
- * events there were and how many did not fit.  @record: the recorder
- * started and records the kmem group.
+ * a probe array) and the objects the start allocated (the wrappers'
+ * filter), after the records of the start; then how many early events
+ * there were and how many did not fit.  @record: the recorder started
+ * and records the kmem group.
  */
 void __init kmt_early_finish(bool record)
 {
@@ -268,6 +350,7 @@ void __init kmt_early_finish(bool record)
 		return;
 	while (kmt_pg_replayed < kmt_pg_kept)
 		kmt_pg_record(&kmt_pg_early[kmt_pg_replayed++]);
+	kmt_obj_write();
 	kmt_record_fields(KMT_EV_MEMBLOCK_EARLY, kmt_enc_memblock_early, v,
 			  ARRAY_SIZE(v), NULL, 0);
 	if (kmt_mb_dropped)
@@ -276,4 +359,7 @@ void __init kmt_early_finish(bool record)
 	if (kmt_pg_dropped)
 		pr_warn("%u page events from before the probes did not fit in %zu entries; they are counted, not recorded\n",
 			kmt_pg_dropped, ARRAY_SIZE(kmt_pg_early));
+	if (kmt_obj_dropped)
+		pr_warn("%u of the recorder's objects from before its probes did not fit in %zu entries: not recorded\n",
+			kmt_obj_dropped, ARRAY_SIZE(kmt_obj_early));
 }

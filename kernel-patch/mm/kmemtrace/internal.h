@@ -122,6 +122,7 @@ void kmt_record_alloc(u8 type, const u8 *enc, const u64 *v, unsigned int n);
 
 extern unsigned int kmt_page_stack;
 extern const u8 kmt_enc_page[4];
+extern const u8 kmt_enc_kmalloc[6];
 
 void kmt_define_all_caches(void);
 int kmt_register_kmem(void);
@@ -134,6 +135,11 @@ extern bool kmt_pg_pause;
 extern bool kmt_pg_alloc_live;
 extern bool kmt_pg_free_live;
 
+void __kmt_early_object(const void *ptr, size_t size, gfp_t gfp, int nid,
+			unsigned long caller);
+/* After an allocation of the recorder's own that may come before its probes. */
+#define kmt_early_object(ptr, size, gfp, nid) \
+	__kmt_early_object(ptr, size, gfp, nid, _THIS_IP_)
 void __init kmt_early_replay(void);
 void __init kmt_early_finish(bool record);
 

@@ -292,6 +292,9 @@ static bool __init kmt_prev_scan(void)
 	if (!k) {
 		kfree(kmt_prev);
 		kmt_prev = NULL;
+	} else {
+		kmt_early_object(kmt_prev, kmt_region->nr * sizeof(*kmt_prev),
+				 GFP_NOWAIT | __GFP_ZERO, NUMA_NO_NODE);
 	}
 	return true;
 }

@@ -53,7 +53,7 @@ static int __init kmt_parse_page_stack(char *str)
 early_param("kmemtrace.page_stack", kmt_parse_page_stack);
 
 /* Each event's encodings: the layout's, in its order. */
-static const u8 kmt_enc_kmalloc[] = {
+const u8 kmt_enc_kmalloc[6] = {
 	KMT_ENC_TEXT32, KMT_ENC_DMAP32, KMT_ENC_U16X, KMT_ENC_U16X,
 	KMT_ENC_U24X, KMT_ENC_S8X,
 };
@@ -254,12 +254,12 @@ static __always_inline u64 kmt_pfn1(struct page *page)
  * kmt_page_alloc_fields() or not) and on the tracepoint (the probe
  * called directly, or through its iterator when it has others), and
  * none of them is a caller a reader wants.  Their extents, from kallsyms
- * when the probes attach.
+ * when the probes first attach (no probe runs yet).
  */
 #define KMT_PG_OWN	5
 static struct {
 	unsigned long start, size;
-} kmt_pg_own[KMT_PG_OWN];
+} kmt_pg_own[KMT_PG_OWN] __read_mostly;
 
 static void kmt_page_alloc_fields(u64 pfn1, unsigned int order, u32 gfp,
 				  int migratetype);
@@ -279,6 +279,8 @@ static void kmt_pg_own_init(void)
 	unsigned long size, off;
 	int i;
 
+	if (kmt_pg_own[0].start)
+		return;
 	for (i = 0; i < KMT_PG_OWN; i++) {
 		if (!kallsyms_lookup_size_offset(fns[i], &size, &off) || off)
 			size = 0;

@@ -21,6 +21,7 @@
 #include <linux/init.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -241,6 +242,8 @@ static int kmt_alloc_cpu(struct kmt_cpu *cb, int cpu, gfp_t gfp)
 	slot = kcalloc_node(n, sizeof(*slot), gfp, cpu_to_node(cpu));
 	if (!slot)
 		return -ENOMEM;
+	kmt_early_object(slot, n * sizeof(*slot), gfp | __GFP_ZERO,
+			 cpu_to_node(cpu));
 	cb->slot_mask = n - 1;
 	/* The state before the slots; pairs with kmt_cpu_slots(). */
 	smp_store_release(&cb->slot, slot);
@@ -351,6 +354,12 @@ static int kmt_alloc_pool(gfp_t gfp)
 	kmt_pool.first = first;
 	if (!kmt_pool.mem || !kmt_pool.free || !first)
 		goto out;
+	kmt_early_object(kmt_pool.mem, nr * sizeof(*kmt_pool.mem),
+			 gfp | __GFP_ZERO, NUMA_NO_NODE);
+	kmt_early_object(kmt_pool.free, BITS_TO_LONGS(nr) * sizeof(long),
+			 gfp | __GFP_ZERO, NUMA_NO_NODE);
+	kmt_early_object(first, nr_node_ids * sizeof(*first), gfp | __GFP_ZERO,
+			 NUMA_NO_NODE);
 	kmt_pool.nr = nr;
 	kmt_pool.order = get_order(kmt_subbuf_size);
 	/* a reserve_mem= region: its blocks, wherever it is */
@@ -658,11 +667,19 @@ const struct kmt_group_ops kmt_group_ops[KMT_NR_GROUPS] = {
 #define KMT_GROUPS_UNSUPPORTED	(IS_ENABLED(CONFIG_COMPACTION) ? 0 : \
 				 BIT(KMT_GROUP_COMPACTION))
 
-/* Detach the groups in @mask (all probes gone on return). */
+/*
+ * Detach the groups in @mask (all probes gone on return).  The frees
+ * that RCU callbacks have queued run first, while the kmem group still
+ * records them: a task's, a maple tree's nodes freed as the recording
+ * stops would otherwise stay allocated in the trace.  Not at boot,
+ * before RCU runs (a failed start in kmemtrace_init()): nothing queued.
+ */
 void kmt_unregister_groups(unsigned long mask)
 {
 	int g;
 
+	if ((mask & BIT(KMT_GROUP_KMEM)) && !early_boot_irqs_disabled)
+		rcu_barrier();
 	for (g = KMT_NR_GROUPS - 1; g >= 0; g--)
 		if (mask & BIT(g))
 			kmt_group_ops[g].unreg();
@@ -675,18 +692,23 @@ void kmt_unregister_groups(unsigned long mask)
  */
 int kmt_register_groups(unsigned long mask)
 {
-	int g, ret;
+	int g, ret = 0;
 
+	if (!mask)
+		return 0;
+	/* what registering allocates is the recorder's: KMT_MARK_ATTACHING */
+	kmt_emit_mark(KMT_MARK_ATTACHING);
 	for (g = 0; g < KMT_NR_GROUPS; g++) {
 		if (!(mask & BIT(g)))
 			continue;
 		ret = kmt_group_ops[g].reg();
 		if (ret) {
 			kmt_unregister_groups(mask & (BIT(g) - 1));
-			return ret;
+			break;
 		}
 	}
-	return 0;
+	kmt_emit_mark(KMT_MARK_ATTACHED);
+	return ret;
 }
 
 void kmt_emit_groups(unsigned long mask)

@@ -109,6 +109,8 @@ void kmt_find_wrappers(void)
 	f = kzalloc(struct_size(f, bits, BITS_TO_LONGS(bits)), GFP_KERNEL);
 	if (!f)
 		return;
+	kmt_early_object(f, struct_size(f, bits, BITS_TO_LONGS(bits)),
+			 GFP_KERNEL | __GFP_ZERO, NUMA_NO_NODE);
 	f->mask = bits - 1;
 	for (i = 0; i < n; i++) {
 		first = kmt_text_off(kmt_wrappers[i].start) >> KMT_WRAP_SHIFT;

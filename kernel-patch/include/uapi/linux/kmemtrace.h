@@ -299,7 +299,10 @@ enum kmt_field_id {
  * What a KMT_EV_MARK record marks.  FROZEN is the trigger's record,
  * written as it froze the recorder, with the trigger's fields (each CPU
  * may still write into the sub-buffer it has open); the other marks
- * leave those fields 0 and empty.
+ * leave those fields 0 and empty.  Between ATTACHING and ATTACHED, what
+ * the task that wrote ATTACHING allocates (the tracepoints' probe
+ * arrays) is the recorder's: freed when its probes detach, after they
+ * stopped recording.
  */
 enum kmt_mark {
 	KMT_MARK_RECORDING_ON	= 1,	/* recording (re)started */
@@ -308,6 +311,8 @@ enum kmt_mark {
 	KMT_MARK_ARMED		= 4,	/* recording again after a freeze */
 	KMT_MARK_FLIGHT		= 5,	/* from here: round-robin (flight mode) */
 	KMT_MARK_BOOT		= 6,	/* from here: drop when full (boot mode) */
+	KMT_MARK_ATTACHING	= 7,	/* the probes attach: see below */
+	KMT_MARK_ATTACHED	= 8,	/* ... to here */
 };
 
 /*
