@@ -950,7 +950,10 @@ static bool recorder_site(const struct kmt_symtab *st, uint64_t addr)
 	return false;
 }
 
-/* The segment @seg ran one of the recorder's initcalls. */
+/*
+ * The attribution @attr is the recorder's: it attached its probes, or its
+ * segment ran one of the recorder's initcalls.
+ */
 static bool recorder_seg(const struct kmt_slab *s, const bool *rec_ic,
 			 uint64_t attr)
 {
@@ -958,6 +961,8 @@ static bool recorder_seg(const struct kmt_slab *s, const bool *rec_ic,
 
 	if (attr >= s->nr_attrs)
 		return false;
+	if (s->attrs[attr].rec)
+		return true;
 	seg = s->attrs[attr].seg;
 	return seg < s->nr_segs && s->segs[seg].initcall >= 0 &&
 	       rec_ic[s->segs[seg].initcall];
@@ -1135,21 +1140,45 @@ static void drop_empty_rows(struct kmt_slab *s)
 /* ---- who allocated ---------------------------------------------------- */
 
 struct attr_state {
-	struct kmt_hm map;	/* (segment, row) + 1 -> attribution */
+	struct kmt_hm map;	/* (recorder, segment, row) + 1 -> attribution */
 	uint32_t seg, who;
-	bool valid;
+	bool rec, valid;
+	/* between KMT_MARK_ATTACHING and ATTACHED: the attaching task */
+	bool attaching;
+	uint32_t attach_pid;
 };
 
+/*
+ * Whether @ev is the recorder's own as it attaches its probes: what the
+ * task that wrote KMT_MARK_ATTACHING allocates until KMT_MARK_ATTACHED
+ * (the tracepoints' probe arrays, freed after the probes detach, unseen).
+ */
+static bool attaching(struct attr_state *as, const struct kmt_event *ev)
+{
+	if (ev->type == KMT_EV_MARK && (ev->has & KMT_HAS(KMT_F_MARK))) {
+		if (ev->mark == KMT_MARK_ATTACHING && ev->ctx == KMT_CTX_TASK) {
+			as->attaching = true;
+			as->attach_pid = ev->pid;
+		} else if (ev->mark == KMT_MARK_ATTACHED ||
+			   ev->mark == KMT_MARK_RECORDING_OFF) {
+			as->attaching = false;
+		}
+	}
+	return as->attaching && ev->ctx == KMT_CTX_TASK && ev->pid == as->attach_pid;
+}
+
 /* s->cur_attr: the current segment and row @who, made if new. */
-static int set_attr(struct kmt_slab *s, struct attr_state *as, uint32_t who)
+static int set_attr(struct kmt_slab *s, struct attr_state *as, uint32_t who,
+		    bool rec)
 {
 	uint32_t seg = s->nr_segs ? (uint32_t)(s->nr_segs - 1) : 0;
 	struct kmt_hm_slot *slot;
 	int created;
 
-	if (as->valid && as->seg == seg && as->who == who)
+	if (as->valid && as->seg == seg && as->who == who && as->rec == rec)
 		return 0;
-	slot = kmt_hm_get(&as->map, ((uint64_t)seg << 32 | who) + 1, &created);
+	slot = kmt_hm_get(&as->map, ((uint64_t)rec << 63 | (uint64_t)seg << 32 | who) + 1,
+			  &created);
 	if (!slot)
 		return -ENOMEM;
 	if (created) {
@@ -1158,11 +1187,13 @@ static int set_attr(struct kmt_slab *s, struct attr_state *as, uint32_t who)
 			return -ENOMEM;
 		s->attrs[s->nr_attrs].seg = seg;
 		s->attrs[s->nr_attrs].who = who;
+		s->attrs[s->nr_attrs].rec = rec;
 		slot->val = s->nr_attrs++;
 	}
 	s->cur_attr = (uint32_t)slot->val;
 	as->seg = seg;
 	as->who = who;
+	as->rec = rec;
 	as->valid = true;
 	return 0;
 }
@@ -1443,7 +1474,7 @@ static int analyze(const struct kmt_trace *t, uint64_t start, uint64_t end,
 			break;
 		}
 		who = kmt_tasks_row(&tk, ev);
-		if (who_room(s, tk.nr) || set_attr(s, &as, who)) {
+		if (who_room(s, tk.nr) || set_attr(s, &as, who, attaching(&as, ev))) {
 			ret = kmt_errf(err, ENOMEM, "out of memory");
 			break;
 		}

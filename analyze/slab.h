@@ -56,6 +56,7 @@ struct kmt_phase {
 struct kmt_attr {
 	uint32_t seg;
 	uint32_t who;
+	bool rec;	/* the recorder attaching its probes */
 };
 
 /* A process name, or a systemd unit, and what it allocated and kept. */

@@ -990,11 +990,64 @@ static void test_tasks_v0(void **state)
 	check_tasks(true);
 }
 
+/*
+ * The recorder's own objects: those its functions allocate, and what the
+ * task that attaches its probes allocates between KMT_MARK_ATTACHING and
+ * KMT_MARK_ATTACHED (the probe arrays); not another task's meanwhile, an
+ * interrupt's, or the same task's after.
+ */
+static void test_recorder_own(void **state)
+{
+	static const char syms[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81001000 t kmt_alloc_cpu\n"
+		"ffffffff81002000 t func_add\n"
+		"ffffffff81003000 T other_init\n"
+		"ffffffff81004000 T _etext\n";
+	const uint64_t d = KB_DMAP_BASE;
+	struct kb *b = kb_new(1, 4096);
+	struct kmt_symtab st;
+	struct kmt_slab s;
+	struct built bt;
+	struct kmt_err err;
+
+	(void)state;
+	kb_set_kallsyms(b, syms);
+	kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 0, KB_TEXT_BASE + 0x1010, d + 0x1000,
+		   2048, 2048, 0xcc0, -1);
+	kb_mark(b, 0, 1100, 7, KMT_MARK_ATTACHING, 0, 0, 0, 0, 0, NULL, NULL, 0);
+	kb_kmalloc(b, 0, 1200, KMT_CTX_TASK, 7, KB_TEXT_BASE + 0x2020, d + 0x2000,
+		   40, 64, 0xcc0, -1);
+	kb_kmalloc(b, 0, 1300, KMT_CTX_TASK, 8, KB_TEXT_BASE + 0x2020, d + 0x3000,
+		   24, 32, 0xcc0, -1);
+	kb_kmalloc(b, 0, 1400, KMT_CTX_HARDIRQ, 0, KB_TEXT_BASE + 0x3030, d + 0x4000,
+		   16, 16, 0xa20, -1);
+	/* freed before the end: not held, not counted */
+	kb_kmalloc(b, 0, 1500, KMT_CTX_TASK, 7, KB_TEXT_BASE + 0x2020, d + 0x5000,
+		   8, 8, 0xcc0, -1);
+	kb_kfree(b, 0, 1550, KMT_CTX_TASK, 7, KB_TEXT_BASE + 0x2030, d + 0x5000);
+	kb_mark(b, 0, 1600, 7, KMT_MARK_ATTACHED, 0, 0, 0, 0, 0, NULL, NULL, 0);
+	kb_kmalloc(b, 0, 1700, KMT_CTX_TASK, 7, KB_TEXT_BASE + 0x2020, d + 0x6000,
+		   100, 128, 0xcc0, -1);
+	open_built(b, &bt);
+	assert_int_equal(kmt_symtab_load(&st, bt.t.kallsyms, bt.t.kallsyms_len), 0);
+	memset(&err, 0, sizeof(err));
+	if (kmt_slab_analyze_range(&bt.t, 0, UINT64_MAX, false, &st, &s, &err))
+		fail_msg("analyze: %s", err.msg);
+	assert_int_equal(s.live_bytes, 2048 + 64 + 32 + 16 + 128);
+	assert_int_equal(s.rec_slab_bytes, 2048 + 64);
+	assert_int_equal(s.rec_slab_objs, 2);
+	kmt_slab_free(&s);
+	kmt_symtab_free(&st);
+	close_built(&bt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cgroup_unit),
 		cmocka_unit_test(test_tasks),
+		cmocka_unit_test(test_recorder_own),
 		cmocka_unit_test(test_tasks_v0),
 		cmocka_unit_test(test_basic_totals),
 		cmocka_unit_test(test_basic_swapped),
