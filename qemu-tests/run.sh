@@ -169,6 +169,45 @@ print("explained %.3f %%, not explained %d, vmalloc %d (VmallocUsed %d)" %
 sys.exit(0 if ok else 1)' "$out/$1/footprint.json"
 }
 
+# The recorder's own objects, all of them: those it allocated before its
+# kmalloc probe (the pool's arrays, the boot CPU's slots, the wrappers'
+# filter) are written as the early pages are, before the first mark;
+# what it allocated attaching its probes (the probe arrays, between marks
+# 7 and 8) is its own; and the footprint's recorder objects hold both.
+recorder_own_complete() {	# NAME
+	"$kmf" dump "$out/$1/boot.kmt" > "$out/$1/dump.txt" &&
+	"$kmf" report --footprint --json "$out/$1/boot.kmt" > "$out/$1/footprint.json" &&
+	python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[2]))
+early, window, sites, marks, inwin = 0, 0, set(), [], False
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) < 4:
+        continue
+    if f[3] == "memblock_early":	# the last of the records of the start
+        break
+    if f[3] == "mark":
+        marks.append(f[4])
+        inwin = f[4] == "mark=7" or (inwin and f[4] != "mark=8")
+    elif f[3] == "kmalloc" and f[2] == "task:0":
+        kv = dict(x.split("=", 1) for x in f[4:] if "=" in x)
+        site = re.sub(r"[+].*", "", kv["call_site"])
+        if site.startswith("kmt_"):
+            early += int(kv["bytes_alloc"])
+            sites.add(site)
+        elif inwin:
+            window += int(kv["bytes_alloc"])
+print("before the probes:", early, sorted(sites), "attaching:", window,
+      "marks:", marks, "recorder objects:", d["recorder_objects"])
+# each allocating function, or the one it is inlined into
+ok = ("kmt_find_wrappers" in sites and sites & {"kmt_alloc_cpu", "kmt_cpu_prepare"} and
+      sites & {"kmt_alloc_pool", "kmt_setup_buffers"} and
+      marks == ["mark=1", "mark=7", "mark=8"] and window >= 5 * 32 and
+      d["recorder_objects"] >= early + window)
+sys.exit(0 if ok else 1)' "$out/$1/dump.txt" "$out/$1/footprint.json"
+}
+
 # Callers behind wrappers: kvmalloc()'s users are named, the wrapper is
 # not (tcp_metrics_init() kvzalloc()s its 128 KiB hash table at boot),
 # and -v lists the wrappers with the allocations that went through each.
@@ -251,6 +290,8 @@ for cpus in 1 2; do
 		sh -c "grep -E '^ (kmt_|kmemtrace)[a-z_]*\+0x' '$out/$name/report.txt' &&
 			'$kmf' report --live '$out/$name/boot.kmt' |
 			grep -E '^The recorder.s own: [1-9][0-9]* bytes in [1-9][0-9]* objects'"
+	check "$name: the recorder's objects from before its probes and its probe arrays are its own" \
+		recorder_own_complete "$name"
 	check "$name: saved file is mode 0600" sh -c "[ \$(stat -c %a '$out/$name/boot.kmt') = 600 ]"
 	check "$name: a plain save in an initramfs without /run prints one line, no warning" \
 		sh -c "cat '$out/$name/save.err' && [ ! -s '$out/$name/save.err' ] &&
@@ -303,9 +344,10 @@ if [ -f "$out/$name/boot.kmt" ]; then
 		sh -c "'$kmf' report '$out/$name/boot.kmt' > '$out/$name/report.txt' 2>/dev/null &&
 			lost=\$('$kmf' info '$out/$name/boot.kmt' | awk '\$1 == \"total\" { print \$4 }') &&
 			grep \"^Events lost: \$lost (cpu0 \" '$out/$name/report.txt'"
-	check "$name: the earliest events are kept (the early memblock and page events, then the ON mark)" \
+	check "$name: the earliest events are kept (the early memblock and page events, the recorder's objects, then the ON mark)" \
 		sh -c "'$kmf' dump '$out/$name/boot.kmt' | head -1 | grep -q '^0 0 task:0 memblock op=reserve ' &&
-			'$kmf' dump '$out/$name/boot.kmt' | awk '\$4 !~ /^(memblock|mm_page_alloc|mm_page_free)\$/ { print; exit }' | grep -q ' mark mark=1$'"
+			'$kmf' dump '$out/$name/boot.kmt' | awk '\$4 !~ /^(memblock|mm_page_alloc|mm_page_free)\$/ &&
+				!(\$4 == \"kmalloc\" && \$5 ~ /^call_site=kmt_/) { print; exit }' | grep -q ' mark mark=1$'"
 	check "$name: kernel event counters equal the events in the file" kernel_equals_file "$name"
 fi
 
