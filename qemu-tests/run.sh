@@ -202,7 +202,7 @@ print("before the probes:", early, sorted(sites), "attaching:", window,
       "marks:", marks, "recorder objects:", d["recorder_objects"])
 # each allocating function, or the one it is inlined into
 ok = ("kmt_find_wrappers" in sites and sites & {"kmt_alloc_cpu", "kmt_cpu_prepare"} and
-      sites & {"kmt_alloc_pool", "kmt_setup_buffers"} and
+      sites & {"kmt_keep_pool_arrays", "kmt_alloc_pool", "kmt_setup_buffers"} and
       marks == ["mark=1", "mark=7", "mark=8"] and window >= 5 * 32 and
       d["recorder_objects"] >= early + window)
 sys.exit(0 if ok else 1)' "$out/$1/dump.txt" "$out/$1/footprint.json"

@@ -17,6 +17,7 @@
 #include <linux/stacktrace.h>
 
 #include "internal.h"
+#include "../slab.h"
 
 /*
  * memblock reserves memory from the first lines of setup_arch() on, long
@@ -212,77 +213,80 @@ noinline void __ref __kmemtrace_early_page(struct page *page,
 
 /*
  * What the recorder allocates for itself at boot before its kmalloc probe
- * attaches (the pool's arrays, the boot CPU's slots, the wrappers'
- * filter, the index of a previous boot's trace) is in no record: each
- * waits here like the early pages and goes into the trace as a kmalloc
- * record of its own allocating function, at its own time, so that the
+ * attaches (the pool's arrays, the boot CPU's slots, the index of a
+ * previous boot's trace) is in no record: each waits here like the early
+ * pages and goes into the trace, in order with them, as a kmalloc record
+ * of its own allocating function at its own time; once they are written
+ * (the wrappers' filter), one is written as it is allocated.  So the
  * recorder's own objects are all in the trace.  Only the boot CPU runs.
  */
 #define KMT_OBJ_EARLY		8
 
-struct kmt_obj_early {
+struct kmt_obj {
 	u64		ts;
 	const void	*ptr;
 	unsigned long	caller;
 	u32		bytes_req;
+	u32		bytes_alloc;
 	u32		gfp;
 	int		nid;
 };
 
-static struct kmt_obj_early kmt_obj_early[KMT_OBJ_EARLY] __initdata;
+static struct kmt_obj kmt_obj_early[KMT_OBJ_EARLY] __initdata;
 static unsigned int kmt_obj_kept __initdata;
-static unsigned int kmt_obj_written __initdata;
 static unsigned int kmt_obj_dropped __initdata;
+/* kmt_early_replay() wrote them: from then on, written as allocated */
+static bool kmt_obj_replayed __initdata;
 
-/*
- * __kmt_early_object - keep one of the recorder's own objects for the trace
+static void kmt_obj_record(const struct kmt_obj *e, u64 at)
+{
+	u64 v[6] = { e->caller, (unsigned long)e->ptr, e->bytes_req,
+		     e->bytes_alloc - e->bytes_req, e->gfp, (s64)e->nid };
+
+	kmt_record_fields_at(KMT_EV_KMALLOC, kmt_enc_kmalloc, v, ARRAY_SIZE(v),
+			     NULL, 0, at);
+}
+
+/**
+ * __kmt_early_object - put one of the recorder's own objects in the trace
  * @ptr: what kmalloc() returned
  * @size: the bytes asked for
  * @gfp: the flags it was asked with
  * @nid: the node asked for, %NUMA_NO_NODE for any
  * @caller: an address in the function that allocated it
  *
- * Called through kmt_early_object() after each allocation that may come
- * before the probes; it keeps one only at boot, until kmemtrace_init()
- * ends, and the object must live until then.
+ * Called through kmt_early_object() after each allocation of the
+ * recorder's that may come before its probes: at boot, until
+ * kmemtrace_init() ends (kmemtrace_early_key, off before the init
+ * sections go), it keeps the object, or writes it once the kept ones
+ * were; later it does nothing.  The object must live until then, and
+ * the kmalloc probe not be attached yet.
+ *
+ * Context: the boot CPU, interrupts off, in kmemtrace_init().
  */
 void __ref __kmt_early_object(const void *ptr, size_t size, gfp_t gfp,
 			      int nid, unsigned long caller)
 {
-	struct kmt_obj_early *e;
+	struct kmt_obj o = { .ptr = ptr, .caller = caller, .bytes_req = size,
+			     .gfp = (__force u32)gfp, .nid = nid };
+	struct folio *folio;
 
 	if (!static_branch_unlikely(&kmemtrace_early_key) || !ptr)
 		return;
+	/* what the tracepoint says: the cache's size, debug data included */
+	folio = virt_to_folio(ptr);
+	o.bytes_alloc = folio_test_slab(folio) ?
+			folio_slab(folio)->slab_cache->size : folio_size(folio);
+	if (kmt_obj_replayed) {
+		kmt_obj_record(&o, KMT_NOW);
+		return;
+	}
 	if (kmt_obj_kept >= ARRAY_SIZE(kmt_obj_early)) {
 		kmt_obj_dropped++;
 		return;
 	}
-	e = &kmt_obj_early[kmt_obj_kept++];
-	e->ts = local_clock();
-	e->ptr = ptr;
-	e->caller = caller;
-	e->bytes_req = size;
-	e->gfp = (__force u32)gfp;
-	e->nid = nid;
-}
-
-/* The objects kept since the last call, as the kmalloc probe writes them. */
-static void __init kmt_obj_write(void)
-{
-	const struct kmt_obj_early *e;
-	u64 v[6];
-
-	for (; kmt_obj_written < kmt_obj_kept; kmt_obj_written++) {
-		e = &kmt_obj_early[kmt_obj_written];
-		v[0] = e->caller;
-		v[1] = (unsigned long)e->ptr;
-		v[2] = e->bytes_req;
-		v[3] = kmalloc_size_roundup(e->bytes_req) - e->bytes_req;
-		v[4] = e->gfp;
-		v[5] = (s64)e->nid;
-		kmt_record_fields_at(KMT_EV_KMALLOC, kmt_enc_kmalloc, v,
-				     ARRAY_SIZE(v), NULL, 0, e->ts);
-	}
+	o.ts = local_clock();
+	kmt_obj_early[kmt_obj_kept++] = o;
 }
 
 static void __init kmt_pg_record(const struct kmt_pg_early *e)
@@ -306,39 +310,44 @@ static void __init kmt_pg_record(const struct kmt_pg_early *e)
 }
 
 /*
- * Write the kept memblock events and pages into the boot CPU's empty
- * buffer, in the order they happened, at their own times: the first
- * records of the trace.
+ * Write the kept memblock events, pages and the recorder's objects into
+ * the boot CPU's empty buffer, in the order they happened, at their own
+ * times: the first records of the trace.
  */
 void __init kmt_early_replay(void)
 {
 	const struct kmt_mb_early *e;
-	unsigned int i = 0, j = 0;
+	unsigned int i = 0, j = 0, k = 0;
+	u64 mb_ts, pg_ts, obj_ts;
 
 	/* Nothing recorded yet: let the buffer's time start at the first. */
 	this_cpu_ptr(&kmt_cpu_buf)->last_ts = 0;
-	while (i < kmt_mb_kept || j < kmt_pg_kept) {
-		if (j < kmt_pg_kept && (i == kmt_mb_kept ||
-					kmt_pg_early[j].ts < kmt_mb_early[i].ts)) {
+	while (i < kmt_mb_kept || j < kmt_pg_kept || k < kmt_obj_kept) {
+		mb_ts = i < kmt_mb_kept ? kmt_mb_early[i].ts : U64_MAX;
+		pg_ts = j < kmt_pg_kept ? kmt_pg_early[j].ts : U64_MAX;
+		obj_ts = k < kmt_obj_kept ? kmt_obj_early[k].ts : U64_MAX;
+		if (obj_ts < mb_ts && obj_ts < pg_ts) {
+			kmt_obj_record(&kmt_obj_early[k], kmt_obj_early[k].ts);
+			k++;
+		} else if (pg_ts < mb_ts) {
 			kmt_pg_record(&kmt_pg_early[j++]);
-			continue;
+		} else {
+			e = &kmt_mb_early[i++];
+			kmt_record_memblock(e->ts, e->op, e->base, e->size,
+					    e->nid, e->flags,
+					    (unsigned long)_stext + e->caller,
+					    NULL);
 		}
-		e = &kmt_mb_early[i++];
-		kmt_record_memblock(e->ts, e->op, e->base, e->size, e->nid,
-				    e->flags, (unsigned long)_stext + e->caller,
-				    NULL);
 	}
 	kmt_pg_replayed = j;
-	/* the pool's arrays and the boot CPU's slots, allocated since */
-	kmt_obj_write();
+	kmt_obj_replayed = true;
 }
 
 /*
  * The pages kept while the probes were being registered (a new slab for
- * a probe array) and the objects the start allocated (the wrappers'
- * filter), after the records of the start; then how many early events
- * there were and how many did not fit.  @record: the recorder started
- * and records the kmem group.
+ * a probe array), after the records of the start; then how many early
+ * events there were and how many did not fit.  @record: the recorder
+ * started and records the kmem group.
  */
 void __init kmt_early_finish(bool record)
 {
@@ -350,7 +359,6 @@ void __init kmt_early_finish(bool record)
 		return;
 	while (kmt_pg_replayed < kmt_pg_kept)
 		kmt_pg_record(&kmt_pg_early[kmt_pg_replayed++]);
-	kmt_obj_write();
 	kmt_record_fields(KMT_EV_MEMBLOCK_EARLY, kmt_enc_memblock_early, v,
 			  ARRAY_SIZE(v), NULL, 0);
 	if (kmt_mb_dropped)

@@ -51,6 +51,7 @@ struct kmt_group_ops {
 extern const struct kmt_group_ops kmt_group_ops[KMT_NR_GROUPS];
 
 int kmt_register_groups(unsigned long mask);
+void kmt_flush_rcu_frees(unsigned long mask);
 void kmt_unregister_groups(unsigned long mask);
 void kmt_emit_groups(unsigned long mask);
 int kmt_parse_groups(const char *str, unsigned long *mask);

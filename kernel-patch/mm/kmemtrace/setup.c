@@ -336,6 +336,18 @@ static void __init kmt_fit_subbufs(void)
 	}
 }
 
+/* The pool's arrays, for the trace when they precede the probes. */
+static void kmt_keep_pool_arrays(gfp_t gfp)
+{
+	kmt_early_object(kmt_pool.mem, kmt_pool.nr * sizeof(*kmt_pool.mem),
+			 gfp | __GFP_ZERO, NUMA_NO_NODE);
+	kmt_early_object(kmt_pool.free,
+			 BITS_TO_LONGS(kmt_pool.nr) * sizeof(long),
+			 gfp | __GFP_ZERO, NUMA_NO_NODE);
+	kmt_early_object(kmt_pool.first, nr_node_ids * sizeof(*kmt_pool.first),
+			 gfp | __GFP_ZERO, NUMA_NO_NODE);
+}
+
 /*
  * The pool: kmt_pool_want() blocks, each node's share in proportion to
  * its possible CPUs (the present ones are not all known this early on
@@ -354,18 +366,13 @@ static int kmt_alloc_pool(gfp_t gfp)
 	kmt_pool.first = first;
 	if (!kmt_pool.mem || !kmt_pool.free || !first)
 		goto out;
-	kmt_early_object(kmt_pool.mem, nr * sizeof(*kmt_pool.mem),
-			 gfp | __GFP_ZERO, NUMA_NO_NODE);
-	kmt_early_object(kmt_pool.free, BITS_TO_LONGS(nr) * sizeof(long),
-			 gfp | __GFP_ZERO, NUMA_NO_NODE);
-	kmt_early_object(first, nr_node_ids * sizeof(*first), gfp | __GFP_ZERO,
-			 NUMA_NO_NODE);
 	kmt_pool.nr = nr;
 	kmt_pool.order = get_order(kmt_subbuf_size);
 	/* a reserve_mem= region: its blocks, wherever it is */
 	if (kmt_persist_blocks()) {
 		kmt_persist_take(kmt_pool.mem);
 		bitmap_fill(kmt_pool.free, nr);
+		kmt_keep_pool_arrays(gfp);
 		return 0;
 	}
 	/* first[] counts each node's CPUs, then says where its blocks start */
@@ -389,6 +396,7 @@ static int kmt_alloc_pool(gfp_t gfp)
 		if (kmt_alloc_block(i, nid, gfp))
 			goto out_pause;
 	bitmap_fill(kmt_pool.free, nr);
+	kmt_keep_pool_arrays(gfp);
 	ret = 0;
 out_pause:
 	kmt_pg_pause = false;
@@ -668,18 +676,24 @@ const struct kmt_group_ops kmt_group_ops[KMT_NR_GROUPS] = {
 				 BIT(KMT_GROUP_COMPACTION))
 
 /*
- * Detach the groups in @mask (all probes gone on return).  The frees
- * that RCU callbacks have queued run first, while the kmem group still
- * records them: a task's, a maple tree's nodes freed as the recording
- * stops would otherwise stay allocated in the trace.  Not at boot,
- * before RCU runs (a failed start in kmemtrace_init()): nothing queued.
+ * Before the kmem group in @mask detaches: let the frees that RCU
+ * callbacks and kfree_rcu() have queued run while it still records them
+ * (a task's structures, a maple tree's nodes), rather than leave their
+ * objects allocated in the trace.  May sleep for a grace period or more.
  */
+void kmt_flush_rcu_frees(unsigned long mask)
+{
+	if (!(mask & BIT(KMT_GROUP_KMEM)))
+		return;
+	rcu_barrier();
+	kvfree_rcu_barrier();
+}
+
+/* Detach the groups in @mask (all probes gone on return). */
 void kmt_unregister_groups(unsigned long mask)
 {
 	int g;
 
-	if ((mask & BIT(KMT_GROUP_KMEM)) && !early_boot_irqs_disabled)
-		rcu_barrier();
 	for (g = KMT_NR_GROUPS - 1; g >= 0; g--)
 		if (mask & BIT(g))
 			kmt_group_ops[g].unreg();
@@ -696,18 +710,22 @@ int kmt_register_groups(unsigned long mask)
 
 	if (!mask)
 		return 0;
-	/* what registering allocates is the recorder's: KMT_MARK_ATTACHING */
+	/*
+	 * What registering allocates is the recorder's, up to
+	 * KMT_MARK_ATTACHED, which ends it whether or not all attached;
+	 * undoing a failure is not.
+	 */
 	kmt_emit_mark(KMT_MARK_ATTACHING);
 	for (g = 0; g < KMT_NR_GROUPS; g++) {
 		if (!(mask & BIT(g)))
 			continue;
 		ret = kmt_group_ops[g].reg();
-		if (ret) {
-			kmt_unregister_groups(mask & (BIT(g) - 1));
+		if (ret)
 			break;
-		}
 	}
 	kmt_emit_mark(KMT_MARK_ATTACHED);
+	if (ret)
+		kmt_unregister_groups(mask & (BIT(g) - 1));
 	return ret;
 }
 
@@ -873,7 +891,10 @@ core_initcall(kmt_share_settle);
  *
  * Starting the first time, or after kmt_release_buffers(), allocates the
  * pool and the slots of the online CPUs, and sets up the hotplug state
- * for the others.
+ * for the others.  Stopping waits for the frees RCU has queued
+ * (kmt_flush_rcu_frees()), with kmt_mutex held.
+ *
+ * Context: process context; may sleep for a grace period or more.
  *
  * Return: 0, -EINVAL for another @val, or why it could not start.
  */
@@ -887,6 +908,7 @@ int kmt_enable_set(unsigned int val)
 	if (val == READ_ONCE(kmt_recording))
 		goto out_unlock;
 	if (!val) {
+		kmt_flush_rcu_frees(kmt_groups);
 		kmt_unregister_groups(kmt_groups);
 		kmt_emit_mark(KMT_MARK_RECORDING_OFF);
 		WRITE_ONCE(kmt_recording, false);

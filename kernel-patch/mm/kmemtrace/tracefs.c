@@ -395,6 +395,7 @@ static ssize_t kmt_events_write(struct file *file, const char __user *ubuf,
 		del = kmt_groups & ~mask;
 		ret = kmt_register_groups(add);
 		if (!ret) {
+			kmt_flush_rcu_frees(del);
 			kmt_unregister_groups(del);
 			kmt_emit_groups(mask);
 		}

@@ -302,7 +302,8 @@ enum kmt_field_id {
  * leave those fields 0 and empty.  Between ATTACHING and ATTACHED, what
  * the task that wrote ATTACHING allocates (the tracepoints' probe
  * arrays) is the recorder's: freed when its probes detach, after they
- * stopped recording.
+ * stopped recording.  ATTACHED ends that whether or not every probe
+ * attached; the two may be in different CPUs' records.
  */
 enum kmt_mark {
 	KMT_MARK_RECORDING_ON	= 1,	/* recording (re)started */
@@ -311,7 +312,7 @@ enum kmt_mark {
 	KMT_MARK_ARMED		= 4,	/* recording again after a freeze */
 	KMT_MARK_FLIGHT		= 5,	/* from here: round-robin (flight mode) */
 	KMT_MARK_BOOT		= 6,	/* from here: drop when full (boot mode) */
-	KMT_MARK_ATTACHING	= 7,	/* the probes attach: see below */
+	KMT_MARK_ATTACHING	= 7,	/* the probes attach: see above */
 	KMT_MARK_ATTACHED	= 8,	/* ... to here */
 };
 
