@@ -87,7 +87,7 @@ void kmt_pool_put(void *mem)
 {
 	unsigned int i;
 
-	if (static_branch_unlikely(&kmt_persist_key)) {
+	if (kmt_persist_on()) {
 		/* after a crash, no longer the sub-buffer it was */
 		kmt_persist_forget(mem);
 		i = kmt_persist_index(mem);
@@ -198,7 +198,7 @@ static void kmt_close_slot(struct kmt_cpu *cb, unsigned int seq, unsigned int po
 	 * whole: a writer this close interrupted, whose record is not
 	 * whole, raises it with its commit (kmt_persist_commit()).
 	 */
-	if (!static_branch_unlikely(&kmt_persist_key) ||
+	if (!kmt_persist_on() ||
 	    local_read(&slot->commit) == pos)
 		WRITE_ONCE(h->size, pos);
 	/* Pairs with the first smp_rmb() in kmt_slot_ready(). */
@@ -258,7 +258,7 @@ static void *kmt_take_oldest(struct kmt_cpu *cb, unsigned int consumed)
 		return NULL;
 	local_add(local_read(&slot->events), &cb->overwritten);
 	mem = xchg(&slot->data, NULL);
-	if (static_branch_unlikely(&kmt_persist_key))
+	if (kmt_persist_on())
 		kmt_persist_forget(mem);
 	local_set(&slot->commit, 0);
 	local_set(&slot->events, 0);

@@ -246,6 +246,12 @@ static __always_inline u64 kmt_clock(struct kmt_cpu *cb)
 /* On while the pool is a reserve_mem= region (persist.c). */
 DECLARE_STATIC_KEY_FALSE(kmt_persist_key);
 
+/* The pool is in a reserve_mem= region (persist.c): a patched jump. */
+static __always_inline bool kmt_persist_on(void)
+{
+	return static_branch_unlikely(&kmt_persist_key);
+}
+
 bool kmt_persist_pool(void);
 unsigned int kmt_persist_index(const void *mem);
 void kmt_persist_forget(void *mem);
@@ -467,16 +473,25 @@ static __always_inline void kmt_commit_wake(struct kmt_cpu *cb,
 	}
 }
 
-void kmt_persist_commit(struct kmt_cpu *cb, struct kmt_rsv *r);
+void kmt_persist_commit(struct kmt_cpu *cb, unsigned int idx,
+			unsigned int len);
 
-static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
+/*
+ * Commit @r; @persist: the pool is in a reserve_mem= region, where the
+ * headers say what is whole.  The hot probes come in two copies, each
+ * with @persist a constant, so that the commit to a pool in memory tests
+ * nothing; the others pass kmt_persist_on().  The reservation goes by
+ * value: one whose address escaped would live on the stack on the hot
+ * path too.
+ */
+static __always_inline void __kmt_commit(struct kmt_cpu *cb,
+					 struct kmt_rsv *r, bool persist)
 {
 	struct kmt_slot *slot = &cb->slot[r->idx];
 	long done;
 
-	/* The pool in a reserve_mem= region: the headers say what is whole. */
-	if (static_branch_unlikely(&kmt_persist_key)) {
-		kmt_persist_commit(cb, r);
+	if (persist) {
+		kmt_persist_commit(cb, r->idx, r->len);
 		return;
 	}
 	/* A slot whose commit reached its size has its final event count. */
@@ -486,6 +501,11 @@ static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
 	done = local_add_return(r->len, &slot->commit);
 	local_inc(&cb->events);
 	kmt_commit_wake(cb, slot, done);
+}
+
+static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
+{
+	__kmt_commit(cb, r, kmt_persist_on());
 }
 
 /* ---- the general path ------------------------------------------------- */

@@ -433,7 +433,8 @@ void kmt_persist_mode(unsigned int mode)
 /**
  * kmt_persist_commit - commit a record, the header saying what is whole
  * @cb: this CPU's buffer
- * @r:  the record, written
+ * @idx: the record's slot (struct kmt_rsv)
+ * @len: its length
  *
  * kmt_commit() for a pool in a region.  When the record is the last one
  * reserved in its sub-buffer and every one before it is committed (the
@@ -447,9 +448,10 @@ void kmt_persist_mode(unsigned int mode)
  * in the sub-buffer meanwhile committed before we resumed, and changed
  * it, so the test is made again.  Preemption off.
  */
-void kmt_persist_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
+void kmt_persist_commit(struct kmt_cpu *cb, unsigned int idx,
+			unsigned int len)
 {
-	struct kmt_slot *slot = &cb->slot[r->idx];
+	struct kmt_slot *slot = &cb->slot[idx];
 	struct kmt_subbuf_header *h;
 	unsigned int size;
 	long old, done;
@@ -462,23 +464,23 @@ void kmt_persist_commit(struct kmt_cpu *cb, struct kmt_rsv *r)
 	h = READ_ONCE(slot->data);
 	old = local_read(&slot->commit);
 	for (;;) {
-		done = old + r->len;
+		done = old + len;
 		size = READ_ONCE(slot->size);
 		state = READ_ONCE(cb->state);
 		if (size ? done == size :
 		    ((state & KMT_POS_MASK) == (unsigned long)done &&
-		     ((state >> KMT_POS_BITS) & cb->slot_mask) == r->idx)) {
+		     ((state >> KMT_POS_BITS) & cb->slot_mask) == idx)) {
 			if (READ_ONCE(h->size) < done)
 				WRITE_ONCE(h->size, done);
 		}
 		/* The header's size before the count; pairs with kmt_slot_ready(). */
 		smp_wmb();
-		done = local_cmpxchg(&slot->commit, old, old + r->len);
+		done = local_cmpxchg(&slot->commit, old, old + len);
 		if (done == old)
 			break;
 		old = done;
 	}
-	done = old + r->len;
+	done = old + len;
 	local_inc(&cb->events);
 	kmt_commit_wake(cb, slot, done);
 }

@@ -79,11 +79,30 @@ static const u8 kmt_enc_cache_def[] = {
 /*
  * The hot probes write their fixed layout with plain stores, its fields
  * packed into little-endian words where they can; the checks that every
- * value fits are a few instructions.
+ * value fits are a few instructions.  Each is built twice:
+ * kmt_probe_NAME() for a pool in memory (KMT_PROBE()) and
+ * kmt_probe_NAME_persist() for one in a reserve_mem= region
+ * (KMT_PROBE_PERSIST()); kmt_register_kmem() attaches the copy for the
+ * pool it finds, which stays while the probes are attached.
  */
-static void kmt_probe_kmalloc(void *data, unsigned long call_site,
-			      const void *ptr, size_t bytes_req,
-			      size_t bytes_alloc, gfp_t gfp_flags, int node)
+#define KMT_PROTO(...)	__VA_ARGS__
+#define KMT_ARGS(...)	__VA_ARGS__
+#define KMT_PROBE(name, proto, args)					\
+static void kmt_probe_##name(void *data, proto)				\
+{									\
+	kmt_##name(args, false);					\
+}
+
+#define KMT_PROBE_PERSIST(name, proto, args)				\
+static void kmt_probe_##name##_persist(void *data, proto)		\
+{									\
+	kmt_##name(args, true);						\
+}
+
+static __always_inline void kmt_kmalloc(unsigned long call_site,
+					const void *ptr, size_t bytes_req,
+					size_t bytes_alloc, gfp_t gfp_flags,
+					int node, bool persist)
 {
 	u32 gfp = (__force u32)gfp_flags;
 	size_t slack = bytes_alloc - bytes_req;
@@ -111,12 +130,25 @@ static void kmt_probe_kmalloc(void *data, unsigned long call_site,
 		return;
 	put_unaligned_le64(w0, r.p);
 	put_unaligned_le64(w1, r.p + 8);
-	kmt_commit(cb, &r);
+	__kmt_commit(cb, &r, persist);
 }
 
-static void kmt_probe_cache_alloc(void *data, unsigned long call_site,
-				  const void *ptr, struct kmem_cache *s,
-				  gfp_t gfp_flags, int node)
+KMT_PROBE(kmalloc,
+	  KMT_PROTO(unsigned long call_site, const void *ptr,
+		    size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags,
+		    int node),
+	  KMT_ARGS(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node))
+KMT_PROBE_PERSIST(kmalloc,
+		  KMT_PROTO(unsigned long call_site, const void *ptr,
+			    size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags,
+			    int node),
+		  KMT_ARGS(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node))
+
+static __always_inline void kmt_cache_alloc(unsigned long call_site,
+					    const void *ptr,
+					    struct kmem_cache *s,
+					    gfp_t gfp_flags, int node,
+					    bool persist)
 {
 	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	u32 gfp = (__force u32)gfp_flags;
@@ -138,11 +170,21 @@ static void kmt_probe_cache_alloc(void *data, unsigned long call_site,
 	put_unaligned_le64(kmt_site_ptr(cs, off), r.p);
 	put_unaligned_le16(id, r.p + 8);
 	put_unaligned_le32(gfp | (u32)node << 24, r.p + 10);
-	kmt_commit(cb, &r);
+	__kmt_commit(cb, &r, persist);
 }
 
+KMT_PROBE(cache_alloc,
+	  KMT_PROTO(unsigned long call_site, const void *ptr,
+		    struct kmem_cache *s, gfp_t gfp_flags, int node),
+	  KMT_ARGS(call_site, ptr, s, gfp_flags, node))
+KMT_PROBE_PERSIST(cache_alloc,
+		  KMT_PROTO(unsigned long call_site, const void *ptr,
+			    struct kmem_cache *s, gfp_t gfp_flags, int node),
+		  KMT_ARGS(call_site, ptr, s, gfp_flags, node))
+
 static __always_inline void kmt_free(u8 type, unsigned long call_site,
-				     const void *ptr, unsigned int id)
+				     const void *ptr, unsigned int id,
+				     bool persist)
 {
 	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	unsigned int plen = type == KMT_EV_KFREE ? KMT_KFREE_BYTES :
@@ -163,20 +205,39 @@ static __always_inline void kmt_free(u8 type, unsigned long call_site,
 	put_unaligned_le64(kmt_site_ptr(cs, off), r.p);
 	if (type != KMT_EV_KFREE)
 		put_unaligned_le16(id, r.p + 8);
-	kmt_commit(cb, &r);
+	__kmt_commit(cb, &r, persist);
 }
 
-static void kmt_probe_kfree(void *data, unsigned long call_site,
-			    const void *ptr)
+static __always_inline void kmt_kfree(unsigned long call_site,
+				      const void *ptr, bool persist)
 {
-	kmt_free(KMT_EV_KFREE, call_site, ptr, 0);
+	kmt_free(KMT_EV_KFREE, call_site, ptr, 0, persist);
 }
 
-static void kmt_probe_cache_free(void *data, unsigned long call_site,
-				 const void *ptr, const struct kmem_cache *s)
+KMT_PROBE(kfree,
+	  KMT_PROTO(unsigned long call_site, const void *ptr),
+	  KMT_ARGS(call_site, ptr))
+KMT_PROBE_PERSIST(kfree,
+		  KMT_PROTO(unsigned long call_site, const void *ptr),
+		  KMT_ARGS(call_site, ptr))
+
+static __always_inline void kmt_cache_free(unsigned long call_site,
+					   const void *ptr,
+					   const struct kmem_cache *s,
+					   bool persist)
 {
-	kmt_free(KMT_EV_CACHE_FREE, call_site, ptr, s ? READ_ONCE(s->kmt_id) : 0);
+	kmt_free(KMT_EV_CACHE_FREE, call_site, ptr,
+		 s ? READ_ONCE(s->kmt_id) : 0, persist);
 }
+
+KMT_PROBE(cache_free,
+	  KMT_PROTO(unsigned long call_site, const void *ptr,
+		    const struct kmem_cache *s),
+	  KMT_ARGS(call_site, ptr, s))
+KMT_PROBE_PERSIST(cache_free,
+		  KMT_PROTO(unsigned long call_site, const void *ptr,
+			    const struct kmem_cache *s),
+		  KMT_ARGS(call_site, ptr, s))
 
 /*
  * Off until the kmem probes are registered, with them.  A hook may be
@@ -186,6 +247,13 @@ static void kmt_probe_cache_free(void *data, unsigned long call_site,
  * requires.
  */
 DEFINE_STATIC_KEY_FALSE(kmemtrace_hook_key);
+
+/*
+ * The hooks below write through the hot probes' bodies with
+ * kmt_persist_on() tested each time, not the copy kmt_register_kmem()
+ * chose: one preempted before its preempt_disable() may run on after
+ * the pool was given back and allocated again elsewhere.
+ */
 
 /* kmt_buffers_ready() for a hook's @nr events, counted lost if not. */
 static __always_inline bool kmt_hook_ready(size_t nr)
@@ -204,8 +272,8 @@ void __kmemtrace_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t nr,
 	preempt_disable_notrace();
 	if (kmt_hook_ready(nr))
 		for (i = 0; i < nr; i++)
-			kmt_probe_cache_alloc(NULL, call_site, p[i], s, flags,
-					      NUMA_NO_NODE);
+			kmt_cache_alloc(call_site, p[i], s, flags,
+					NUMA_NO_NODE, kmt_persist_on());
 	preempt_enable_notrace();
 }
 
@@ -222,9 +290,11 @@ void __kmemtrace_free_bulk(struct kmem_cache *s, size_t nr, void **p,
 		if (!p[i])
 			continue;
 		if (s)
-			kmt_free(KMT_EV_CACHE_FREE, call_site, p[i], id);
+			kmt_free(KMT_EV_CACHE_FREE, call_site, p[i], id,
+				 kmt_persist_on());
 		else
-			kmt_free(KMT_EV_KFREE, call_site, p[i], 0);
+			kmt_free(KMT_EV_KFREE, call_site, p[i], 0,
+				 kmt_persist_on());
 	}
 out:
 	preempt_enable_notrace();
@@ -256,7 +326,7 @@ static __always_inline u64 kmt_pfn1(struct page *page)
  * none of them is a caller a reader wants.  Their extents, from kallsyms
  * when the probes first attach (no probe runs yet).
  */
-#define KMT_PG_OWN	5
+#define KMT_PG_OWN	6
 static struct {
 	unsigned long start, size;
 } kmt_pg_own[KMT_PG_OWN] __read_mostly;
@@ -266,12 +336,16 @@ static void kmt_page_alloc_fields(u64 pfn1, unsigned int order, u32 gfp,
 static void kmt_probe_page_alloc(void *data, struct page *page,
 				 unsigned int order, gfp_t gfp_flags,
 				 int migratetype);
+static void kmt_probe_page_alloc_persist(void *data, struct page *page,
+					 unsigned int order, gfp_t gfp_flags,
+					 int migratetype);
 
 static void kmt_pg_own_init(void)
 {
 	const unsigned long fns[KMT_PG_OWN] = {
 		(unsigned long)kmt_page_alloc_fields,
 		(unsigned long)kmt_probe_page_alloc,
+		(unsigned long)kmt_probe_page_alloc_persist,
 		(unsigned long)__traceiter_mm_page_alloc,
 		(unsigned long)__kmemtrace_alloc_pages_bulk,
 		(unsigned long)__alloc_pages_noprof,
@@ -332,9 +406,9 @@ static noinline void kmt_page_alloc_fields(u64 pfn1, unsigned int order,
 	kmt_record_fields(KMT_EV_PAGE_ALLOC, kmt_enc_page, v, 4, &str, 1);
 }
 
-static void kmt_probe_page_alloc(void *data, struct page *page,
-				 unsigned int order, gfp_t gfp_flags,
-				 int migratetype)
+static __always_inline void kmt_page_alloc(struct page *page,
+					   unsigned int order, gfp_t gfp_flags,
+					   int migratetype, bool persist)
 {
 	u32 gfp = (__force u32)gfp_flags;
 	u64 pfn1 = kmt_pfn1(page);
@@ -352,20 +426,29 @@ static void kmt_probe_page_alloc(void *data, struct page *page,
 	/* pfn1, order, GFP; migratetype and an empty stack */
 	put_unaligned_le64(pfn1 | (u64)order << 32 | (u64)gfp << 40, r.p);
 	put_unaligned_le16((u8)migratetype, r.p + 8);
-	kmt_commit(cb, &r);
+	__kmt_commit(cb, &r, persist);
 }
+
+KMT_PROBE(page_alloc,
+	  KMT_PROTO(struct page *page, unsigned int order, gfp_t gfp_flags,
+		    int migratetype),
+	  KMT_ARGS(page, order, gfp_flags, migratetype))
+KMT_PROBE_PERSIST(page_alloc,
+		  KMT_PROTO(struct page *page, unsigned int order, gfp_t gfp_flags,
+			    int migratetype),
+		  KMT_ARGS(page, order, gfp_flags, migratetype))
 
 void __kmemtrace_alloc_pages_bulk(struct page *page, gfp_t gfp,
 				  int migratetype)
 {
 	preempt_disable_notrace();
 	if (kmt_hook_ready(1))
-		kmt_probe_page_alloc(NULL, page, 0, gfp, migratetype);
+		kmt_page_alloc(page, 0, gfp, migratetype, kmt_persist_on());
 	preempt_enable_notrace();
 }
 
-static __always_inline void kmt_page_free(u8 type, struct page *page,
-					  unsigned int order)
+static __always_inline void kmt_pages_free(u8 type, struct page *page,
+					   unsigned int order, bool persist)
 {
 	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	unsigned int plen = type == KMT_EV_PAGE_FREE ? KMT_PAGE_FREE_BYTES :
@@ -385,19 +468,34 @@ static __always_inline void kmt_page_free(u8 type, struct page *page,
 	put_unaligned_le32(pfn1, r.p);
 	if (type == KMT_EV_PAGE_FREE)
 		r.p[4] = order;
-	kmt_commit(cb, &r);
+	__kmt_commit(cb, &r, persist);
 }
 
-static void kmt_probe_page_free(void *data, struct page *page,
-				unsigned int order)
+static __always_inline void kmt_page_free(struct page *page,
+					  unsigned int order, bool persist)
 {
-	kmt_page_free(KMT_EV_PAGE_FREE, page, order);
+	kmt_pages_free(KMT_EV_PAGE_FREE, page, order, persist);
 }
 
-static void kmt_probe_page_free_batched(void *data, struct page *page)
+KMT_PROBE(page_free,
+	  KMT_PROTO(struct page *page, unsigned int order),
+	  KMT_ARGS(page, order))
+KMT_PROBE_PERSIST(page_free,
+		  KMT_PROTO(struct page *page, unsigned int order),
+		  KMT_ARGS(page, order))
+
+static __always_inline void kmt_page_free_batched(struct page *page,
+						  bool persist)
 {
-	kmt_page_free(KMT_EV_PAGE_FREE_BATCHED, page, 0);
+	kmt_pages_free(KMT_EV_PAGE_FREE_BATCHED, page, 0, persist);
 }
+
+KMT_PROBE(page_free_batched,
+	  KMT_PROTO(struct page *page),
+	  KMT_ARGS(page))
+KMT_PROBE_PERSIST(page_free_batched,
+		  KMT_PROTO(struct page *page),
+		  KMT_ARGS(page))
 
 /* ---- cache definitions ---------------------------------------------- */
 
@@ -558,55 +656,65 @@ static __always_inline void kmt_check_layouts(void)
 		     KMT_PAGE_BATCHED_BYTES);
 }
 
-/* All or none: what registered is unregistered again on a failure. */
+/* The copy of each hot probe attached: for a pool in a region or not. */
+static bool kmt_kmem_persist;
+#define KMT_PICK(name)	(kmt_kmem_persist ? kmt_probe_##name##_persist : \
+			 kmt_probe_##name)
+
+/*
+ * All or none: what registered is unregistered again on a failure.  The
+ * pool is allocated, and stays while the probes are attached: its place
+ * chooses their copy.
+ */
 int kmt_register_kmem(void)
 {
 	int ret;
 
 	kmt_check_layouts();
 	kmt_pg_own_init();
+	kmt_kmem_persist = kmt_persist_pool();
 	/* The page probes first: at boot the early pages wait for them. */
-	ret = register_trace_mm_page_free(kmt_probe_page_free, NULL);
+	ret = register_trace_mm_page_free(KMT_PICK(page_free), NULL);
 	if (ret)
 		return ret;
 	WRITE_ONCE(kmt_pg_free_live, true);
-	ret = register_trace_mm_page_free_batched(kmt_probe_page_free_batched,
+	ret = register_trace_mm_page_free_batched(KMT_PICK(page_free_batched),
 						  NULL);
 	if (ret)
 		goto err_free;
-	ret = register_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
+	ret = register_trace_mm_page_alloc(KMT_PICK(page_alloc), NULL);
 	if (ret)
 		goto err_batched;
 	WRITE_ONCE(kmt_pg_alloc_live, true);
-	ret = register_trace_kmalloc(kmt_probe_kmalloc, NULL);
+	ret = register_trace_kmalloc(KMT_PICK(kmalloc), NULL);
 	if (ret)
 		goto err_alloc;
-	ret = register_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
+	ret = register_trace_kmem_cache_alloc(KMT_PICK(cache_alloc), NULL);
 	if (ret)
 		goto err_kmalloc;
-	ret = register_trace_kfree(kmt_probe_kfree, NULL);
+	ret = register_trace_kfree(KMT_PICK(kfree), NULL);
 	if (ret)
 		goto err_cache_alloc;
-	ret = register_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
+	ret = register_trace_kmem_cache_free(KMT_PICK(cache_free), NULL);
 	if (ret)
 		goto err_kfree;
 	static_branch_enable(&kmemtrace_hook_key);
 	return 0;
 
 err_kfree:
-	unregister_trace_kfree(kmt_probe_kfree, NULL);
+	unregister_trace_kfree(KMT_PICK(kfree), NULL);
 err_cache_alloc:
-	unregister_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
+	unregister_trace_kmem_cache_alloc(KMT_PICK(cache_alloc), NULL);
 err_kmalloc:
-	unregister_trace_kmalloc(kmt_probe_kmalloc, NULL);
+	unregister_trace_kmalloc(KMT_PICK(kmalloc), NULL);
 err_alloc:
 	WRITE_ONCE(kmt_pg_alloc_live, false);
-	unregister_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
+	unregister_trace_mm_page_alloc(KMT_PICK(page_alloc), NULL);
 err_batched:
-	unregister_trace_mm_page_free_batched(kmt_probe_page_free_batched, NULL);
+	unregister_trace_mm_page_free_batched(KMT_PICK(page_free_batched), NULL);
 err_free:
 	WRITE_ONCE(kmt_pg_free_live, false);
-	unregister_trace_mm_page_free(kmt_probe_page_free, NULL);
+	unregister_trace_mm_page_free(KMT_PICK(page_free), NULL);
 	return ret;
 }
 
@@ -614,11 +722,11 @@ err_free:
 void kmt_unregister_kmem(void)
 {
 	static_branch_disable(&kmemtrace_hook_key);
-	unregister_trace_mm_page_free_batched(kmt_probe_page_free_batched, NULL);
-	unregister_trace_mm_page_free(kmt_probe_page_free, NULL);
-	unregister_trace_mm_page_alloc(kmt_probe_page_alloc, NULL);
-	unregister_trace_kmem_cache_free(kmt_probe_cache_free, NULL);
-	unregister_trace_kfree(kmt_probe_kfree, NULL);
-	unregister_trace_kmem_cache_alloc(kmt_probe_cache_alloc, NULL);
-	unregister_trace_kmalloc(kmt_probe_kmalloc, NULL);
+	unregister_trace_mm_page_free_batched(KMT_PICK(page_free_batched), NULL);
+	unregister_trace_mm_page_free(KMT_PICK(page_free), NULL);
+	unregister_trace_mm_page_alloc(KMT_PICK(page_alloc), NULL);
+	unregister_trace_kmem_cache_free(KMT_PICK(cache_free), NULL);
+	unregister_trace_kfree(KMT_PICK(kfree), NULL);
+	unregister_trace_kmem_cache_alloc(KMT_PICK(cache_alloc), NULL);
+	unregister_trace_kmalloc(KMT_PICK(kmalloc), NULL);
 }
