@@ -170,10 +170,12 @@ sys.exit(0 if ok else 1)' "$out/$1/footprint.json"
 }
 
 # The recorder's own objects, all of them: those it allocated before its
-# kmalloc probe (the pool's arrays, the boot CPU's slots, the wrappers'
-# filter) are written as the early pages are, before the first mark;
-# what it allocated attaching its probes (the probe arrays, between marks
-# 7 and 8) is its own; and the footprint's recorder objects hold both.
+# kmalloc probe (the pool's arrays and the boot CPU's slots, written with
+# the early pages before the first mark; the wrappers' filter, written as
+# allocated, after it) are among the records of the start, up to the
+# memblock_early record; what it allocated attaching its probes (the
+# probe arrays, between marks 7 and 8) is its own; and the footprint's
+# recorder objects hold both.
 recorder_own_complete() {	# NAME
 	"$kmf" dump "$out/$1/boot.kmt" > "$out/$1/dump.txt" &&
 	"$kmf" report --footprint --json "$out/$1/boot.kmt" > "$out/$1/footprint.json" &&
