@@ -187,7 +187,10 @@ area's pages are put to the function that asked for them.
 With kmemtrace.page_stack=N each page allocation carries N return
 addresses: the page tracepoints have no caller."
 
-add mm/kmemtrace/wrappers.c
+add mm/kmemtrace/wrappers.c include/linux/kmemtrace_types.h
+for p in include-linux-sched.h.patch kernel-fork.c.patch; do
+	edit "$p"
+done
 makefile_with buffer.o probes.o wrappers.o
 commit "mm: kmemtrace: name the callers behind allocation wrappers" \
 "An allocation made through an out-of-line wrapper (kvmalloc(),
@@ -196,7 +199,18 @@ as its call site.  The recorder looks the wrappers up in kallsyms when
 it starts, keeps a bit per 4 KiB of kernel text so that the hot probes
 spot their call sites with one test, and records those allocations
 with the return addresses after the call site, out to the first frame
-outside every wrapper: the unwinder stops there."
+outside every wrapper.
+
+Unwinding for them costs some 3000 instructions per allocation, five
+times an ftrace event.  So a wrapper may keep its own return address:
+kmemtrace_wrapper(), a class (linux/cleanup.h) at its start, pushes it
+on a stack of four entries in the task while the recorder records
+(a static key: a no-op otherwise) and pops it when the wrapper
+returns.  An interrupt pushes above the task's entries and pops its own
+before it returns, as current->alloc_tag is saved and restored.  The
+probe takes the return addresses from there when the innermost entry
+is the wrapper's that holds the call site and each address still in a
+wrapper is followed by that wrapper's entry, and unwinds otherwise."
 
 add mm/kmemtrace/early.c
 makefile_with buffer.o probes.o wrappers.o early.o
@@ -338,6 +352,31 @@ Every hook is a static key that is off unless the recorder records, or
 compiles away without CONFIG_KMEMTRACE.  memblock=debug now names the
 first caller outside memblock for allocations and for memblock_free()
 too, instead of memblock's own functions."
+
+for p in mm-util.c.patch mm-mempool.c.patch lib-kasprintf.c.patch \
+	lib-kobject.c.patch drivers-base-core.c.patch \
+	drivers-base-devres.c.patch net-core-skbuff.c.patch; do
+	edit "$p"
+done
+commit "mm, lib, driver core, net: allocation wrappers keep their callers for kmemtrace" \
+"The allocation wrappers that kmemtrace looks past (kvmalloc(),
+kvrealloc(), kvmemdup(), vmemdup_user(), strndup_user(), kasprintf(),
+the kobject and device naming functions, mempool creation, the devm_
+string and copy helpers, the skb head allocation) call
+kmemtrace_wrapper() first, so that the recorder finds their callers
+without unwinding: on a QEMU guest (-icount) the recorder's event for
+an allocation through kvmalloc() costs 376 instructions instead of
+3302, against 593 for an ftrace kmem event and 159 for the recorder's
+ordinary one; the record written is the same.  Wrappers that
+end in a tail call (kstrdup_const(), kmemdup_array(),
+kvasprintf_const(), mempool_alloc_slab() ...) are left alone: they
+leave no frame, and a call site in their caller's frame needs no entry
+of theirs.
+
+Without CONFIG_KMEMTRACE kmemtrace_wrapper() is empty; with it and the
+recorder off it is a static branch, and a test of a local when the
+wrapper returns: a kvmalloc()/kvfree() pair of 8 KiB takes 222
+instructions instead of 209 on a kernel without CONFIG_JUMP_LABEL."
 
 maintainers_with "^F:.(Documentation|arch/|include/|mm/)"
 add Documentation/trace/kmemtrace.rst Documentation/ABI/testing/tracefs-kmemtrace

@@ -2,7 +2,9 @@
 #ifndef _LINUX_KMEMTRACE_H
 #define _LINUX_KMEMTRACE_H
 
+#include <linux/cleanup.h>
 #include <linux/gfp_types.h>
+#include <linux/instruction_pointer.h>
 #include <linux/jump_label.h>
 #include <linux/types.h>
 #include <uapi/linux/kmemtrace.h>
@@ -198,6 +200,37 @@ static __always_inline void kmemtrace_vfree(const void *addr,
 	if (static_branch_unlikely(&kmemtrace_hook_key))
 		__kmemtrace_vmalloc(KMT_VM_FREE, addr, nr_pages, caller);
 }
+
+void __kmemtrace_wrapper_enter(unsigned long ret, unsigned long in);
+void __kmemtrace_wrapper_exit(void);
+
+static __always_inline bool kmemtrace_wrapper_enter(unsigned long ret,
+						    unsigned long in)
+{
+	if (!static_branch_unlikely(&kmemtrace_hook_key))
+		return false;
+	__kmemtrace_wrapper_enter(ret, in);
+	return true;
+}
+
+/* Its return address and an address in it: the wrapper's own. */
+DEFINE_CLASS(kmemtrace_wrapper, bool, if (_T) __kmemtrace_wrapper_exit(),
+	     kmemtrace_wrapper_enter(ret, in), unsigned long ret,
+	     unsigned long in)
+
+/**
+ * kmemtrace_wrapper - keep this function's caller for the allocations in it
+ *
+ * For an allocation wrapper that does not pass its caller's address down
+ * (an allocation in it has the wrapper as its call site): the first
+ * statement after its declarations.  While the recorder records, it
+ * keeps the wrapper's return address until the wrapper returns, so that
+ * the recorder names the wrapper's caller without unwinding the stack.
+ * A wrapper that ends in a tail call leaves no frame and needs none.
+ * Any context.
+ */
+#define kmemtrace_wrapper()						\
+	CLASS(kmemtrace_wrapper, __UNIQUE_ID(kmemtrace))(_RET_IP_, _THIS_IP_)
 #else
 static inline void kmemtrace_init(void) { }
 static inline void kmemtrace_early_pages(void) { }
@@ -228,6 +261,7 @@ static inline void kmemtrace_oom(struct task_struct *victim, int order,
 static inline void kmemtrace_alloc_failed(enum kmt_trigger trig, gfp_t gfp,
 					  unsigned int order,
 					  struct kmem_cache *s) { }
+#define kmemtrace_wrapper()	do { } while (0)
 #endif
 
 #endif /* _LINUX_KMEMTRACE_H */

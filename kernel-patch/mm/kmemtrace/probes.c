@@ -6,8 +6,9 @@
  * kmem_cache_alloc_bulk(), kmem_cache_free_bulk() and kfree_bulk(),
  * through which kfree_rcu() and the maple tree free; the pages of
  * alloc_pages_bulk(); the vmalloc areas.  The hot probes write their
- * fixed layout with plain stores; a value that does not fit its slot, or
- * a call site inside a wrapper, goes down the general path.
+ * fixed layout with plain stores; a value that does not fit its slot
+ * goes down the general path, an allocation whose call site is inside a
+ * wrapper to kmt_record_via().
  */
 
 #define pr_fmt(fmt) "kmemtrace: " fmt
@@ -115,7 +116,7 @@ static __always_inline void kmt_kmalloc(unsigned long call_site,
 	/* both sizes below 0xffff, or the general path: it writes the same */
 	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) ||
 		     (bytes_req | slack) >= 0xffff || gfp >= 0xffffff ||
-		     !kmt_s8_fits(node) || kmt_maybe_wrapped(cs))) {
+		     !kmt_s8_fits(node))) {
 		u64 v[6] = { call_site, (unsigned long)ptr, bytes_req, slack,
 			     gfp, (s64)node };
 
@@ -125,6 +126,10 @@ static __always_inline void kmt_kmalloc(unsigned long call_site,
 	/* the layout's fields, little endian, as two words */
 	w0 = kmt_site_ptr(cs, off);
 	w1 = bytes_req | slack << 16 | (u64)(gfp | (u32)node << 24) << 32;
+	if (unlikely(kmt_maybe_wrapped(cs)) &&
+	    kmt_record_via(KMT_EV_KMALLOC_VIA, call_site, w0, w1,
+			   KMT_KMALLOC_BYTES))
+		return;
 	cb = this_cpu_ptr(&kmt_cpu_buf);
 	if (!kmt_reserve(cb, KMT_EV_KMALLOC, KMT_KMALLOC_BYTES, &r))
 		return;
@@ -158,13 +163,18 @@ static __always_inline void kmt_cache_alloc(unsigned long call_site,
 	struct kmt_rsv r;
 
 	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) ||
-		     id >= 0xffff || gfp >= 0xffffff || !kmt_s8_fits(node) ||
-		     kmt_maybe_wrapped(cs))) {
+		     id >= 0xffff || gfp >= 0xffffff || !kmt_s8_fits(node))) {
 		u64 v[5] = { call_site, (unsigned long)ptr, id, gfp, (s64)node };
 
 		kmt_record_alloc(KMT_EV_CACHE_ALLOC, kmt_enc_cache_alloc, v, 5);
 		return;
 	}
+	if (unlikely(kmt_maybe_wrapped(cs)) &&
+	    kmt_record_via(KMT_EV_CACHE_ALLOC_VIA, call_site,
+			   kmt_site_ptr(cs, off),
+			   id | (u64)(gfp | (u32)node << 24) << 16,
+			   KMT_CACHE_ALLOC_BYTES))
+		return;
 	if (!kmt_reserve(cb, KMT_EV_CACHE_ALLOC, KMT_CACHE_ALLOC_BYTES, &r))
 		return;
 	put_unaligned_le64(kmt_site_ptr(cs, off), r.p);
@@ -654,6 +664,17 @@ static __always_inline void kmt_check_layouts(void)
 	BUILD_BUG_ON(kmt_layout_bytes(KMT_EV_PAGE_FREE, 2) != KMT_PAGE_FREE_BYTES);
 	BUILD_BUG_ON(kmt_layout_bytes(KMT_EV_PAGE_FREE_BATCHED, 1) !=
 		     KMT_PAGE_BATCHED_BYTES);
+	/* kmt_record_via(): the plain layout's bytes, then the stack */
+	BUILD_BUG_ON(!kmt_layout_is(KMT_EV_KMALLOC_VIA, kmt_enc_kmalloc,
+				    ARRAY_SIZE(kmt_enc_kmalloc)));
+	BUILD_BUG_ON(kmt_probe_layouts[KMT_EV_KMALLOC_VIA - 1].nr_fields != 7 ||
+		     kmt_probe_layouts[KMT_EV_KMALLOC_VIA - 1].fields[6].enc !=
+		     KMT_ENC_STR);
+	BUILD_BUG_ON(!kmt_layout_is(KMT_EV_CACHE_ALLOC_VIA, kmt_enc_cache_alloc,
+				    ARRAY_SIZE(kmt_enc_cache_alloc)));
+	BUILD_BUG_ON(kmt_probe_layouts[KMT_EV_CACHE_ALLOC_VIA - 1].nr_fields != 6 ||
+		     kmt_probe_layouts[KMT_EV_CACHE_ALLOC_VIA - 1].fields[5].enc !=
+		     KMT_ENC_STR);
 }
 
 /* The copy of each hot probe attached: for a pool in a region or not. */

@@ -8,6 +8,11 @@
  * it starts, keeps a bit per 4 KiB of kernel text to spot their call
  * sites, and records those allocations with the return addresses out to
  * the first frame outside every wrapper.
+ *
+ * Those return addresses come from the wrappers themselves: while the
+ * recorder records, kmemtrace_wrapper() at the start of each keeps its
+ * return address on a small stack in the task until it returns.  The
+ * stack is unwound only when an entry is missing.
  */
 
 #define pr_fmt(fmt) "kmemtrace: " fmt
@@ -15,6 +20,8 @@
 #include <linux/bitmap.h>
 #include <linux/kallsyms.h>
 #include <linux/log2.h>
+#include <linux/mmdebug.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
 
@@ -71,14 +78,23 @@ static unsigned int kmt_wrappers_found(void)
 	return smp_load_acquire(&kmt_nr_wrappers);
 }
 
-static bool kmt_in_wrapper(unsigned long addr)
+/* The wrapper @addr is in: its index in kmt_wrappers[], or -1. */
+static int kmt_wrapper_of(unsigned long addr)
 {
-	unsigned int i, n = kmt_wrappers_found();
+	unsigned int i, n;
 
+	if (!kmt_maybe_wrapped(kmt_text_off(addr)))
+		return -1;
+	n = kmt_wrappers_found();
 	for (i = 0; i < n; i++)
 		if (addr - kmt_wrappers[i].start < kmt_wrappers[i].size)
-			return true;
-	return false;
+			return i;
+	return -1;
+}
+
+static bool kmt_in_wrapper_nr(unsigned long addr, int w)
+{
+	return addr - kmt_wrappers[w].start < kmt_wrappers[w].size;
 }
 
 /* Under kmt_mutex, or at boot: look the wrappers up once. */
@@ -153,7 +169,7 @@ static bool kmt_via_frame(void *cookie, unsigned long addr)
 		return ++w->seen < KMT_VIA_SAVE;
 	}
 	w->p = kmt_put_uvar(w->p, kmt_zigzag(kmt_text_off(addr)));
-	return ++w->kept < KMT_VIA_DEPTH && kmt_in_wrapper(addr);
+	return ++w->kept < KMT_VIA_DEPTH && kmt_wrapper_of(addr) >= 0;
 }
 
 /*
@@ -178,18 +194,157 @@ static noinline size_t kmt_via_stack(unsigned long call_site, u8 *out)
 }
 
 /*
+ * The same return addresses as kmt_via_stack(), for a call site in
+ * wrapper @w, from the entries the wrappers keep: the innermost must be
+ * @w's, and each return address still inside a wrapper must be followed
+ * by that wrapper's entry.  None when an entry is missing: a wrapper
+ * that keeps none (one that ends in a tail call has no frame to keep),
+ * one entered before the recorder started, wrappers nested deeper than
+ * the entries.
+ */
+static size_t kmt_via_kept(int w, u8 *out)
+{
+	const struct kmemtrace_wraps *ws = &current->kmemtrace_wraps;
+	unsigned int i = READ_ONCE(ws->depth);
+	unsigned int kept = 0;
+	unsigned long ret;
+	u8 *p = out;
+
+	if (i > KMEMTRACE_WRAP_DEPTH)
+		return 0;
+	while (i-- && kmt_in_wrapper_nr(ws->in[i], w)) {
+		ret = ws->ret[i];
+		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(ret)));
+		w = kmt_wrapper_of(ret);
+		if (w < 0 || ++kept == KMT_VIA_DEPTH)
+			return p - out;
+	}
+	return 0;
+}
+
+/*
+ * With CONFIG_DEBUG_VM: what the wrappers kept must be what the unwinder
+ * finds, where it finds the call site.
+ */
+static void kmt_via_check(unsigned long call_site, const struct kmt_str *kept)
+{
+	u8 unwound[KMT_VIA_DEPTH * 10];
+	size_t len = kmt_via_stack(call_site, unwound);
+
+	VM_WARN_ONCE(len && (len != kept->len || memcmp(unwound, kept->p, len)),
+		     "kmemtrace: the callers kept for %pS are not the stack's\n",
+		     (void *)call_site);
+}
+
+/**
+ * __kmemtrace_wrapper_enter - keep a wrapper's return address
+ * @ret: its return address
+ * @in:  an address inside it
+ *
+ * For kmemtrace_wrapper(), while the recorder records; any context.  The
+ * depth is raised before the entry is written, so that an interrupt in
+ * between pushes its own above it.
+ */
+void __kmemtrace_wrapper_enter(unsigned long ret, unsigned long in)
+{
+	struct kmemtrace_wraps *ws = &current->kmemtrace_wraps;
+	unsigned int d = ws->depth;
+
+	WRITE_ONCE(ws->depth, d + 1);
+	barrier();
+	if (d < KMEMTRACE_WRAP_DEPTH) {
+		ws->ret[d] = ret;
+		ws->in[d] = in;
+	}
+}
+
+/**
+ * __kmemtrace_wrapper_exit - a wrapper that kept its entry returns
+ *
+ * Whether or not the recorder still records: the entry was pushed.
+ */
+void __kmemtrace_wrapper_exit(void)
+{
+	struct kmemtrace_wraps *ws = &current->kmemtrace_wraps;
+
+	WRITE_ONCE(ws->depth, ws->depth - 1);
+}
+
+/*
+ * The stack field of a _via record for @call_site, in wrapper @w: from
+ * the entries the wrappers keep, or else from the unwinder.  Its length,
+ * 0 for none.
+ */
+static size_t kmt_via_frames(unsigned long call_site, int w, u8 *out)
+{
+	struct kmt_str kept = { out, kmt_via_kept(w, out) };
+
+	if (!kept.len)
+		return kmt_via_stack(call_site, out);
+	if (IS_ENABLED(CONFIG_DEBUG_VM))
+		kmt_via_check(call_site, &kept);
+	return kept.len;
+}
+
+/**
+ * kmt_record_via - write an allocation through a wrapper
+ * @type:      KMT_EV_KMALLOC_VIA or KMT_EV_CACHE_ALLOC_VIA
+ * @call_site: its call site, which the wrappers' filter lets through
+ * @w0:        the first 8 bytes of the plain record's payload
+ * @w1:        the rest of it, little endian
+ * @plen:      its bytes, all of whose fields fit their slots
+ *
+ * From the kmalloc and kmem_cache_alloc probes, with preemption disabled.
+ *
+ * Return: true when it is written or dropped; false when @call_site is in
+ * no wrapper, or no frame was found: the probe writes the plain record.
+ */
+noinline bool kmt_record_via(u8 type, unsigned long call_site, u64 w0, u64 w1,
+			     unsigned int plen)
+{
+	u8 stack[KMT_VIA_DEPTH * 10];
+	struct kmt_cpu *cb;
+	struct kmt_rsv r;
+	int w = kmt_wrapper_of(call_site);
+	size_t len;
+
+	BUILD_BUG_ON(sizeof(stack) >= 0x80);
+	if (w < 0)
+		return false;
+	len = kmt_via_frames(call_site, w, stack);
+	if (!len)
+		return false;
+	cb = this_cpu_ptr(&kmt_cpu_buf);
+	if (!kmt_reserve(cb, type, plen + 1 + len, &r))
+		return true;
+	/* the plain record's fields, then the stack: a one-byte length */
+	put_unaligned_le64(w0, r.p);
+	if (plen == 16) {
+		put_unaligned_le64(w1, r.p + 8);
+	} else {
+		put_unaligned_le16(w1, r.p + 8);
+		put_unaligned_le32(w1 >> 16, r.p + 10);
+	}
+	r.p[plen] = len;
+	memcpy(r.p + plen + 1, stack, len);
+	kmt_commit(cb, &r);
+	return true;
+}
+
+/*
  * An allocation the fast path does not write: a value too wide for its
- * slot, or a call site inside a wrapper (KMT_EV_KMALLOC_VIA,
- * KMT_EV_CACHE_ALLOC_VIA).  @v[0] is the call site.
+ * slot (KMT_EV_KMALLOC_VIA or KMT_EV_CACHE_ALLOC_VIA when its call site
+ * is inside a wrapper).  @v[0] is the call site.
  */
 noinline void kmt_record_alloc(u8 type, const u8 *enc, const u64 *v,
 			       unsigned int n)
 {
 	u8 stack[KMT_VIA_DEPTH * 10];
 	struct kmt_str str = { stack, 0 };
+	int w = kmt_wrapper_of(v[0]);
 
-	if (kmt_in_wrapper(v[0]))
-		str.len = kmt_via_stack(v[0], stack);
+	if (w >= 0)
+		str.len = kmt_via_frames(v[0], w, stack);
 	if (!str.len) {
 		kmt_record_fields(type, enc, v, n, NULL, 0);
 		return;

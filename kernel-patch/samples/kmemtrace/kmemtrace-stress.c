@@ -8,7 +8,10 @@
  * is done.  Read the file for how many pairs each context did.  Each
  * context allocates from its own function, so a trace of the run holds
  * exactly that many kmalloc and kfree events from each of them, in the
- * matching context, unless the recorder reports lost events.
+ * matching context, unless the recorder reports lost events.  One pair
+ * in 8 allocates through kasprintf(), a wrapper whose caller the
+ * recorder must name, also when an interrupt's kasprintf() comes in the
+ * middle of the task's.
  *
  * Write N to /sys/kernel/debug/kmemtrace-kfree-rcu to kmalloc() N objects
  * and free each with kfree_rcu() (every other one in its one-argument
@@ -74,7 +77,12 @@ static unsigned long stress_pairs;
 /* One pair, counted whether or not the allocation succeeded: both traced. */
 static __always_inline void stress_pair(int ctx, gfp_t gfp)
 {
-	void *p = kmalloc(48, gfp);
+	void *p;
+
+	if (!(atomic64_read(&stress_pairs_done[ctx]) & 7))
+		p = kasprintf(gfp, "%d", ctx);
+	else
+		p = kmalloc(48, gfp);
 
 	/* a pair the compiler must not drop */
 	OPTIMIZER_HIDE_VAR(p);
