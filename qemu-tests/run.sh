@@ -442,6 +442,9 @@ check "SMP stress: 4 vCPU allocating from task, softirq and hardirq, attach drai
 		-a 'kmemtrace.enable=1 kmfstress.pairs=$stress_pairs $stable_clock' '$out/$name' &&
 		[ \"\$(cat '$out/$name/hook.rc')\" = 0 ] && [ \"\$(cat '$out/$name/save.rc')\" = 0 ] ||
 		{ cat '$out/$name/hook.err' '$out/$name/save.err'; exit 1; }"
+# One pair in 8 goes through kasprintf(): put to the context's function
+# like the rest (an interrupt's kasprintf() amid the task's must not take
+# the task's caller), and there in every context.
 stress_counted() {	# NAME [CPUS PAIRS]: the trace's stress events == the sample's counts
 	ncpu=${2:-4}
 	npairs=${3:-$stress_pairs}
@@ -452,6 +455,7 @@ stress_counted() {	# NAME [CPUS PAIRS]: the trace's stress events == the sample'
 			if (!((k = $4 " " f " " c) in n)) keys++
 			n[k]++
 			if (f == "task" && $4 == "kmalloc") cpu[$2]++
+			if ($4 == "kmalloc" && $6 ~ /^via=kasprintf\+/) via[c]++
 		}
 		END {
 			for (k in n) print k, n[k] > "/dev/stderr"
@@ -461,6 +465,7 @@ stress_counted() {	# NAME [CPUS PAIRS]: the trace's stress events == the sample'
 			printf "frees %d %d %d\n",
 				n["kfree task task"], n["kfree softirq softirq"], n["kfree hardirq hardirq"]
 			printf "stray %d\n", keys - 6
+			printf "via %d %d %d\n", via["task"], via["softirq"], via["hardirq"]
 		}' > "$out/$1/stress.trace" 2> "$out/$1/stress.keys"
 	cat "$out/$1/hook.out" "$out/$1/stress.trace" "$out/$1/stress.keys"
 	t=$(awk '$1 == "task" { print $2 }' "$out/$1/hook.out")
@@ -470,6 +475,7 @@ stress_counted() {	# NAME [CPUS PAIRS]: the trace's stress events == the sample'
 		grep -qx "task $t softirq $s hardirq $h" "$out/$1/stress.trace" &&
 		grep -qx "frees $t $s $h" "$out/$1/stress.trace" &&
 		grep -qx "stray 0" "$out/$1/stress.trace" &&
+		grep -qE "^via [1-9][0-9]* [1-9][0-9]* [1-9][0-9]*\$" "$out/$1/stress.trace" &&
 		[ "$(grep -c "^cpu [0-9]* $npairs\$" "$out/$1/stress.trace")" = "$ncpu" ]
 }
 # On each CPU, every event's time >= the one before, but where the
