@@ -73,6 +73,12 @@ via_hits=$("$kmf" report --live -v "$out/insns/boot.kmt" |
 [ "${via_hits:-0}" -ge $((2 * 2 * pairs)) ] || {
 	log "only ${via_hits:-0} allocations through __kvmalloc_node_noprof recorded, not $((2 * 2 * pairs))"; exit 1; }
 log "$via_hits allocations through __kvmalloc_node_noprof, put past it"
+# ... to the right caller: the bench's own function, 8 KiB each
+caller_hits=$("$kmf" report --caller "$out/insns/boot.kmt" |
+	awk -F'|' '$1 ~ /^ *bench_cpu\+/ && $2 ~ /\/8192 *$/ { gsub(/ /, "", $4); n += $4 }
+		END { print n + 0 }')
+[ "$caller_hits" -ge $((2 * 2 * pairs)) ] || {
+	log "only $caller_hits kvmalloc() allocations put on bench_cpu, not $((2 * 2 * pairs))"; exit 1; }
 cost() { awk -v k="$2" -v s="$3" -v c="$4" '$1 == k && $2 == s { print $c }' "$out/$1.txt"; }
 ratio() {
 	awk -v a="$(cost "$1" event kmemflight 5)" -v b="$(cost "$1" event ftrace 5)" \
@@ -202,8 +208,9 @@ An allocation through a wrapper: each CPU then does $pairs
 \`kvmalloc(8192)\`/\`kvfree()\` pairs; the allocation's call site is inside
 \`__kvmalloc_node_noprof\`, so kmemflight writes it with the return
 addresses out to the bench function (a \`kmalloc_via\` record, the
-stack read by the ORC unwinder: $via_hits such records in the counted
-run), ftrace with the wrapper as call site. The pair, and what its allocation event
+return address kept by the wrapper's \`kmemtrace_wrapper()\`: $via_hits
+such records in the counted run, $caller_hits of them put on
+\`bench_cpu\`), ftrace with the wrapper as call site. The pair, and what its allocation event
 costs: the pair's cost over "off" less one ordinary slab event (the
 \`kfree\`):
 
