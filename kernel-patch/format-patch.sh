@@ -204,13 +204,17 @@ outside every wrapper.
 Unwinding for them costs some 3000 instructions per allocation, five
 times an ftrace event.  So a wrapper may keep its own return address:
 kmemtrace_wrapper(), a class (linux/cleanup.h) at its start, pushes it
-on a stack of four entries in the task while the recorder records
-(a static key: a no-op otherwise) and pops it when the wrapper
-returns.  An interrupt pushes above the task's entries and pops its own
-before it returns, as current->alloc_tag is saved and restored.  The
-probe takes the return addresses from there when the innermost entry
-is the wrapper's that holds the call site and each address still in a
-wrapper is followed by that wrapper's entry, and unwinds otherwise."
+on a stack of four entries in the task while the kmem probes are
+attached (a static key of its own, on before they attach and followed
+by a grace period, off after they are gone: a no-op otherwise) and pops
+it when the wrapper returns.  An interrupt pushes above the task's
+entries and pops its own before it returns, as current->alloc_tag is
+saved and restored.  The probe takes the return addresses from there
+when the innermost entry is the wrapper's that holds the call site and
+each address still in a wrapper is followed by that wrapper's entry,
+and unwinds otherwise (also for a return address that function_graph
+or a kretprobe replaced).  With CONFIG_DEBUG_VM it unwinds as well and
+warns if the two differ."
 
 add mm/kmemtrace/early.c
 makefile_with buffer.o probes.o wrappers.o early.o
@@ -353,30 +357,53 @@ compiles away without CONFIG_KMEMTRACE.  memblock=debug now names the
 first caller outside memblock for allocations and for memblock_free()
 too, instead of memblock's own functions."
 
-for p in mm-util.c.patch mm-mempool.c.patch lib-kasprintf.c.patch \
-	lib-kobject.c.patch drivers-base-core.c.patch \
-	drivers-base-devres.c.patch net-core-skbuff.c.patch; do
+for p in mm-util.c.patch mm-mempool.c.patch; do
 	edit "$p"
 done
-commit "mm, lib, driver core, net: allocation wrappers keep their callers for kmemtrace" \
-"The allocation wrappers that kmemtrace looks past (kvmalloc(),
-kvrealloc(), kvmemdup(), vmemdup_user(), strndup_user(), kasprintf(),
-the kobject and device naming functions, mempool creation, the devm_
-string and copy helpers, the skb head allocation) call
-kmemtrace_wrapper() first, so that the recorder finds their callers
-without unwinding: on a QEMU guest (-icount) the recorder's event for
-an allocation through kvmalloc() costs 376 instructions instead of
-3302, against 593 for an ftrace kmem event and 159 for the recorder's
-ordinary one; the record written is the same.  Wrappers that
-end in a tail call (kstrdup_const(), kmemdup_array(),
-kvasprintf_const(), mempool_alloc_slab() ...) are left alone: they
-leave no frame, and a call site in their caller's frame needs no entry
-of theirs.
+commit "mm: kmemtrace: kvmalloc() and mempool creation keep their callers" \
+"kmemtrace looks past allocation wrappers to their callers.  Unwinding
+for each such allocation costs the recorder some 3000 instructions, five
+times an ftrace kmem event.  The wrappers in mm/ that do not end in a
+tail call (__kvmalloc_node_noprof(), kvrealloc_noprof(), kvmemdup(),
+vmemdup_user(), strndup_user(), mempool_init_node(),
+mempool_init_noprof(), mempool_create_node_noprof()) now call
+kmemtrace_wrapper() first, so that the recorder finds their callers on
+the task's stack of wrapper entries: on a QEMU guest (-icount) the
+recorder's event for an allocation through kvmalloc() costs 376
+instructions instead of 3302, against 593 for an ftrace kmem event and
+159 for the recorder's ordinary one.  The record is the same.
+
+Those that end in a tail call (kstrdup_const(), kmemdup_array(),
+mempool_alloc_slab(), mempool_kmalloc()) are left alone: they leave no
+frame, and no call site is in them.
 
 Without CONFIG_KMEMTRACE kmemtrace_wrapper() is empty; with it and the
 recorder off it is a static branch, and a test of a local when the
 wrapper returns: a kvmalloc()/kvfree() pair of 8 KiB takes 222
 instructions instead of 209 on a kernel without CONFIG_JUMP_LABEL."
+
+for p in lib-kasprintf.c.patch lib-kobject.c.patch \
+	drivers-base-core.c.patch drivers-base-devres.c.patch; do
+	edit "$p"
+done
+commit "lib, driver core: kasprintf() and the kobject, device and devm_ helpers keep their callers for kmemtrace" \
+"kasprintf(), kobject_set_name_vargs(), kobject_set_name(),
+kobject_add(), kobject_init_and_add(), dev_set_name(), devm_kstrdup(),
+devm_kvasprintf(), devm_kasprintf() and devm_kmemdup() allocate for
+their callers without passing the caller's address down, so kmemtrace
+names their callers by unwinding, at some 3000 instructions per
+allocation.  They now call kmemtrace_wrapper() first, as the mm/
+wrappers do: a no-op branch unless the recorder's probes are attached.
+On the QEMU test boot some 900 allocations go through them, the device
+and kobject names."
+
+edit net-core-skbuff.c.patch
+commit "net: kmalloc_reserve() keeps its caller for kmemtrace" \
+"An skb head allocated by kmalloc_reserve() has it as its call site;
+kmemtrace names its caller (__alloc_skb(), pskb_expand_head() ...) by
+unwinding while it records.  kmalloc_reserve() now calls
+kmemtrace_wrapper() first, as the mm/ wrappers do: a no-op branch
+unless the recorder's probes are attached."
 
 maintainers_with "^F:.(Documentation|arch/|include/|mm/)"
 add Documentation/trace/kmemtrace.rst Documentation/ABI/testing/tracefs-kmemtrace

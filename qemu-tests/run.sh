@@ -221,6 +221,16 @@ wrappers_named() {	# NAME
 	grep -E "^[1-9][0-9]* allocations made through a wrapper are put to the first caller outside it:$" "$out/$1/live-v.txt"
 }
 
+# ... and their callers came from the wrappers' own entries: every
+# allocation through one in the trace is counted in stats (via_kept,
+# via_unwound), and on the QEMU boot none needed the unwinder.
+wrappers_kept() {	# NAME
+	n=$(sed -n 's/^\([0-9]*\) allocations made through a wrapper .*/\1/p' "$out/$1/live-v.txt")
+	awk -v n="${n:-0}" '$1 !~ /^#/ { k += $9; u += $10 }
+		END { print "trace " n " kept " k " unwound " u; exit !(n > 0 && k == n && u == 0) }' \
+		"$out/$1/stats"
+}
+
 # The picture of the boot (kmemflight plot), as librsvg draws it: valid,
 # nothing outside it; the stack at the end is report --footprint's
 # memblock, pages and buffers, to the byte; the phases are the boot's; memblock, page and
@@ -314,6 +324,8 @@ for cpus in 1 2; do
 		footprint_balance "$name"
 	check "$name: kvmalloc() users named, not the wrapper; -v lists the wrappers" \
 		wrappers_named "$name"
+	check "$name: the wrappers kept their callers: no allocation through one was unwound" \
+		wrappers_kept "$name"
 	[ "$cpus" = 2 ] && check "$name: plot: rendered, the stack at the end is the footprint, the boot's phases" \
 		plot_real_boot "$name"
 	[ "$cpus" = 2 ] && check "$name: flame: page stacks, the footprint's pages and buffers, speedscope's schema" \

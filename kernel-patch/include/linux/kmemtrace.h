@@ -201,13 +201,14 @@ static __always_inline void kmemtrace_vfree(const void *addr,
 		__kmemtrace_vmalloc(KMT_VM_FREE, addr, nr_pages, caller);
 }
 
+DECLARE_STATIC_KEY_FALSE(kmemtrace_wrap_key);
 void __kmemtrace_wrapper_enter(unsigned long ret, unsigned long in);
 void __kmemtrace_wrapper_exit(void);
 
 static __always_inline bool kmemtrace_wrapper_enter(unsigned long ret,
 						    unsigned long in)
 {
-	if (!static_branch_unlikely(&kmemtrace_hook_key))
+	if (!static_branch_unlikely(&kmemtrace_wrap_key))
 		return false;
 	__kmemtrace_wrapper_enter(ret, in);
 	return true;
@@ -221,13 +222,14 @@ DEFINE_CLASS(kmemtrace_wrapper, bool, if (_T) __kmemtrace_wrapper_exit(),
 /**
  * kmemtrace_wrapper - keep this function's caller for the allocations in it
  *
- * For an allocation wrapper that does not pass its caller's address down
- * (an allocation in it has the wrapper as its call site): the first
- * statement after its declarations.  While the recorder records, it
- * keeps the wrapper's return address until the wrapper returns, so that
- * the recorder names the wrapper's caller without unwinding the stack.
- * A wrapper that ends in a tail call leaves no frame and needs none.
- * Any context.
+ * For a built-in allocation wrapper of kmt_wrapper_names[] that does not
+ * pass its caller's address down (an allocation in it has the wrapper as
+ * its call site): the first statement after its declarations.  While the
+ * recorder's kmem probes are attached, it keeps the wrapper's return
+ * address until the wrapper returns, so that the recorder names the
+ * wrapper's caller without unwinding the stack.  Not for a wrapper that
+ * ends in a tail call (it leaves no frame), nor for one that passes its
+ * caller down (its entry would hide its caller's).  Any context.
  */
 #define kmemtrace_wrapper()						\
 	CLASS(kmemtrace_wrapper, __UNIQUE_ID(kmemtrace))(_RET_IP_, _THIS_IP_)

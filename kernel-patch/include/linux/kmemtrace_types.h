@@ -6,20 +6,29 @@
 #define KMEMTRACE_WRAP_DEPTH	4
 
 /**
+ * struct kmemtrace_wrap - an allocation wrapper a task is in
+ * @ret: its return address
+ * @in:  an address inside it
+ */
+struct kmemtrace_wrap {
+	unsigned long	ret;
+	unsigned long	in;
+};
+
+/**
  * struct kmemtrace_wraps - the allocation wrappers a task is in
  * @depth: wrappers entered and not left, including those not kept
- * @ret:   each kept wrapper's return address, outermost first
- * @in:    an address inside each kept wrapper
+ * @wrap:  the kept ones, outermost first
  *
- * kmemtrace_wrapper() pushes an entry when a wrapper starts and pops it
- * when it returns, while the recorder records.  An interrupt that enters
- * a wrapper pushes on top of the task's entries and pops its own before
- * it returns, so that each context reads its own on top.
+ * kmemtrace_wrapper() pushes an entry when a built-in wrapper starts
+ * and pops it when the wrapper returns, while kmemtrace records.  An
+ * interrupt that enters a wrapper pushes above the task's entries and
+ * pops its own before it returns, so that each context finds its own
+ * on top.
  */
 struct kmemtrace_wraps {
-	unsigned int	depth;
-	unsigned long	ret[KMEMTRACE_WRAP_DEPTH];
-	unsigned long	in[KMEMTRACE_WRAP_DEPTH];
+	unsigned int		depth;
+	struct kmemtrace_wrap	wrap[KMEMTRACE_WRAP_DEPTH];
 };
 
 #endif /* _LINUX_KMEMTRACE_TYPES_H */

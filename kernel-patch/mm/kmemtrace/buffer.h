@@ -123,6 +123,9 @@ struct kmt_cpu {
 	local_t		overwritten;	/* flight mode: events of reused sub-buffers */
 	local_t		frozen_dropped;	/* events dropped while frozen */
 	local_t		reusing;	/* a writer is giving the oldest one back */
+	/* allocations through wrappers: callers from their entries, unwound */
+	local_t		via_kept;
+	local_t		via_unwound;
 	u64		last_ts;
 	struct arch_kmt_clock clock;	/* local_clock(), when valid */
 	bool		clock_busy;	/* a writer is taking the copy */

@@ -116,6 +116,8 @@ static __always_inline bool kmt_maybe_wrapped(s64 cs)
 }
 
 void kmt_find_wrappers(void);
+void kmt_wrappers_start(void);
+void kmt_wrappers_stop(void);
 void kmt_emit_wrappers(void);
 void kmt_record_alloc(u8 type, const u8 *enc, const u64 *v, unsigned int n);
 bool kmt_record_via(u8 type, unsigned long call_site, u64 w0, u64 w1,

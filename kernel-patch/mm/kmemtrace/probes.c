@@ -694,10 +694,11 @@ int kmt_register_kmem(void)
 	kmt_check_layouts();
 	kmt_pg_own_init();
 	kmt_kmem_persist = kmt_persist_pool();
+	kmt_wrappers_start();
 	/* The page probes first: at boot the early pages wait for them. */
 	ret = register_trace_mm_page_free(KMT_PICK(page_free), NULL);
 	if (ret)
-		return ret;
+		goto err_wrappers;
 	WRITE_ONCE(kmt_pg_free_live, true);
 	ret = register_trace_mm_page_free_batched(KMT_PICK(page_free_batched),
 						  NULL);
@@ -736,10 +737,17 @@ err_batched:
 err_free:
 	WRITE_ONCE(kmt_pg_free_live, false);
 	unregister_trace_mm_page_free(KMT_PICK(page_free), NULL);
+	tracepoint_synchronize_unregister();
+err_wrappers:
+	kmt_wrappers_stop();
 	return ret;
 }
 
-/* Only after kmt_register_kmem() succeeded. */
+/*
+ * Only after kmt_register_kmem() succeeded; the caller then waits for
+ * the probes (tracepoint_synchronize_unregister()) and stops the
+ * wrappers' entries (kmt_wrappers_stop()).
+ */
 void kmt_unregister_kmem(void)
 {
 	static_branch_disable(&kmemtrace_hook_key);

@@ -546,6 +546,8 @@ static int kmt_setup_buffers(void)
 		local_set(&cb->lost, 0);
 		local_set(&cb->overwritten, 0);
 		local_set(&cb->frozen_dropped, 0);
+		local_set(&cb->via_kept, 0);
+		local_set(&cb->via_unwound, 0);
 	}
 	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "mm/kmemtrace:prepare",
 				kmt_cpu_prepare, kmt_cpu_dead);
@@ -698,6 +700,9 @@ void kmt_unregister_groups(unsigned long mask)
 		if (mask & BIT(g))
 			kmt_group_ops[g].unreg();
 	tracepoint_synchronize_unregister();
+	/* No kmem probe reads the wrappers' entries any more. */
+	if (mask & BIT(KMT_GROUP_KMEM))
+		kmt_wrappers_stop();
 }
 
 /*

@@ -740,16 +740,17 @@ static int kmt_stats_show(struct seq_file *m, void *v)
 	struct kmt_cpu *cb;
 	int cpu;
 
-	seq_puts(m, "# cpu events lost subbufs_read held_bytes overwritten frozen_dropped has_slots\n");
+	seq_puts(m, "# cpu events lost subbufs_read held_bytes overwritten frozen_dropped has_slots via_kept via_unwound\n");
 	for_each_possible_cpu(cpu) {
 		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
 		/* after kmt_release_buffers(), the counts of what was read */
-		seq_printf(m, "%d %lu %lu %u %lu %lu %lu %d\n", cpu,
+		seq_printf(m, "%d %lu %lu %u %lu %lu %lu %d %lu %lu\n", cpu,
 			   local_read(&cb->events), local_read(&cb->lost),
 			   READ_ONCE(cb->consumed), kmt_held_bytes(cb),
 			   local_read(&cb->overwritten),
 			   local_read(&cb->frozen_dropped),
-			   !!kmt_cpu_slots(cb));
+			   !!kmt_cpu_slots(cb), local_read(&cb->via_kept),
+			   local_read(&cb->via_unwound));
 	}
 	return 0;
 }

@@ -10,17 +10,20 @@
  * the first frame outside every wrapper.
  *
  * Those return addresses come from the wrappers themselves: while the
- * recorder records, kmemtrace_wrapper() at the start of each keeps its
- * return address on a small stack in the task until it returns.  The
- * stack is unwound only when an entry is missing.
+ * kmem probes are attached, kmemtrace_wrapper() at the start of each
+ * keeps its return address on a small stack in the task until it
+ * returns.  The stack is unwound only when an entry is missing.
  */
 
 #define pr_fmt(fmt) "kmemtrace: " fmt
 
 #include <linux/bitmap.h>
+#include <linux/ftrace.h>
 #include <linux/kallsyms.h>
+#include <linux/kprobes.h>
 #include <linux/log2.h>
 #include <linux/mmdebug.h>
+#include <linux/rethook.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
@@ -70,6 +73,15 @@ static union {
 } kmt_no_wrappers;
 
 struct kmt_wrap_filter *kmt_wrap_filter __read_mostly = &kmt_no_wrappers.f;
+
+/*
+ * On from before the kmem probes are attached until after they are gone:
+ * a wrapper running while a probe may read its context's entries has
+ * pushed its own, unless it started before the probes and the grace
+ * period that follow the key (a task's, whose older entries are not
+ * there either).
+ */
+DEFINE_STATIC_KEY_FALSE(kmemtrace_wrap_key);
 
 /* Wrappers found so far. */
 static unsigned int kmt_wrappers_found(void)
@@ -193,6 +205,20 @@ static noinline size_t kmt_via_stack(unsigned long call_site, u8 *out)
 	return w.p - out;
 }
 
+/* Whether @ret is a tracer's trampoline that stands for a return address. */
+static bool kmt_ret_trampoline(unsigned long ret)
+{
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+	if (ret == (unsigned long)return_to_handler)
+		return true;
+#endif
+#ifdef CONFIG_RETHOOK
+	if (is_rethook_trampoline(ret))
+		return true;
+#endif
+	return is_kretprobe_trampoline(ret);
+}
+
 /*
  * The same return addresses as kmt_via_stack(), for a call site in
  * wrapper @w, from the entries the wrappers keep: the innermost must be
@@ -206,17 +232,24 @@ static size_t kmt_via_kept(int w, u8 *out)
 {
 	const struct kmemtrace_wraps *ws = &current->kmemtrace_wraps;
 	unsigned int i = READ_ONCE(ws->depth);
-	unsigned int kept = 0;
 	unsigned long ret;
 	u8 *p = out;
 
+	/* at most KMT_VIA_DEPTH frames, as kmt_via_stack() */
+	BUILD_BUG_ON(KMEMTRACE_WRAP_DEPTH > KMT_VIA_DEPTH);
 	if (i > KMEMTRACE_WRAP_DEPTH)
 		return 0;
-	while (i-- && kmt_in_wrapper_nr(ws->in[i], w)) {
-		ret = ws->ret[i];
-		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(ret)));
+	while (i-- && kmt_in_wrapper_nr(READ_ONCE(ws->wrap[i].in), w)) {
+		ret = READ_ONCE(ws->wrap[i].ret);
 		w = kmt_wrapper_of(ret);
-		if (w < 0 || ++kept == KMT_VIA_DEPTH)
+		/*
+		 * A return address that function_graph or a kretprobe took
+		 * over: the unwinder finds the real one.
+		 */
+		if (w < 0 && kmt_ret_trampoline(ret))
+			return 0;
+		p = kmt_put_uvar(p, kmt_zigzag(kmt_text_off(ret)));
+		if (w < 0)
 			return p - out;
 	}
 	return 0;
@@ -248,13 +281,13 @@ static void kmt_via_check(unsigned long call_site, const struct kmt_str *kept)
 void __kmemtrace_wrapper_enter(unsigned long ret, unsigned long in)
 {
 	struct kmemtrace_wraps *ws = &current->kmemtrace_wraps;
-	unsigned int d = ws->depth;
+	unsigned int d = READ_ONCE(ws->depth);
 
 	WRITE_ONCE(ws->depth, d + 1);
 	barrier();
 	if (d < KMEMTRACE_WRAP_DEPTH) {
-		ws->ret[d] = ret;
-		ws->in[d] = in;
+		WRITE_ONCE(ws->wrap[d].ret, ret);
+		WRITE_ONCE(ws->wrap[d].in, in);
 	}
 }
 
@@ -266,24 +299,51 @@ void __kmemtrace_wrapper_enter(unsigned long ret, unsigned long in)
 void __kmemtrace_wrapper_exit(void)
 {
 	struct kmemtrace_wraps *ws = &current->kmemtrace_wraps;
+	unsigned int d = READ_ONCE(ws->depth);
 
-	WRITE_ONCE(ws->depth, ws->depth - 1);
+	VM_WARN_ON_ONCE(!d);
+	WRITE_ONCE(ws->depth, d - 1);
+}
+
+/*
+ * Under kmt_mutex, before the kmem probes are attached: wrappers push
+ * from now on, and once the grace period is over every wrapper running
+ * in an interrupt has pushed.  At boot, before the scheduler, the grace
+ * period is over at once.
+ */
+void kmt_wrappers_start(void)
+{
+	static_branch_enable(&kmemtrace_wrap_key);
+	synchronize_rcu();
+}
+
+/* Once the kmem probes are gone (tracepoint_synchronize_unregister()). */
+void kmt_wrappers_stop(void)
+{
+	static_branch_disable(&kmemtrace_wrap_key);
 }
 
 /*
  * The stack field of a _via record for @call_site, in wrapper @w: from
  * the entries the wrappers keep, or else from the unwinder.  Its length,
- * 0 for none.
+ * 0 for none.  Counted in stats, with preemption disabled.
  */
 static size_t kmt_via_frames(unsigned long call_site, int w, u8 *out)
 {
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	struct kmt_str kept = { out, kmt_via_kept(w, out) };
+	size_t len;
 
-	if (!kept.len)
-		return kmt_via_stack(call_site, out);
-	if (IS_ENABLED(CONFIG_DEBUG_VM))
-		kmt_via_check(call_site, &kept);
-	return kept.len;
+	if (kept.len) {
+		local_inc(&cb->via_kept);
+		if (IS_ENABLED(CONFIG_DEBUG_VM))
+			kmt_via_check(call_site, &kept);
+		return kept.len;
+	}
+	len = kmt_via_stack(call_site, out);
+	if (len)
+		local_inc(&cb->via_unwound);
+	return len;
 }
 
 /**
@@ -309,6 +369,7 @@ noinline bool kmt_record_via(u8 type, unsigned long call_site, u64 w0, u64 w1,
 	size_t len;
 
 	BUILD_BUG_ON(sizeof(stack) >= 0x80);
+	lockdep_assert_preemption_disabled();
 	if (w < 0)
 		return false;
 	len = kmt_via_frames(call_site, w, stack);
@@ -343,8 +404,11 @@ noinline void kmt_record_alloc(u8 type, const u8 *enc, const u64 *v,
 	struct kmt_str str = { stack, 0 };
 	int w = kmt_wrapper_of(v[0]);
 
-	if (w >= 0)
+	if (w >= 0) {
+		preempt_disable_notrace();
 		str.len = kmt_via_frames(v[0], w, stack);
+		preempt_enable_notrace();
+	}
 	if (!str.len) {
 		kmt_record_fields(type, enc, v, n, NULL, 0);
 		return;
