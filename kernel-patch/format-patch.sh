@@ -214,7 +214,10 @@ when the innermost entry is the wrapper's that holds the call site and
 each address still in a wrapper is followed by that wrapper's entry,
 and unwinds otherwise (also for a return address that function_graph
 or a kretprobe replaced).  With CONFIG_DEBUG_VM it unwinds as well and
-warns if the two differ."
+warns if the two differ.  The stats file counts both kinds per CPU.
+
+The stack grows task_struct by 72 bytes with CONFIG_KMEMTRACE, next to
+the sanitizers' contexts, and copy_process() empties it."
 
 add mm/kmemtrace/early.c
 makefile_with buffer.o probes.o wrappers.o early.o

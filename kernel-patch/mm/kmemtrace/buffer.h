@@ -123,15 +123,15 @@ struct kmt_cpu {
 	local_t		overwritten;	/* flight mode: events of reused sub-buffers */
 	local_t		frozen_dropped;	/* events dropped while frozen */
 	local_t		reusing;	/* a writer is giving the oldest one back */
-	/* allocations through wrappers: callers from their entries, unwound */
-	local_t		via_kept;
-	local_t		via_unwound;
 	u64		last_ts;
 	struct arch_kmt_clock clock;	/* local_clock(), when valid */
 	bool		clock_busy;	/* a writer is taking the copy */
 	/* the pid of the last record with one, and its sub-buffer's seq << 32 */
 	u64		pid_key;	/* U64_MAX: none in this sub-buffer */
 	unsigned int	consumed;	/* next sequence number to read */
+	/* allocations through wrappers: callers from their entries, unwound */
+	local_t		via_kept;
+	local_t		via_unwound;
 	bool		waiting;
 	unsigned long	open;		/* bit 0: the data file is open */
 	int		cpu;

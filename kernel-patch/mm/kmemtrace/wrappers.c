@@ -75,11 +75,12 @@ static union {
 struct kmt_wrap_filter *kmt_wrap_filter __read_mostly = &kmt_no_wrappers.f;
 
 /*
- * On from before the kmem probes are attached until after they are gone:
- * a wrapper running while a probe may read its context's entries has
- * pushed its own, unless it started before the probes and the grace
- * period that follow the key (a task's, whose older entries are not
- * there either).
+ * On from before the kmem probes are attached until after they are
+ * gone.  Wrappers push while it is on.  A wrapper in an interrupt that
+ * started before it is over before the probes attach (a grace period
+ * follows the key); a task's wrapper that started before it has no
+ * entry, nor have the wrappers around it, so its allocations are
+ * unwound.
  */
 DEFINE_STATIC_KEY_FALSE(kmemtrace_wrap_key);
 
@@ -274,9 +275,9 @@ static void kmt_via_check(unsigned long call_site, const struct kmt_str *kept)
  * @ret: its return address
  * @in:  an address inside it
  *
- * For kmemtrace_wrapper(), while the recorder records; any context.  The
- * depth is raised before the entry is written, so that an interrupt in
- * between pushes its own above it.
+ * For kmemtrace_wrapper(), while the kmem probes are attached; any
+ * context.  The depth is raised before the entry is written, so that an
+ * interrupt in between pushes its own above it.
  */
 void __kmemtrace_wrapper_enter(unsigned long ret, unsigned long in)
 {
@@ -354,7 +355,8 @@ static size_t kmt_via_frames(unsigned long call_site, int w, u8 *out)
  * @w1:        the rest of it, little endian
  * @plen:      its bytes, all of whose fields fit their slots
  *
- * From the kmalloc and kmem_cache_alloc probes, with preemption disabled.
+ * From the kmalloc and kmem_cache_alloc probes (and the bulk allocation
+ * hook through them), with preemption disabled.
  *
  * Return: true when it is written or dropped; false when @call_site is in
  * no wrapper, or no frame was found: the probe writes the plain record.
@@ -404,11 +406,9 @@ noinline void kmt_record_alloc(u8 type, const u8 *enc, const u64 *v,
 	struct kmt_str str = { stack, 0 };
 	int w = kmt_wrapper_of(v[0]);
 
-	if (w >= 0) {
-		preempt_disable_notrace();
+	lockdep_assert_preemption_disabled();
+	if (w >= 0)
 		str.len = kmt_via_frames(v[0], w, stack);
-		preempt_enable_notrace();
-	}
 	if (!str.len) {
 		kmt_record_fields(type, enc, v, n, NULL, 0);
 		return;
