@@ -73,9 +73,10 @@ fi
 # The objects: the recorder and its samples, and every mm/ file that
 # includes a header the series edits (mm/slab.h) or that it edits itself,
 # if the configuration builds it (configured: below).
-# And the files the series edits outside mm/ (arch/x86/kernel/tsc.c).
+# And the files the series edits outside mm/ (arch/x86/kernel/tsc.c,
+# kernel/fork.c, the wrappers in lib/, drivers/base/ and net/core/).
 candidates=$( (cd "$top/patched" && grep -l '^#include "slab.h"' mm/*.c
-	"$repo/kernel-patch/apply.sh" --files | grep -E '^(mm|arch|kernel|lib)/.*\.c$' |
+	"$repo/kernel-patch/apply.sh" --files | grep -E '^(mm|arch|kernel|lib|drivers|net)/.*\.c$' |
 		grep -v '^mm/kmemtrace/') | sed 's/\.c$/.o/' | LC_ALL=C sort -u)
 samples="samples/kmemtrace/kmemtrace-retain.o samples/kmemtrace/kmemtrace-bench.o samples/kmemtrace/kmemtrace-bench-rb.o samples/kmemtrace/kmemtrace-stress.o samples/kmemtrace/kmemtrace-leak.o"
 
@@ -137,7 +138,7 @@ warnings() {	# BUILD: the compiler's warnings, without line and column
 	# (the series moves lines); host tools' (genksyms' parse.y) are not
 	# the objects', and appear only in the run that builds them
 	grep -E '^[^ :]+:[0-9]+:[0-9]+: (warning|error):' "$1/kmf-objects.log" |
-		sed -E 's#^.*/((mm|include|samples|arch|kernel|lib)/[^:]*):[0-9]+:[0-9]+:#\1:#' |
+		sed -E 's#^.*/((mm|include|samples|arch|kernel|lib|drivers|net)/[^:]*):[0-9]+:[0-9]+:#\1:#' |
 		LC_ALL=C sort
 }
 
@@ -153,6 +154,8 @@ new_warnings() {	# BUILD: warnings the pristine build of the same objects lacks
 }
 
 configured() {	# BUILD OBJECT...: those their directory's Makefile builds in that .config
+	cb=$1
+	shift
 	for o in "$@"; do
 		# the Makefile's assignments, continuation lines joined: VAR OP OBJS...
 		sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$top/pristine/$(dirname "$o")/Makefile" > "$out/dir.mk"
@@ -165,7 +168,7 @@ configured() {	# BUILD OBJECT...: those their directory's Makefile builds in tha
 			*-y) echo "$o" ;;
 			*-\$\(CONFIG_*\))
 				c=${v#*\$\(}
-				grep -qx "${c%\)}=y" "$1/.config" && echo "$o" ;;
+				grep -qx "${c%\)}=y" "$cb/.config" && echo "$o" ;;
 			esac
 		done
 	done | LC_ALL=C sort -u

@@ -4,6 +4,7 @@
 
 #include <linux/cleanup.h>
 #include <linux/gfp_types.h>
+#include <linux/init.h>
 #include <linux/instruction_pointer.h>
 #include <linux/jump_label.h>
 #include <linux/types.h>
