@@ -258,7 +258,7 @@ frozen_dropped() {
 	cat "$d/stats.frozen" "$d/stats.frozen2"
 	awk 'FNR == 1 { f++ } $1 == "0" { e[f] = $2; fd[f] = $7; n[f] = NF }
 		$1 == "1" { l1[f] = $3; fd1[f] = $7 }
-		END { exit !(n[1] == 8 && e[2] - e[1] <= 6000 && fd[2] - fd[1] >= 40000 - 6000 &&
+		END { exit !(n[1] == 10 && e[2] - e[1] <= 6000 && fd[2] - fd[1] >= 40000 - 6000 &&
 			l1[2] - l1[1] >= 40000 && fd1[2] == 0) }' \
 		"$d/stats.frozen" "$d/stats.frozen2" &&
 	want=$(awk '$1 == "0" { print $7 }' "$d/stats.frozen2") &&
