@@ -53,9 +53,10 @@ uint() {
 	echo "$v"
 }
 
-# extract FILE OFFSET LENGTH > OUT
+# extract FILE OFFSET LENGTH > OUT (no pipe: under pipefail, tail would
+# die of SIGPIPE whenever head stops reading first)
 extract() {
-	tail -c +"$(($2 + 1))" "$1" | head -c "$3"
+	dd if="$1" iflag=skip_bytes,count_bytes bs=64K skip="$2" count="$3" status=none
 }
 
 # split NAME FILE: one seed per CPU section and kallsyms section
