@@ -27,34 +27,79 @@ unsigned int kmt_mode __read_mostly = KMT_MODE_BOOT;
 
 /* ---- the clock -------------------------------------------------------- */
 
-/*
- * Take this CPU's copy of the clock, on its CPU, when it opens a
- * sub-buffer and the copy it has is stale.  A writer that interrupts the
- * update sees no valid copy and calls local_clock(), and does not update
- * it itself (it would mix its copy's fields with this one's); one that
- * the update interrupted between its reads of the copy has its
- * reservation fail (the update came with one), and reads the clock
- * again.
- */
-static void kmt_clock_update(struct kmt_cpu *cb)
+static bool kmt_clock_take(struct arch_kmt_clock *copy, bool local)
 {
 	struct arch_kmt_clock c;
 	u64 gen;
 
-	if (arch_kmt_clock_valid(&cb->clock) || READ_ONCE(cb->clock_busy))
+	WRITE_ONCE(copy->gen, U64_MAX);
+	barrier();
+	if (!arch_kmt_clock_get(&c, local))
+		return false;
+	gen = c.gen;
+	c.gen = U64_MAX;
+	*copy = c;
+	barrier();
+	WRITE_ONCE(copy->gen, gen);
+	return true;
+}
+
+/*
+ * Take this CPU's copy of the clock, on its CPU, when it opens a
+ * sub-buffer and the copy it has is stale: local_clock()'s, or, before
+ * sched_clock is stable, sched_clock()'s.  A writer that interrupts the
+ * update sees no valid copy, or an odd clock_seq, and calls
+ * local_clock(), and does not update it itself (it would mix its copy's
+ * fields with this one's); one that the update interrupted between its
+ * reads of the copy has its reservation fail (the update came with one),
+ * and reads the clock again.
+ */
+static void kmt_clock_update(struct kmt_cpu *cb)
+{
+	unsigned int seq = READ_ONCE(cb->clock_seq);
+
+	if (arch_kmt_clock_valid(&cb->clock) || (seq & 1))
 		return;
-	WRITE_ONCE(cb->clock_busy, true);
-	WRITE_ONCE(cb->clock.gen, U64_MAX);
+	WRITE_ONCE(cb->clock_seq, seq + 1);
 	barrier();
-	if (arch_kmt_clock_get(&c)) {
-		gen = c.gen;
-		c.gen = U64_MAX;
-		cb->clock = c;
+	if (!kmt_clock_take(&cb->clock, true) &&
+	    !arch_kmt_clock_valid(&cb->sched))
+		kmt_clock_take(&cb->sched, false);
+	barrier();
+	WRITE_ONCE(cb->clock_seq, seq + 2);
+}
+
+/**
+ * kmt_clock_slow - local_clock() without a copy of it
+ * @cb: this CPU's buffer
+ *
+ * Before sched_clock is stable, local_clock() is sched_clock() filtered
+ * through this CPU's sched_clock_data: the recorder computes
+ * sched_clock() from its copy and has local_clock_at() do the rest, the
+ * same value local_clock() gives, and kept as this CPU's clock.  Only
+ * from a copy read whole: an update that interrupted the reads (its
+ * clock_seq changed) could have mixed two copies' fields, a time
+ * local_clock_at() would keep, and a scale that changed during the read
+ * (its generation moved) gives a time local_clock() would not have.  Otherwise, or with no copy,
+ * local_clock().  Out of line: only the boot and a stale copy come here.
+ *
+ * Return: local_clock() on this CPU.
+ */
+noinline u64 kmt_clock_slow(struct kmt_cpu *cb)
+{
+	unsigned int seq = READ_ONCE(cb->clock_seq);
+	u64 now;
+
+	barrier();
+	if (!(seq & 1) && arch_kmt_clock_valid(&cb->sched)) {
+		now = arch_kmt_clock_read(&cb->sched);
 		barrier();
-		WRITE_ONCE(cb->clock.gen, gen);
+		/* and still the CPU's scale after the read */
+		if (READ_ONCE(cb->clock_seq) == seq &&
+		    arch_kmt_clock_valid(&cb->sched))
+			return local_clock_at(now);
 	}
-	barrier();
-	WRITE_ONCE(cb->clock_busy, false);
+	return local_clock();
 }
 
 /* ---- the pool -------------------------------------------------------- */

@@ -40,7 +40,7 @@ struct arch_kmt_clock {
 	u64	gen;
 };
 
-static inline bool arch_kmt_clock_get(struct arch_kmt_clock *c)
+static inline bool arch_kmt_clock_get(struct arch_kmt_clock *c, bool local)
 {
 	return false;
 }
@@ -125,7 +125,8 @@ struct kmt_cpu {
 	local_t		reusing;	/* a writer is giving the oldest one back */
 	u64		last_ts;
 	struct arch_kmt_clock clock;	/* local_clock(), when valid */
-	bool		clock_busy;	/* a writer is taking the copy */
+	struct arch_kmt_clock sched;	/* sched_clock(), before it is stable */
+	unsigned int	clock_seq;	/* odd while a writer takes a copy */
 	/* the pid of the last record with one, and its sub-buffer's seq << 32 */
 	u64		pid_key;	/* U64_MAX: none in this sub-buffer */
 	unsigned int	consumed;	/* next sequence number to read */
@@ -228,6 +229,8 @@ static __always_inline u64 kmt_state(u64 ts, unsigned int seq, unsigned int pos)
 	return (ts << 32) | ((u64)(seq & KMT_SEQ_MASK) << KMT_POS_BITS) | pos;
 }
 
+u64 kmt_clock_slow(struct kmt_cpu *cb);
+
 /*
  * The time of a record: local_clock().  That costs some 40 instructions,
  * most of them calls and the sched_clock latch around the TSC read.
@@ -235,15 +238,18 @@ static __always_inline u64 kmt_state(u64 ts, unsigned int seq, unsigned int pos)
  * x86, a scale of the TSC while sched_clock is stable), each CPU keeps a
  * copy of it, taken when it opens a sub-buffer, and checks it before each
  * use: a copy the architecture has changed since (a new scale, a resume,
- * the TSC found unstable) is not used, and local_clock() is called until
- * the next sub-buffer takes a new one.  Either way the time is what
- * local_clock() gives on this CPU at that moment.
+ * the TSC found unstable) is not used.  Until sched_clock is stable (the
+ * boot, up to a late initcall), or when the copy is stale, the time is
+ * kmt_clock_slow()'s.  Either way it is what local_clock() gives on this
+ * CPU at that moment.
  */
 static __always_inline u64 kmt_clock(struct kmt_cpu *cb)
 {
+	if (!IS_ENABLED(CONFIG_ARCH_HAS_KMEMTRACE_CLOCK))
+		return local_clock();
 	if (likely(arch_kmt_clock_valid(&cb->clock)))
 		return arch_kmt_clock_read(&cb->clock);
-	return local_clock();
+	return kmt_clock_slow(cb);
 }
 
 /* On while the pool is a reserve_mem= region (persist.c). */

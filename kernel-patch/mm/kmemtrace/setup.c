@@ -189,6 +189,7 @@ static void kmt_reset_cpu(struct kmt_cpu *cb, int cpu)
 	WRITE_ONCE(cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
 	cb->pid_key = U64_MAX;
 	cb->clock.gen = U64_MAX;
+	cb->sched.gen = U64_MAX;
 	cb->last_ts = local_clock();
 }
 
@@ -492,6 +493,7 @@ static int kmt_cpu_dead(unsigned int cpu)
 	}
 	/* Its clock may not go on from here: local_clock() until it opens one. */
 	WRITE_ONCE(cb->clock.gen, U64_MAX);
+	WRITE_ONCE(cb->sched.gen, U64_MAX);
 	return 0;
 }
 

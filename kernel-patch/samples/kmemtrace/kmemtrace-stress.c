@@ -22,8 +22,9 @@
  * The recorder's clock against the kernel's: a clock stamp allocates
  * CLOCK_BYTES on one CPU between two reads of local_clock(), interrupts
  * off, so the trace's kmalloc record of that object must lie between
- * the two.  Every online CPU is stamped at device_initcall time, before
- * sched_clock_init_late() can mark sched_clock stable, and again at each
+ * the two.  Every online CPU is stamped at subsys, fs and device initcall
+ * time, before sched_clock_init_late() can mark sched_clock stable (the
+ * recorder's time then comes through local_clock_at()), and again at each
  * write to /sys/kernel/debug/kmemtrace-clock; read it for the stamps,
  * "cpu CPU t0 NS t1 NS stable|unstable" lines, in the order they were
  * taken: the i-th stamp of a CPU is the i-th CLOCK_BYTES allocation of
@@ -357,13 +358,27 @@ static const struct file_operations clock_fops = {
 	.release	= single_release,
 };
 
-/* Before sched_clock_init_late(), a late initcall. */
+/* Before sched_clock_init_late(), a late initcall: three, ticks apart. */
 static int __init kmemtrace_clock_init(void)
 {
 	clock_stamp_all();
 	return 0;
 }
-device_initcall(kmemtrace_clock_init);
+subsys_initcall(kmemtrace_clock_init);
+
+static int __init kmemtrace_clock_init_fs(void)
+{
+	clock_stamp_all();
+	return 0;
+}
+fs_initcall(kmemtrace_clock_init_fs);
+
+static int __init kmemtrace_clock_init_device(void)
+{
+	clock_stamp_all();
+	return 0;
+}
+device_initcall(kmemtrace_clock_init_device);
 
 static int __init kmemtrace_stress_init(void)
 {

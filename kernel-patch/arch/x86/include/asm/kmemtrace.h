@@ -2,11 +2,13 @@
 /*
  * kmemtrace's clock on x86: local_clock() as this CPU's scale of the TSC.
  *
- * While sched_clock is the TSC and stable, local_clock() is
- * cyc2ns_offset + __sched_clock_offset + (tsc * cyc2ns_mul >> cyc2ns_shift)
- * with this CPU's cyc2ns data.  A recorder keeps a copy of those numbers
- * per CPU and scales the TSC itself, some 40 instructions cheaper than a
- * call to local_clock().  The copy is checked before each use against a
+ * While sched_clock is the TSC, sched_clock() is
+ * cyc2ns_offset + (tsc * cyc2ns_mul >> cyc2ns_shift) with this CPU's
+ * cyc2ns data, and once it is stable local_clock() is that plus
+ * __sched_clock_offset.  A recorder keeps a copy of those numbers per CPU
+ * and scales the TSC itself, some 40 instructions cheaper than a call to
+ * local_clock(); before sched_clock is stable it hands its sched_clock()
+ * to local_clock_at().  The copy is checked before each use against a
  * per-CPU generation that tsc.c bumps whenever the numbers change (a new
  * scale, a resume, the TSC found unstable): a stale copy is never used.
  */
@@ -21,7 +23,8 @@
 DECLARE_PER_CPU(atomic_t, tsc_clock_gen);
 
 /**
- * struct arch_kmt_clock - a copy of local_clock()'s scale of the TSC
+ * struct arch_kmt_clock - a copy of local_clock()'s or sched_clock()'s
+ *                         scale of the TSC
  * @offset: nanoseconds at TSC 0
  * @mul:    nanoseconds = TSC * @mul >> @shift
  * @shift:  at most 32
@@ -36,13 +39,14 @@ struct arch_kmt_clock {
 	u64	gen;
 };
 
-bool arch_kmt_clock_get(struct arch_kmt_clock *c);
+bool arch_kmt_clock_get(struct arch_kmt_clock *c, bool local);
 
 /**
- * arch_kmt_clock_valid - whether @c is this CPU's local_clock() now
+ * arch_kmt_clock_valid - whether @c is still this CPU's clock
  * @c: a copy taken on this CPU, with preemption disabled since
  *
- * Return: true if arch_kmt_clock_read(@c) is local_clock() on this CPU.
+ * Return: true if arch_kmt_clock_read(@c) is the clock it copied,
+ * local_clock() or sched_clock(), on this CPU.
  */
 static __always_inline bool arch_kmt_clock_valid(const struct arch_kmt_clock *c)
 {
@@ -50,7 +54,7 @@ static __always_inline bool arch_kmt_clock_valid(const struct arch_kmt_clock *c)
 }
 
 /**
- * arch_kmt_clock_read - local_clock() from a valid copy
+ * arch_kmt_clock_read - the clock from a valid copy
  * @c: the copy, arch_kmt_clock_valid()
  *
  * TSC * mul >> shift as two 64-bit products, of the TSC's low and high
@@ -58,7 +62,8 @@ static __always_inline bool arch_kmt_clock_valid(const struct arch_kmt_clock *c)
  * exact since shift <= 32, without the 128-bit product that makes
  * callers realign their stack.
  *
- * Return: local_clock() on this CPU, in nanoseconds.
+ * Return: local_clock() or sched_clock() on this CPU, as copied, in
+ * nanoseconds.
  */
 static __always_inline u64 arch_kmt_clock_read(const struct arch_kmt_clock *c)
 {
