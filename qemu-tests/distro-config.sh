@@ -74,10 +74,12 @@ fi
 # includes a header the series edits (mm/slab.h) or that it edits itself,
 # if the configuration builds it (configured: below).
 # And the files the series edits outside mm/ (arch/x86/kernel/tsc.c,
-# kernel/fork.c, the wrappers in lib/, drivers/base/ and net/core/).
+# kernel/fork.c, kernel/sched/clock.c in build_utility.o, the wrappers
+# in lib/, drivers/base/ and net/core/).
 candidates=$( (cd "$top/patched" && grep -l '^#include "slab.h"' mm/*.c
 	"$repo/kernel-patch/apply.sh" --files | grep -E '^(mm|arch|kernel|lib|drivers|net)/.*\.c$' |
-		grep -v '^mm/kmemtrace/') | sed 's/\.c$/.o/' | LC_ALL=C sort -u)
+		grep -v '^mm/kmemtrace/') |
+	sed -e 's|^kernel/sched/clock\.c$|kernel/sched/build_utility.c|' -e 's/\.c$/.o/' | LC_ALL=C sort -u)
 samples="samples/kmemtrace/kmemtrace-retain.o samples/kmemtrace/kmemtrace-bench.o samples/kmemtrace/kmemtrace-bench-rb.o samples/kmemtrace/kmemtrace-stress.o samples/kmemtrace/kmemtrace-leak.o"
 
 # Debian's configuration, made buildable in a plain tree: the trusted and

@@ -145,8 +145,10 @@ each_patch_builds() {
 		for f in $(git -C "$t" diff --diff-filter=A --name-only HEAD~1 HEAD); do
 			maintained "$t" "$f" || { echo "$name: $f is not in the MAINTAINERS entry"; rc=1; }
 		done
-		objs=$(git -C "$t" diff --diff-filter=AM --name-only HEAD~1 HEAD -- 'arch/*.c' 'mm/*.c' 'samples/*.c' |
-			sed 's/\.c$/.o/')
+		# kernel/sched/clock.c is built as part of build_utility.o
+		objs=$(git -C "$t" diff --diff-filter=AM --name-only HEAD~1 HEAD -- \
+			'arch/*.c' 'kernel/*.c' 'mm/*.c' 'samples/*.c' |
+			sed -e 's|^kernel/sched/clock\.c$|kernel/sched/build_utility.c|' -e 's/\.c$/.o/')
 		[ -n "$objs" ] || { echo "$name: no C file"; continue; }
 		# every sample (the leak sample wants ZONE_DMA), again at each
 		# patch that changes a Kconfig file: olddefconfig drops the
@@ -232,7 +234,8 @@ preempt_rt_build() {
 	for o in PREEMPT_RT CGROUPS DEBUG_ATOMIC_SLEEP KMEMTRACE; do
 		grep -qx "CONFIG_$o=y" "$rt/.config" || { echo "CONFIG_$o is not set"; return 1; }
 	done
-	objs=$("$repo/kernel-patch/apply.sh" --files | sed -n 's/\.c$/.o/p')
+	objs=$("$repo/kernel-patch/apply.sh" --files |
+		sed -e 's|^kernel/sched/clock\.c$|kernel/sched/build_utility.c|' -n -e 's/\.c$/.o/p')
 	# shellcheck disable=SC2086 # a list of objects
 	(cd "$rt" && rm -f $objs)
 	# shellcheck disable=SC2086
