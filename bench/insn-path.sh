@@ -2,14 +2,15 @@
 # Where the recorder's instructions go: single-step the bench kernel
 # through QEMU's gdbstub and name each instruction's function.
 #
-#   bench/insn-path.sh [-k BZIMAGE] [-S STATE] [-s SYMBOL] [-i SKIP]
-#                      [-n STEPS] [-a CMDLINE] OUTDIR
+#   bench/insn-path.sh [-k BZIMAGE] [-S STATE] [-g GATE] [-s SYMBOL]
+#                      [-i SKIP] [-n STEPS] [-a CMDLINE] OUTDIR
 #
 # Boots the bench kernel (qemu-tests/build-kernel.sh bench, or -k) on
 # one vCPU with nokaslr, and runs bench/guest-cost.sh in one state
 # (STATE: kmemflight by default, the recorder on; off, ftrace, both,
 # flight as guest-cost.sh has them).  gdb waits for the bench's loops
-# (bench_cpu()), then for the SKIP+1-th entry of SYMBOL (default kfree,
+# (bench_cpu(), or the function GATE; -g - waits for nothing: the boot's
+# path), then for the SKIP+1-th entry of SYMBOL (default kfree,
 # 200: past the first pairs' refills; kvfree for the kvmalloc loop), then
 # steps STEPS instructions (default 4000) one at a time; QEMU masks
 # interrupts and timers while it single-steps, so that what is counted
@@ -28,17 +29,19 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 kernel=
 state=kmemflight
 symbol=kfree
+gatesym=bench_cpu
 skip=200
 steps=4000
 extra=
 usage() {
-	echo "usage: $0 [-k BZIMAGE] [-S STATE] [-s SYMBOL] [-i SKIP] [-n STEPS] [-a CMDLINE] OUTDIR" >&2
+	echo "usage: $0 [-k BZIMAGE] [-S STATE] [-g GATE] [-s SYMBOL] [-i SKIP] [-n STEPS] [-a CMDLINE] OUTDIR" >&2
 	exit 2
 }
-while getopts k:S:s:i:n:a:h o; do
+while getopts k:S:g:s:i:n:a:h o; do
 	case $o in
 	k) kernel=$OPTARG ;;
 	S) state=$OPTARG ;;
+	g) gatesym=$OPTARG ;;
 	s) symbol=$OPTARG ;;
 	i) skip=$OPTARG ;;
 	n) steps=$OPTARG ;;
@@ -65,8 +68,11 @@ map=${kernel%/arch/x86/boot/bzImage}/System.map
 func() { awk -v s="$1" '$3 == s && $2 ~ /^[tTwW]$/ { print $1; exit }' "$map"; }
 addr=$(func "$symbol")
 [ -n "$addr" ] || { echo "$0: $symbol is not a function in $map" >&2; exit 1; }
-gate=$(func bench_cpu)
-[ -n "$gate" ] || { echo "$0: no bench_cpu in $map: a kernel without the kmemtrace-bench sample" >&2; exit 1; }
+gate=0
+if [ "$gatesym" != - ]; then
+	gate=$(func "$gatesym")
+	[ -n "$gate" ] || { echo "$0: $gatesym is not a function in $map (bench_cpu: a kernel without the kmemtrace-bench sample)" >&2; exit 1; }
+fi
 
 # a port of our own for the gdbstub: the first free one from 20000 up
 port=20000
@@ -119,7 +125,8 @@ def stop_at(a, ignore):
     gdb.execute("delete", to_string=True)
     return pc
 
-stop_at(gate, 0)
+if gate:
+    stop_at(gate, 0)
 pc = stop_at(addr, skip)
 with open(os.environ["KMF_OUT"] + "/path.txt", "w") as out:
     for i in range(steps):
