@@ -133,7 +133,6 @@ each_patch_builds() {
 	git -C "$t" checkout -q --detach "$base" && git -C "$t" reset -q --hard "$base" &&
 		git -C "$t" clean -qfdx || return 1
 	mkdir -p "$b"
-	cp "$build/.config" "$b/.config"
 	rc=0
 	configured=
 	for p in $(patches); do
@@ -151,11 +150,14 @@ each_patch_builds() {
 			sed -e 's|^kernel/sched/clock\.c$|kernel/sched/build_utility.c|' -e 's/\.c$/.o/')
 		[ -n "$objs" ] || { echo "$name: no C file"; continue; }
 		# every sample (the leak sample wants ZONE_DMA), again at each
-		# patch that changes a Kconfig file: olddefconfig drops the
-		# options a tree does not have yet.  Only then: a new .config
-		# makes every object's build configure the tree again.
+		# patch that changes a Kconfig file, from the QEMU kernel's
+		# .config each time: olddefconfig drops the options a tree
+		# does not have yet (CONFIG_KMEMTRACE before mm/Kconfig.debug
+		# has it).  Only then: a new .config makes every object's build
+		# configure the tree again.
 		if [ -z "$configured" ] ||
 			git -C "$t" diff --name-only HEAD~1 HEAD | grep -q 'Kconfig'; then
+			cp "$build/.config" "$b/.config"
 			"$t/scripts/config" --file "$b/.config" --enable SAMPLES --enable ZONE_DMA \
 				--enable SAMPLE_KMEMTRACE_RETAIN --enable SAMPLE_KMEMTRACE_BENCH \
 				--enable SAMPLE_KMEMTRACE_BENCH_RB \
