@@ -80,8 +80,9 @@ static void kmt_clock_update(struct kmt_cpu *cb)
  * from a copy read whole: an update that interrupted the reads (its
  * clock_seq changed) could have mixed two copies' fields, a time
  * local_clock_at() would keep, and a scale that changed during the read
- * (its generation moved) gives a time local_clock() would not have.  Otherwise, or with no copy,
- * local_clock().  Out of line: only the boot and a stale copy come here.
+ * (its generation moved) gives a time local_clock() would not have.
+ * Otherwise, or with no copy, local_clock().  Out of line: only the boot
+ * and a stale copy come here.
  *
  * Return: local_clock() on this CPU.
  */
