@@ -124,12 +124,16 @@ test_expect_success 'the report says what ftrace could not see, once' '
 	grep -q "boot.kmt: this trace from ftrace has no vmscan or compaction events: trace mm_vmscan_direct_reclaim_begin/end" err
 '
 
+# A direct-map offset can start with ffff too (0xffffff00: 4 GiB less 256
+# bytes into it, on a machine with more): an address is 16 digits.
 test_expect_success '--keep-recording turns tracing back on; --no-addresses strips them' '
 	trace_workload && echo 1 > "$I/tracing_on" &&
 	"$KMF" save -q --from-ftrace --keep-recording --no-addresses "$inst" boot.kmt &&
 	test "$(cat "$I/tracing_on")" = 1 &&
 	"$KMF" info boot.kmt | grep -q "^addresses:   relative" &&
-	! "$KMF" dump boot.kmt | grep -q "ptr=0xffff"
+	"$KMF" dump boot.kmt > dump &&
+	grep -q " ptr=0x[0-9a-f]* " dump &&
+	! grep -Eq "ptr=0x[0-9a-f]{16}( |$)" dump
 '
 
 test_done
