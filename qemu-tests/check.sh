@@ -27,6 +27,13 @@ check() {
 	fi
 }
 
+# objects_of: the objects kbuild makes of the C files among the paths on
+# stdin, one per line; kernel/sched/clock.c is compiled inside
+# build_utility.o, which #includes it
+objects_of() {
+	sed -n -e 's|^kernel/sched/clock\.c$|kernel/sched/build_utility.c|' -e 's/\.c$/.o/p'
+}
+
 check_done() {
 	echo "$suite: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]

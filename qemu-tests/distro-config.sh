@@ -78,8 +78,7 @@ fi
 # in lib/, drivers/base/ and net/core/).
 candidates=$( (cd "$top/patched" && grep -l '^#include "slab.h"' mm/*.c
 	"$repo/kernel-patch/apply.sh" --files | grep -E '^(mm|arch|kernel|lib|drivers|net)/.*\.c$' |
-		grep -v '^mm/kmemtrace/') |
-	sed -e 's|^kernel/sched/clock\.c$|kernel/sched/build_utility.c|' -e 's/\.c$/.o/' | LC_ALL=C sort -u)
+		grep -v '^mm/kmemtrace/') | objects_of | LC_ALL=C sort -u)
 samples="samples/kmemtrace/kmemtrace-retain.o samples/kmemtrace/kmemtrace-bench.o samples/kmemtrace/kmemtrace-bench-rb.o samples/kmemtrace/kmemtrace-stress.o samples/kmemtrace/kmemtrace-leak.o"
 
 # Debian's configuration, made buildable in a plain tree: the trusted and

@@ -144,10 +144,8 @@ each_patch_builds() {
 		for f in $(git -C "$t" diff --diff-filter=A --name-only HEAD~1 HEAD); do
 			maintained "$t" "$f" || { echo "$name: $f is not in the MAINTAINERS entry"; rc=1; }
 		done
-		# kernel/sched/clock.c is built as part of build_utility.o
 		objs=$(git -C "$t" diff --diff-filter=AM --name-only HEAD~1 HEAD -- \
-			'arch/*.c' 'kernel/*.c' 'mm/*.c' 'samples/*.c' |
-			sed -e 's|^kernel/sched/clock\.c$|kernel/sched/build_utility.c|' -e 's/\.c$/.o/')
+			'arch/*.c' 'kernel/*.c' 'mm/*.c' 'samples/*.c' | objects_of)
 		[ -n "$objs" ] || { echo "$name: no C file"; continue; }
 		# every sample (the leak sample wants ZONE_DMA), again at each
 		# patch that changes a Kconfig file, from the QEMU kernel's
@@ -236,8 +234,7 @@ preempt_rt_build() {
 	for o in PREEMPT_RT CGROUPS DEBUG_ATOMIC_SLEEP KMEMTRACE; do
 		grep -qx "CONFIG_$o=y" "$rt/.config" || { echo "CONFIG_$o is not set"; return 1; }
 	done
-	objs=$("$repo/kernel-patch/apply.sh" --files |
-		sed -e 's|^kernel/sched/clock\.c$|kernel/sched/build_utility.c|' -n -e 's/\.c$/.o/p')
+	objs=$("$repo/kernel-patch/apply.sh" --files | objects_of)
 	# shellcheck disable=SC2086 # a list of objects
 	(cd "$rt" && rm -f $objs)
 	# shellcheck disable=SC2086

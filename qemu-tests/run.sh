@@ -552,9 +552,9 @@ fi
 # The recorder's clock is the kernel's: every clock stamp of the
 # kmemtrace-stress sample (an allocation between two reads of
 # local_clock() on one CPU, interrupts off, at subsys, fs and device
-# initcall time, before sched_clock is stable, when the recorder's time
-# comes through local_clock_at(), and three times from clock-hook.sh,
-# after it is, but with tsc=unstable) has its kmalloc record in the trace at
+# initcall time, before sched_clock is stable (the recorder's time then
+# comes through local_clock_at()), and three times from clock-hook.sh,
+# once it is stable (never, with tsc=unstable)) has its kmalloc record in the trace at
 # a time between the two reads, on its CPU: the documented bound.  The
 # i-th stamp of a CPU is its i-th record (local_clock() is monotonic on
 # a CPU; before sched_clock is stable it is not comparable across CPUs).
