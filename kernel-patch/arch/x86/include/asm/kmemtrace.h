@@ -16,7 +16,7 @@
 #define _ASM_X86_KMEMTRACE_H
 
 #include <linux/atomic.h>
-#include <linux/math64.h>
+#include <linux/build_bug.h>
 #include <linux/percpu.h>
 #include <asm/msr.h>
 
@@ -60,17 +60,23 @@ static __always_inline bool arch_kmt_clock_valid(const struct arch_kmt_clock *c)
  * TSC * mul >> shift as two 64-bit products, of the TSC's low and high
  * halves: the same nanoseconds as mul_u64_u32_shr(), the high half's
  * exact since shift <= 32, without the 128-bit product that makes
- * callers realign their stack.
+ * callers realign their stack.  The halves are taken as RDTSC leaves
+ * them, in EAX and EDX with the upper halves of RAX and RDX cleared (as
+ * rdtsc() declares them on x86-64), not joined into one value to be
+ * split again.
  *
  * Return: local_clock() or sched_clock() on this CPU, as copied, in
  * nanoseconds.
  */
 static __always_inline u64 arch_kmt_clock_read(const struct arch_kmt_clock *c)
 {
-	u64 tsc = rdtsc();
+	unsigned long lo, hi;
 
-	return c->offset + (mul_u32_u32(tsc, c->mul) >> c->shift) +
-	       (mul_u32_u32(tsc >> 32, c->mul) << c->lshift);
+	/* 64-bit halves: ARCH_HAS_KMEMTRACE_CLOCK is x86-64's only */
+	BUILD_BUG_ON(sizeof(lo) != sizeof(u64));
+	asm volatile("rdtsc" : "=a" (lo), "=d" (hi));
+	return c->offset + ((lo * c->mul) >> c->shift) +
+	       ((hi * c->mul) << c->lshift);
 }
 
 #endif /* _ASM_X86_KMEMTRACE_H */
