@@ -21,7 +21,8 @@
 # journal (the whole journal of the boot, monotonic time), units
 # (systemctl list-units --all), failed (systemctl --failed), state
 # (systemctl is-system-running), save.status and attach.status
-# (systemctl status of both units), boot_id, lib.ls (ls -l of
+# (systemctl status of both units), boot_id, busy (/proc/uptime and
+# /proc/stat's cpu line right after multi-user.target), lib.ls (ls -l of
 # /var/lib/kmemflight), the saved boot-BOOT_ID.kmt and .summary, spool.ls
 # and spool.log (the spool as the save left it), attach.ps (the
 # attach processes alive before the save), uptime and dmesg.
@@ -176,6 +177,7 @@ ls -la /run/kmemflight > "$d/spool.ls" 2>&1
 cat /run/kmemflight/log > "$d/spool.log" 2>&1
 journalctl -b -o short-monotonic --no-pager > "$d/journal" 2>&1
 cat /proc/uptime > "$d/uptime"
+cp /run/kmftest-busy "$d/busy" 2>/dev/null
 dmesg > "$d/dmesg"
 echo done > "$d/collected"
 sync
@@ -194,7 +196,25 @@ ExecStart=/usr/local/sbin/kmftest-collect
 [Install]
 WantedBy=multi-user.target
 UNIT
-systemctl --root="$root" -q enable kmftest-collect.service
+# The CPU time of the boot up to multi-user.target, for the benchmark
+# of the recorder's cost on this boot (bench/systemd-cost.sh): ordered
+# right after the target and before kmemflight's own save, /proc/uptime
+# and /proc/stat's cpu line.
+cat > "$root/etc/systemd/system/kmftest-busy.service" <<'UNIT'
+[Unit]
+Description=kmemflight test: the CPU time to multi-user.target
+After=multi-user.target
+Before=kmemflight-save.service kmftest-collect.service
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh -c 'cat /proc/uptime; grep "^cpu " /proc/stat'
+StandardOutput=file:/run/kmftest-busy
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+systemctl --root="$root" -q enable kmftest-collect.service kmftest-busy.service
 rm -f "$out/root.img"
 mke2fs -q -t ext4 -L kmftest -d "$root" -E root_owner=0:0 "$out/root.img" 1536M > /dev/null
 rm -rf "$root"
