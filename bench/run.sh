@@ -202,8 +202,8 @@ Benchmarks are not tests: nothing here passes or fails.
 ## 1. Cost per event in the kernel
 
 One boot of the bench kernel (\`qemu-tests/build-kernel.sh bench\`: the
-QEMU test kernel plus the \`kmemtrace-bench\` sample, built with -O2 and
-jump labels as distributions build their kernels; every figure here comes from it). In the guest,
+QEMU test kernel plus the \`kmemtrace-bench\` sample, built with -O2 as
+distributions build their kernels; every figure here comes from it). In the guest,
 \`bench/guest-cost.sh\` writes $pairs to \`/sys/kernel/debug/kmemtrace-bench\`
 in four states, $rounds rounds in turn: each online CPU does $pairs
 \`kmalloc(64)\`/\`kfree()\` pairs, then $pairs \`alloc_page()\`/\`__free_page()\`
