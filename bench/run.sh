@@ -315,8 +315,8 @@ once recording. The guest's CPU time up to \`multi-user.target\` (its
 uptime less idle and iowait time, read by a unit ordered right after
 the target) counts the instructions it ran. Low, in both boots, by up
 to 4 M instructions per stretch of work: the QEMU kernel samples idle
-and iowait time at its 250 Hz tick, so the difference is good to some
-millions:
+and iowait time at its 250 Hz tick, so the difference is good to tens
+of millions (half a percent from one pair of boots to the next):
 
 | kmemtrace.enable | instructions to multi-user.target | events |
 |---|---|---|

@@ -12,8 +12,9 @@
 # the QEMU kernel ticks periodically (250 Hz) and samples idle and
 # iowait at its ticks, so each stretch of work counts to the tick before
 # its end (up to 4 ms, 4 M instructions, less per stretch), in both boots
-# (the figures come out low, their difference to some millions), and
-# /proc/uptime has 10 ms.
+# (the figures come out low; their difference moves by tens of millions,
+# half a percent, from one pair of boots to the next), and /proc/uptime
+# has 10 ms.
 #
 #   bench/systemd-cost.sh [-k BZIMAGE] OUTDIR
 #
