@@ -5,13 +5,16 @@
 # -icount shift=0 at once: the cost loops of bench/guest-cost.sh in boot
 # mode (off, kmemflight, ftrace, both) and in flight mode (off, flight,
 # ftrace), one round of PAIRS pairs each.  With -i, two more boots, with
-# kmemtrace.enable=0 and =1, for the instructions to /init.
+# kmemtrace.enable=0 and =1, for the instructions to /init.  bench/run.sh
+# takes its instruction counts from here.
 #
 #   bench/quick-cost.sh [-k BZIMAGE] [-p PAIRS] [-i] OUTDIR
 #
 # Prints bench/cost.awk's tables (the "event" lines are the cost per
-# event) and, with -i, "init off N M on N M +P %, E events, I per event".
-# Not a test: nothing passes or fails.
+# event), also in OUTDIR/insns.txt and OUTDIR/finsns.txt, and, with -i,
+# "init off N M on N M +P %, E events, I per event" (the boots in
+# OUTDIR/init0 and OUTDIR/init1).  Fails if the recorder lost an event
+# during the loops.  Not a test: nothing passes or fails.
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,10 +62,20 @@ for n in insns finsns; do
 		echo "quick-cost.sh: the $n boot failed; see $out/$n.log" >&2
 		exit 1
 	fi
+	# the recorder must have kept (or, in flight mode, overwritten and
+	# counted) everything while the loops ran
+	awk '$1 ~ /^[0-9]+$/ && NF >= 4 && $3 != 0 { bad = 1 } END { exit bad }' "$out/$n/hook.out" || {
+		echo "quick-cost.sh: the recorder lost events during the $n loops: bigger buffers needed" >&2
+		exit 1
+	}
 done
-awk -v pairs="$pairs" -v states=off,kmemflight,ftrace,both -f "$repo/bench/cost.awk" "$out/insns/hook.out"
+awk -v pairs="$pairs" -v states=off,kmemflight,ftrace,both -f "$repo/bench/cost.awk" \
+	"$out/insns/hook.out" > "$out/insns.txt"
+awk -v pairs="$pairs" -v states=off,flight,ftrace -f "$repo/bench/cost.awk" \
+	"$out/finsns/hook.out" > "$out/finsns.txt"
+cat "$out/insns.txt"
 echo
-awk -v pairs="$pairs" -v states=off,flight,ftrace -f "$repo/bench/cost.awk" "$out/finsns/hook.out"
+cat "$out/finsns.txt"
 [ -n "$init" ] || exit 0
 init 0 &
 p1=$!

@@ -40,12 +40,14 @@ log() { echo "bench: $*" >&2; }
 # ---- 1. cost per event, four states in one boot ---------------------------
 # Twice: in wall-clock time (TCG, noisy: the median of ROUNDS rounds), and
 # with -icount shift=0, where the guest clock advances one nanosecond per
-# guest instruction: an exact instruction count, the same on every run.
-cost_boot() {	# NAME ROUNDS QEMU-ARGS [STATES SUBBUFS MODE SUBBUF_SIZE]
-	states=${4:-off,kmemflight,ftrace,both}
-	KMF_QEMU_ARGS=$3 "$repo/qemu-tests/boot.sh" -k "$bench" -c 2 -t 1800 \
+# guest instruction: an exact instruction count, the same on every run
+# (bench/quick-cost.sh, which also boots twice more for the instructions
+# to /init of section 3).
+cost_boot() {	# NAME [STATES SUBBUFS MODE SUBBUF_SIZE]
+	states=${2:-off,kmemflight,ftrace,both}
+	KMF_QEMU_ARGS='' "$repo/qemu-tests/boot.sh" -k "$bench" -c 2 -t 1800 \
 		-x "$repo/bench/guest-cost.sh" \
-		-a "kmemtrace.enable=1 kmemtrace.mode=${6:-boot} kmemtrace.subbufs=${5:-1024} kmemtrace.subbuf_size=${7:-131072} kmfbench.pairs=$pairs kmfbench.rounds=$2 kmfbench.states=$states" \
+		-a "kmemtrace.enable=1 kmemtrace.mode=${4:-boot} kmemtrace.subbufs=${3:-1024} kmemtrace.subbuf_size=${5:-131072} kmfbench.pairs=$pairs kmfbench.rounds=$rounds kmfbench.states=$states" \
 		"$out/$1" > "$out/$1.log" 2>&1
 	[ "$(cat "$out/$1/hook.rc")" = 0 ] || { cat "$out/$1/hook.err" >&2; exit 1; }
 	# the recorder must have kept (or, in flight mode, overwritten and
@@ -58,14 +60,13 @@ cost_boot() {	# NAME ROUNDS QEMU-ARGS [STATES SUBBUFS MODE SUBBUF_SIZE]
 		"$out/$1/hook.out" > "$out/$1.txt"
 }
 log "recorder cost: $rounds rounds of $pairs pairs per CPU in 4 states, wall clock"
-cost_boot cost "$rounds" ""
-log "recorder cost: the same in guest instructions (-icount shift=0)"
-cost_boot insns 1 "-icount shift=0"
+cost_boot cost
 # flight mode: a pool of 16 x 64 KiB, 8 per CPU, which every round
 # wraps many times
-log "recorder cost in flight mode (round-robin), wall clock and instructions"
-cost_boot fcost "$rounds" "" off,flight,ftrace 16 flight 65536
-cost_boot finsns 1 "-icount shift=0" off,flight,ftrace 16 flight 65536
+log "recorder cost in flight mode (round-robin), wall clock"
+cost_boot fcost off,flight,ftrace 16 flight 65536
+log "recorder cost in guest instructions (-icount shift=0), both modes, and to /init"
+"$repo/bench/quick-cost.sh" -k "$bench" -p "$pairs" -i "$out" > "$out/quick.txt"
 overwritten() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 { o += $6 } END { print o + 0 }' "$out/$1/hook.out"; }
 [ "$(overwritten finsns)" -gt 0 ] || { log "flight mode overwrote nothing: the buffers never wrapped"; exit 1; }
 # the kvmalloc loop must have gone through the wrapper path: every
@@ -143,16 +144,12 @@ read -r on_med on_min on_max on_n <<EOT
 $(stats "$out/init1.txt")
 EOT
 overhead=$(awk -v a="$on_med" -v b="$off_med" 'BEGIN { printf "%.2f", (b > 0 ? 100 * (a - b) / b : 0) }')
-# the same in guest instructions: one boot each is exact
-for e in 0 1; do
-	KMF_QEMU_ARGS="-icount shift=0" "$repo/qemu-tests/boot.sh" -k "$bench" -c 2 \
-		-a "kmemtrace.enable=$e printk.time=1" "$out/iboot$e" > "$out/iboot$e.log" 2>&1 || true
-done
-iinit() { sed -n 's/^\[ *\([0-9.]*\)\] Run \/init as init process.*/\1/p' "$out/iboot$1/dmesg"; }
+# the same in guest instructions: one boot each, booted by quick-cost.sh
+iinit() { sed -n 's/^\[ *\([0-9.]*\)\] Run \/init as init process.*/\1/p' "$out/init$1/dmesg"; }
 ioff=$(iinit 0)
 ion=$(iinit 1)
 ioverhead=$(awk -v a="$ion" -v b="$ioff" 'BEGIN { printf "%.2f", (b > 0 ? 100 * (a - b) / b : 0) }')
-ievents=$("$kmf" info "$out/iboot1/boot.kmt" | awk '$1 == "total" { print $3 }')
+ievents=$("$kmf" info "$out/init1/boot.kmt" | awk '$1 == "total" { print $3 }')
 
 # ---- 4. analysis -------------------------------------------------------------
 log "analysis: bench/report.sh"
