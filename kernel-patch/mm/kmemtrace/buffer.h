@@ -18,6 +18,7 @@
 #ifndef _MM_KMEMTRACE_BUFFER_H
 #define _MM_KMEMTRACE_BUFFER_H
 
+#include <linux/bitops.h>
 #include <linux/irq_work.h>
 #include <linux/jump_label.h>
 #include <linux/sizes.h>
@@ -190,15 +191,36 @@ static __always_inline u64 kmt_dmap_off(const void *ptr)
 	return (unsigned long)ptr - PAGE_OFFSET;
 }
 
+/*
+ * A direct-map offset as a DMAP32 value: rotated, so that an offset with
+ * any of its low three bits set is above every value that fits.
+ */
+static __always_inline u64 kmt_dmap32(u64 off)
+{
+	return ror64(off, 3);
+}
+
 /* A TEXT32 call site and a DMAP32 pointer that fit, as one word. */
 static __always_inline u64 kmt_site_ptr(s64 cs, u64 off)
 {
-	return (u32)cs | off >> 3 << 32;
+	return (u32)cs | kmt_dmap32(off) << 32;
 }
 
+/* The call site and the pointer back from kmt_site_ptr()'s word. */
+static __always_inline unsigned long kmt_site_of(u64 w)
+{
+	return (unsigned long)_stext + (s32)w;
+}
+
+static __always_inline const void *kmt_ptr_of(u64 w)
+{
+	return (const void *)(PAGE_OFFSET + (w >> 32 << 3));
+}
+
+/* 8-byte aligned and below KMT_DMAP32_LIMIT: one compare. */
 static __always_inline bool kmt_dmap_fits(u64 off)
 {
-	return !(off & 7) && off < KMT_DMAP32_LIMIT;
+	return kmt_dmap32(off) < KMT_DMAP32_NULL;
 }
 
 /* Bytes of the LEB128 form of @v: one, and one per 7 bits above 7; no loop. */
@@ -463,6 +485,80 @@ static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
 					unsigned int plen, struct kmt_rsv *r)
 {
 	return kmt_reserve_at(cb, type, plen, r, KMT_NOW);
+}
+
+/*
+ * Whether a hot probe may try kmt_reserve_fast(): this CPU's copy of the
+ * clock is valid.  Tested first, so that the events of the boot, before
+ * sched_clock is stable, go the general way at once.
+ */
+static __always_inline bool kmt_fast_clock(struct kmt_cpu *cb)
+{
+	return IS_ENABLED(CONFIG_ARCH_HAS_KMEMTRACE_CLOCK) &&
+	       likely(arch_kmt_clock_valid(&cb->clock));
+}
+
+/*
+ * kmt_reserve_fast - kmt_reserve()'s common case, or nothing
+ *
+ * The record of @type with @plen payload bytes when it is the simple
+ * one, on a CPU whose copy of the clock was valid (kmt_fast_clock()):
+ * the state's sub-buffer has room for it, its time is less than
+ * KMT_TIME_ABS after the last record's and not behind the state's, and
+ * it has no pid to carry (an interrupt's, or the task of the last record
+ * in this sub-buffer).  It writes what
+ * kmt_reserve() writes for that record: the header byte, the time delta.
+ *
+ * The hot probes try it first: it is short enough to keep to the
+ * registers a call may clobber.  Anything else returns false before it
+ * has changed anything, and so does a reservation that an interrupt's
+ * changed under it: kmt_reserve() then decides the record from the
+ * start.  A copy of the clock taken since kmt_fast_clock() came with a
+ * new sub-buffer, whose reservation changed the state: the cmpxchg
+ * fails whatever fields the clock's read mixed.  Its records go to a
+ * pool in memory: __kmt_commit() them with persist false.
+ *
+ * Return: true with @r filled in, or false.
+ */
+static __always_inline bool kmt_reserve_fast(struct kmt_cpu *cb, u8 type,
+					     unsigned int plen,
+					     struct kmt_rsv *r)
+{
+	u64 old = READ_ONCE(cb->state);
+	unsigned int pos = old & KMT_POS_MASK;
+	unsigned int seq = (u32)old >> KMT_POS_BITS;
+	unsigned int len = 3 + plen;
+	u8 ctx = KMT_CTX_TASK;
+	u64 ts;
+	u32 dt;
+	u8 *p;
+
+	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)))) {
+		if (((u64)seq << 32 | task_pid_nr(current)) != READ_ONCE(cb->pid_key))
+			return false;
+	} else {
+		ctx = interrupt_context_level();
+	}
+	/* KMT_POS_CLOSED is past every sub-buffer's end */
+	if (unlikely(pos + len > kmt_subbuf_size))
+		return false;
+	ts = arch_kmt_clock_read(&cb->clock);
+	dt = (u32)ts - (u32)(old >> 32);
+	if (unlikely((s32)dt < 0) ||
+	    unlikely(ts - READ_ONCE(cb->last_ts) >= KMT_TIME_ABS))
+		return false;
+	/* pos + len stays below KMT_POS_CLOSED: seq is unchanged */
+	if (unlikely(!try_cmpxchg64_local(&cb->state, &old,
+					  ts << 32 | ((u32)old + len))))
+		return false;
+	WRITE_ONCE(cb->last_ts, ts);
+	r->idx = seq & cb->slot_mask;
+	r->len = len;
+	p = (u8 *)READ_ONCE(cb->slot[r->idx].data) + pos;
+	p[0] = type | ctx << KMT_HDR_CTX_SHIFT;
+	put_unaligned_le16(dt, p + 1);
+	r->p = p + 3;
+	return true;
 }
 
 /*

@@ -85,19 +85,51 @@ static const u8 kmt_enc_cache_def[] = {
  * kmt_probe_NAME_persist() for one in a reserve_mem= region
  * (KMT_PROBE_PERSIST()); kmt_register_kmem() attaches the copy for the
  * pool it finds, which stays while the probes are attached.
+ *
+ * The copy for a pool in memory is kmt_NAME_fast(): the common record
+ * through kmt_reserve_fast(), in the registers a call may clobber.
+ * Whatever that leaves goes to kmt_NAME() out of line (a KMT_PROBE_SLOW()
+ * or a function of the same kind), with the saved registers and the
+ * stack frame that the general path needs, by a tail call; where the
+ * fast path has packed the fields, with the packed words, so that the
+ * arguments need not stay live.
  */
 #define KMT_PROTO(...)	__VA_ARGS__
 #define KMT_ARGS(...)	__VA_ARGS__
+#define KMT_PROBE_SLOW(name, proto, args)				\
+static noinline void kmt_probe_##name##_slow(proto)			\
+{									\
+	kmt_##name(args, false);					\
+}
+
 #define KMT_PROBE(name, proto, args)					\
 static void kmt_probe_##name(void *data, proto)				\
 {									\
-	kmt_##name(args, false);					\
+	kmt_##name##_fast(this_cpu_ptr(&kmt_cpu_buf), args);		\
 }
 
 #define KMT_PROBE_PERSIST(name, proto, args)				\
 static void kmt_probe_##name##_persist(void *data, proto)		\
 {									\
 	kmt_##name(args, true);						\
+}
+
+/*
+ * The layout's fields, little endian, as two words; false if one does
+ * not fit its slot (both sizes below 0xffff), for the general path: it
+ * writes the same.
+ */
+static __always_inline bool kmt_kmalloc_words(s64 cs, u64 off,
+					      size_t bytes_req, size_t slack,
+					      u32 gfp, int node, u64 *w)
+{
+	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) ||
+		     (bytes_req | slack) >= 0xffff || gfp >= 0xffffff ||
+		     !kmt_s8_fits(node)))
+		return false;
+	w[0] = kmt_site_ptr(cs, off);
+	w[1] = bytes_req | slack << 16 | (u64)(gfp | (u32)node << 24) << 32;
+	return true;
 }
 
 static __always_inline void kmt_kmalloc(unsigned long call_site,
@@ -108,34 +140,79 @@ static __always_inline void kmt_kmalloc(unsigned long call_site,
 	u32 gfp = (__force u32)gfp_flags;
 	size_t slack = bytes_alloc - bytes_req;
 	s64 cs = kmt_text_off(call_site);
-	u64 off = kmt_dmap_off(ptr);
 	struct kmt_cpu *cb;
 	struct kmt_rsv r;
-	u64 w0, w1;
+	u64 w[2];
 
-	/* both sizes below 0xffff, or the general path: it writes the same */
-	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) ||
-		     (bytes_req | slack) >= 0xffff || gfp >= 0xffffff ||
-		     !kmt_s8_fits(node))) {
+	if (!kmt_kmalloc_words(cs, kmt_dmap_off(ptr), bytes_req, slack, gfp,
+			       node, w)) {
 		u64 v[6] = { call_site, (unsigned long)ptr, bytes_req, slack,
 			     gfp, (s64)node };
 
 		kmt_record_alloc(KMT_EV_KMALLOC, kmt_enc_kmalloc, v, 6);
 		return;
 	}
-	/* the layout's fields, little endian, as two words */
-	w0 = kmt_site_ptr(cs, off);
-	w1 = bytes_req | slack << 16 | (u64)(gfp | (u32)node << 24) << 32;
 	if (unlikely(kmt_maybe_wrapped(cs)) &&
-	    kmt_record_via(KMT_EV_KMALLOC_VIA, call_site, w0, w1,
+	    kmt_record_via(KMT_EV_KMALLOC_VIA, call_site, w[0], w[1],
 			   KMT_KMALLOC_BYTES))
 		return;
 	cb = this_cpu_ptr(&kmt_cpu_buf);
 	if (!kmt_reserve(cb, KMT_EV_KMALLOC, KMT_KMALLOC_BYTES, &r))
 		return;
-	put_unaligned_le64(w0, r.p);
-	put_unaligned_le64(w1, r.p + 8);
+	put_unaligned_le64(w[0], r.p);
+	put_unaligned_le64(w[1], r.p + 8);
 	__kmt_commit(cb, &r, persist);
+}
+
+/* kmt_kmalloc() of the event kmt_kmalloc_words() made @w0 and @w1 of. */
+static noinline void kmt_kmalloc_slow(u64 w0, u64 w1)
+{
+	size_t bytes_req = (u16)w1;
+
+	kmt_kmalloc(kmt_site_of(w0), kmt_ptr_of(w0), bytes_req,
+		    bytes_req + (u16)(w1 >> 16),
+		    (__force gfp_t)(u32)((w1 >> 32) & 0xffffff),
+		    (s8)(w1 >> 56), false);
+}
+
+KMT_PROBE_SLOW(kmalloc,
+	       KMT_PROTO(unsigned long call_site, const void *ptr,
+			 size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags,
+			 int node),
+	       KMT_ARGS(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node))
+
+/*
+ * kmt_kmalloc()'s common record; what the fast path leaves goes to
+ * kmt_probe_kmalloc_slow() before the fields are packed, to
+ * kmt_kmalloc_slow() after.
+ */
+static __always_inline void kmt_kmalloc_fast(struct kmt_cpu *cb,
+					     unsigned long call_site,
+					     const void *ptr, size_t bytes_req,
+					     size_t bytes_alloc, gfp_t gfp_flags,
+					     int node)
+{
+	s64 cs = kmt_text_off(call_site);
+	struct kmt_rsv r;
+	u64 w[2];
+
+	if (unlikely(!kmt_fast_clock(cb)) ||
+	    !kmt_kmalloc_words(cs, kmt_dmap_off(ptr), bytes_req,
+			       bytes_alloc - bytes_req,
+			       (__force u32)gfp_flags, node, w)) {
+		kmt_probe_kmalloc_slow(call_site, ptr, bytes_req, bytes_alloc,
+				       gfp_flags, node);
+		return;
+	}
+	if (unlikely(kmt_maybe_wrapped(cs)) ||
+	    unlikely(!kmt_reserve_fast(cb, KMT_EV_KMALLOC, KMT_KMALLOC_BYTES,
+				       &r))) {
+		kmt_kmalloc_slow(w[0], w[1]);
+		return;
+	}
+	put_unaligned_le64(w[0], r.p);
+	put_unaligned_le64(w[1], r.p + 8);
+	__kmt_commit(cb, &r, false);
 }
 
 KMT_PROBE(kmalloc,
@@ -149,6 +226,29 @@ KMT_PROBE_PERSIST(kmalloc,
 			    int node),
 		  KMT_ARGS(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node))
 
+/*
+ * The layout's fields as a word and the 6 bytes after it, or false if
+ * one does not fit its slot.
+ */
+static __always_inline bool kmt_cache_alloc_words(s64 cs, u64 off,
+						  unsigned int id, u32 gfp,
+						  int node, u64 *w)
+{
+	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) ||
+		     id >= 0xffff || gfp >= 0xffffff || !kmt_s8_fits(node)))
+		return false;
+	w[0] = kmt_site_ptr(cs, off);
+	w[1] = id | (u64)(gfp | (u32)node << 24) << 16;
+	return true;
+}
+
+static __always_inline void kmt_cache_alloc_put(u8 *p, const u64 *w)
+{
+	put_unaligned_le64(w[0], p);
+	put_unaligned_le16((u16)w[1], p + 8);
+	put_unaligned_le32(w[1] >> 16, p + 10);
+}
+
 static __always_inline void kmt_cache_alloc(unsigned long call_site,
 					    const void *ptr,
 					    struct kmem_cache *s,
@@ -159,28 +259,52 @@ static __always_inline void kmt_cache_alloc(unsigned long call_site,
 	u32 gfp = (__force u32)gfp_flags;
 	unsigned int id = READ_ONCE(s->kmt_id);
 	s64 cs = kmt_text_off(call_site);
-	u64 off = kmt_dmap_off(ptr);
 	struct kmt_rsv r;
+	u64 w[2];
 
-	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) ||
-		     id >= 0xffff || gfp >= 0xffffff || !kmt_s8_fits(node))) {
+	if (!kmt_cache_alloc_words(cs, kmt_dmap_off(ptr), id, gfp, node, w)) {
 		u64 v[5] = { call_site, (unsigned long)ptr, id, gfp, (s64)node };
 
 		kmt_record_alloc(KMT_EV_CACHE_ALLOC, kmt_enc_cache_alloc, v, 5);
 		return;
 	}
 	if (unlikely(kmt_maybe_wrapped(cs)) &&
-	    kmt_record_via(KMT_EV_CACHE_ALLOC_VIA, call_site,
-			   kmt_site_ptr(cs, off),
-			   id | (u64)(gfp | (u32)node << 24) << 16,
+	    kmt_record_via(KMT_EV_CACHE_ALLOC_VIA, call_site, w[0], w[1],
 			   KMT_CACHE_ALLOC_BYTES))
 		return;
 	if (!kmt_reserve(cb, KMT_EV_CACHE_ALLOC, KMT_CACHE_ALLOC_BYTES, &r))
 		return;
-	put_unaligned_le64(kmt_site_ptr(cs, off), r.p);
-	put_unaligned_le16(id, r.p + 8);
-	put_unaligned_le32(gfp | (u32)node << 24, r.p + 10);
+	kmt_cache_alloc_put(r.p, w);
 	__kmt_commit(cb, &r, persist);
+}
+
+KMT_PROBE_SLOW(cache_alloc,
+	       KMT_PROTO(unsigned long call_site, const void *ptr,
+			 struct kmem_cache *s, gfp_t gfp_flags, int node),
+	       KMT_ARGS(call_site, ptr, s, gfp_flags, node))
+
+/* kmt_cache_alloc()'s common record; the rest to the slow copy. */
+static __always_inline void kmt_cache_alloc_fast(struct kmt_cpu *cb,
+						 unsigned long call_site,
+						 const void *ptr,
+						 struct kmem_cache *s,
+						 gfp_t gfp_flags, int node)
+{
+	s64 cs = kmt_text_off(call_site);
+	struct kmt_rsv r;
+	u64 w[2];
+
+	if (unlikely(!kmt_fast_clock(cb)) ||
+	    !kmt_cache_alloc_words(cs, kmt_dmap_off(ptr), READ_ONCE(s->kmt_id),
+				   (__force u32)gfp_flags, node, w) ||
+	    unlikely(kmt_maybe_wrapped(cs)) ||
+	    unlikely(!kmt_reserve_fast(cb, KMT_EV_CACHE_ALLOC,
+				       KMT_CACHE_ALLOC_BYTES, &r))) {
+		kmt_probe_cache_alloc_slow(call_site, ptr, s, gfp_flags, node);
+		return;
+	}
+	kmt_cache_alloc_put(r.p, w);
+	__kmt_commit(cb, &r, false);
 }
 
 KMT_PROBE(cache_alloc,
@@ -218,10 +342,51 @@ static __always_inline void kmt_free(u8 type, unsigned long call_site,
 	__kmt_commit(cb, &r, persist);
 }
 
+static noinline void kmt_free_slow(u8 type, unsigned long call_site,
+				   const void *ptr, unsigned int id)
+{
+	kmt_free(type, call_site, ptr, id, false);
+}
+
+/* kmt_free()'s common record; the rest to kmt_free_slow(). */
+static __always_inline void kmt_free_fast(struct kmt_cpu *cb, u8 type,
+					  unsigned long call_site,
+					  const void *ptr, unsigned int id)
+{
+	unsigned int plen = type == KMT_EV_KFREE ? KMT_KFREE_BYTES :
+			    KMT_CACHE_FREE_BYTES;
+	s64 cs = kmt_text_off(call_site);
+	u64 off = kmt_dmap_off(ptr);
+	struct kmt_rsv r;
+	u64 w;
+
+	if (unlikely(!kmt_fast_clock(cb) || !kmt_text_fits(cs) ||
+		     !kmt_dmap_fits(off) || id >= 0xffff)) {
+		kmt_free_slow(type, call_site, ptr, id);
+		return;
+	}
+	w = kmt_site_ptr(cs, off);
+	if (unlikely(!kmt_reserve_fast(cb, type, plen, &r))) {
+		kmt_free_slow(type, kmt_site_of(w), kmt_ptr_of(w), id);
+		return;
+	}
+	put_unaligned_le64(w, r.p);
+	if (type != KMT_EV_KFREE)
+		put_unaligned_le16(id, r.p + 8);
+	__kmt_commit(cb, &r, false);
+}
+
 static __always_inline void kmt_kfree(unsigned long call_site,
 				      const void *ptr, bool persist)
 {
 	kmt_free(KMT_EV_KFREE, call_site, ptr, 0, persist);
+}
+
+static __always_inline void kmt_kfree_fast(struct kmt_cpu *cb,
+					   unsigned long call_site,
+					   const void *ptr)
+{
+	kmt_free_fast(cb, KMT_EV_KFREE, call_site, ptr, 0);
 }
 
 KMT_PROBE(kfree,
@@ -238,6 +403,15 @@ static __always_inline void kmt_cache_free(unsigned long call_site,
 {
 	kmt_free(KMT_EV_CACHE_FREE, call_site, ptr,
 		 s ? READ_ONCE(s->kmt_id) : 0, persist);
+}
+
+static __always_inline void kmt_cache_free_fast(struct kmt_cpu *cb,
+						unsigned long call_site,
+						const void *ptr,
+						const struct kmem_cache *s)
+{
+	kmt_free_fast(cb, KMT_EV_CACHE_FREE, call_site, ptr,
+		      s ? READ_ONCE(s->kmt_id) : 0);
 }
 
 KMT_PROBE(cache_free,
@@ -331,12 +505,13 @@ static __always_inline u64 kmt_pfn1(struct page *page)
  * The frames a page's stack starts with that are the recorder's, the
  * tracepoint's or __alloc_pages_noprof(), the tracepoint's one caller:
  * how many there are depends on the compiler (a tail call to
- * kmt_page_alloc_fields() or not) and on the tracepoint (the probe
+ * kmt_page_alloc_fields() or not, and to kmt_probe_page_alloc_slow())
+ * and on the tracepoint (the probe
  * called directly, or through its iterator when it has others), and
  * none of them is a caller a reader wants.  Their extents, from kallsyms
  * when the probes first attach (no probe runs yet).
  */
-#define KMT_PG_OWN	6
+#define KMT_PG_OWN	7
 static struct {
 	unsigned long start, size;
 } kmt_pg_own[KMT_PG_OWN] __read_mostly;
@@ -346,6 +521,8 @@ static void kmt_page_alloc_fields(u64 pfn1, unsigned int order, u32 gfp,
 static void kmt_probe_page_alloc(void *data, struct page *page,
 				 unsigned int order, gfp_t gfp_flags,
 				 int migratetype);
+static void kmt_probe_page_alloc_slow(struct page *page, unsigned int order,
+				      gfp_t gfp_flags, int migratetype);
 static void kmt_probe_page_alloc_persist(void *data, struct page *page,
 					 unsigned int order, gfp_t gfp_flags,
 					 int migratetype);
@@ -355,6 +532,7 @@ static void kmt_pg_own_init(void)
 	const unsigned long fns[KMT_PG_OWN] = {
 		(unsigned long)kmt_page_alloc_fields,
 		(unsigned long)kmt_probe_page_alloc,
+		(unsigned long)kmt_probe_page_alloc_slow,
 		(unsigned long)kmt_probe_page_alloc_persist,
 		(unsigned long)__traceiter_mm_page_alloc,
 		(unsigned long)__kmemtrace_alloc_pages_bulk,
@@ -416,6 +594,23 @@ static noinline void kmt_page_alloc_fields(u64 pfn1, unsigned int order,
 	kmt_record_fields(KMT_EV_PAGE_ALLOC, kmt_enc_page, v, 4, &str, 1);
 }
 
+/* Whether the page allocation's fields fit the layout, with no stack. */
+static __always_inline bool kmt_page_alloc_fits(u64 pfn1, unsigned int order,
+						u32 gfp, int migratetype)
+{
+	return likely(!kmt_page_stack && pfn1 < 0xffffffff && order < 0xff &&
+		      gfp < 0xffffff && kmt_s8_fits(migratetype));
+}
+
+/* pfn1, order, GFP; migratetype and an empty stack */
+static __always_inline void kmt_page_alloc_put(u8 *p, u64 pfn1,
+					       unsigned int order, u32 gfp,
+					       int migratetype)
+{
+	put_unaligned_le64(pfn1 | (u64)order << 32 | (u64)gfp << 40, p);
+	put_unaligned_le16((u8)migratetype, p + 8);
+}
+
 static __always_inline void kmt_page_alloc(struct page *page,
 					   unsigned int order, gfp_t gfp_flags,
 					   int migratetype, bool persist)
@@ -425,18 +620,42 @@ static __always_inline void kmt_page_alloc(struct page *page,
 	struct kmt_cpu *cb;
 	struct kmt_rsv r;
 
-	if (unlikely(kmt_page_stack || pfn1 >= 0xffffffff || order >= 0xff ||
-		     gfp >= 0xffffff || !kmt_s8_fits(migratetype))) {
+	if (!kmt_page_alloc_fits(pfn1, order, gfp, migratetype)) {
 		kmt_page_alloc_fields(pfn1, order, gfp, migratetype);
 		return;
 	}
 	cb = this_cpu_ptr(&kmt_cpu_buf);
 	if (!kmt_reserve(cb, KMT_EV_PAGE_ALLOC, KMT_PAGE_ALLOC_BYTES, &r))
 		return;
-	/* pfn1, order, GFP; migratetype and an empty stack */
-	put_unaligned_le64(pfn1 | (u64)order << 32 | (u64)gfp << 40, r.p);
-	put_unaligned_le16((u8)migratetype, r.p + 8);
+	kmt_page_alloc_put(r.p, pfn1, order, gfp, migratetype);
 	__kmt_commit(cb, &r, persist);
+}
+
+KMT_PROBE_SLOW(page_alloc,
+	       KMT_PROTO(struct page *page, unsigned int order,
+			 gfp_t gfp_flags, int migratetype),
+	       KMT_ARGS(page, order, gfp_flags, migratetype))
+
+/* kmt_page_alloc()'s common record; the rest to the slow copy. */
+static __always_inline void kmt_page_alloc_fast(struct kmt_cpu *cb,
+						struct page *page,
+						unsigned int order,
+						gfp_t gfp_flags,
+						int migratetype)
+{
+	u32 gfp = (__force u32)gfp_flags;
+	u64 pfn1 = kmt_pfn1(page);
+	struct kmt_rsv r;
+
+	if (unlikely(!kmt_fast_clock(cb)) ||
+	    !kmt_page_alloc_fits(pfn1, order, gfp, migratetype) ||
+	    unlikely(!kmt_reserve_fast(cb, KMT_EV_PAGE_ALLOC,
+				       KMT_PAGE_ALLOC_BYTES, &r))) {
+		kmt_probe_page_alloc_slow(page, order, gfp_flags, migratetype);
+		return;
+	}
+	kmt_page_alloc_put(r.p, pfn1, order, gfp, migratetype);
+	__kmt_commit(cb, &r, false);
 }
 
 KMT_PROBE(page_alloc,
@@ -481,10 +700,45 @@ static __always_inline void kmt_pages_free(u8 type, struct page *page,
 	__kmt_commit(cb, &r, persist);
 }
 
+static noinline void kmt_pages_free_slow(u8 type, struct page *page,
+					 unsigned int order)
+{
+	kmt_pages_free(type, page, order, false);
+}
+
+/* kmt_pages_free()'s common record; the rest to kmt_pages_free_slow(). */
+static __always_inline void kmt_pages_free_fast(struct kmt_cpu *cb, u8 type,
+						struct page *page,
+						unsigned int order)
+{
+	unsigned int plen = type == KMT_EV_PAGE_FREE ? KMT_PAGE_FREE_BYTES :
+			    KMT_PAGE_BATCHED_BYTES;
+	u64 pfn1 = kmt_pfn1(page);
+	struct kmt_rsv r;
+
+	if (unlikely(!kmt_fast_clock(cb) || pfn1 >= 0xffffffff ||
+		     order >= 0xff) ||
+	    unlikely(!kmt_reserve_fast(cb, type, plen, &r))) {
+		kmt_pages_free_slow(type, page, order);
+		return;
+	}
+	put_unaligned_le32(pfn1, r.p);
+	if (type == KMT_EV_PAGE_FREE)
+		r.p[4] = order;
+	__kmt_commit(cb, &r, false);
+}
+
 static __always_inline void kmt_page_free(struct page *page,
 					  unsigned int order, bool persist)
 {
 	kmt_pages_free(KMT_EV_PAGE_FREE, page, order, persist);
+}
+
+static __always_inline void kmt_page_free_fast(struct kmt_cpu *cb,
+					       struct page *page,
+					       unsigned int order)
+{
+	kmt_pages_free_fast(cb, KMT_EV_PAGE_FREE, page, order);
 }
 
 KMT_PROBE(page_free,
@@ -498,6 +752,12 @@ static __always_inline void kmt_page_free_batched(struct page *page,
 						  bool persist)
 {
 	kmt_pages_free(KMT_EV_PAGE_FREE_BATCHED, page, 0, persist);
+}
+
+static __always_inline void kmt_page_free_batched_fast(struct kmt_cpu *cb,
+						       struct page *page)
+{
+	kmt_pages_free_fast(cb, KMT_EV_PAGE_FREE_BATCHED, page, 0);
 }
 
 KMT_PROBE(page_free_batched,
