@@ -203,7 +203,12 @@ commit "mm: kmemtrace: record the slab and page allocators" \
 "Probes on the kmem tracepoints (kmalloc, kmem_cache_alloc, kfree,
 kmem_cache_free, mm_page_alloc, mm_page_free, mm_page_free_batched)
 write their fixed layouts with a few plain stores; BUILD_BUG_ON()s tie
-their sizes and encodings to the layouts of the uapi header.
+their sizes and encodings to the layouts of the uapi header.  Each
+tries kmt_reserve_fast() first, the record that needs no pid, no
+absolute time and no new sub-buffer, in the registers a call may
+clobber, and goes out of line to the general path for anything else:
+about 126 guest instructions per event on x86 (QEMU, -icount), 155
+without the fast path, against 592 for an ftrace kmem event.
 kmem_cache events carry a small cache id (a field of struct
 kmem_cache); the name and sizes reach the trace once per cache.
 

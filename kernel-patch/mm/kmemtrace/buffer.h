@@ -163,8 +163,6 @@ extern unsigned int kmt_mode;
  * the direct map) sends the event down kmt_record_fields(), which writes
  * the escape and the full value after it.
  */
-#define KMT_DMAP32_LIMIT	((u64)KMT_DMAP32_NULL << 3)
-
 /*
  * Whether values fit their slots: an S8X slot holds -127..127.  The
  * probes test these with '||', a branch each that is never taken: fewer
@@ -217,9 +215,11 @@ static __always_inline const void *kmt_ptr_of(u64 w)
 	return (const void *)(PAGE_OFFSET + (w >> 32 << 3));
 }
 
-/* 8-byte aligned and below KMT_DMAP32_LIMIT: one compare. */
+/* 8-byte aligned and below KMT_DMAP32_NULL << 3: one compare. */
 static __always_inline bool kmt_dmap_fits(u64 off)
 {
+	/* an offset not 8-byte aligned rotates to 2^61 or more */
+	BUILD_BUG_ON(KMT_DMAP32_NULL >= 1ULL << 61);
 	return kmt_dmap32(off) < KMT_DMAP32_NULL;
 }
 
@@ -337,6 +337,12 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 	bool abs, need_pid;
 	u64 ts, last_ts;
 	u8 *p;
+
+	/*
+	 * The copy of the clock read after the state: one that an
+	 * interrupt took since came with a new state (kmt_reserve_fast()).
+	 */
+	barrier();
 
 	/* Mostly task context: test that first, with one mask. */
 	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET))))
@@ -506,17 +512,20 @@ static __always_inline bool kmt_fast_clock(struct kmt_cpu *cb)
  * the state's sub-buffer has room for it, its time is less than
  * KMT_TIME_ABS after the last record's and not behind the state's, and
  * it has no pid to carry (an interrupt's, or the task of the last record
- * in this sub-buffer).  It writes what
- * kmt_reserve() writes for that record: the header byte, the time delta.
+ * in this sub-buffer).  It writes what kmt_reserve() writes for that
+ * record: the header byte, the time delta.
  *
  * The hot probes try it first: it is short enough to keep to the
  * registers a call may clobber.  Anything else returns false before it
  * has changed anything, and so does a reservation that an interrupt's
  * changed under it: kmt_reserve() then decides the record from the
- * start.  A copy of the clock taken since kmt_fast_clock() came with a
- * new sub-buffer, whose reservation changed the state: the cmpxchg
- * fails whatever fields the clock's read mixed.  Its records go to a
- * pool in memory: __kmt_commit() them with persist false.
+ * start.  An interrupt takes a new copy of the clock only when it opens
+ * a sub-buffer, whose reservation changes the state: read after the
+ * state (the barrier), a copy whose fields such an interrupt mixed fails
+ * the cmpxchg.  A new scale between kmt_fast_clock() and the read gives
+ * a time on the old one, as between kmt_clock()'s test and read.  Its
+ * records go to a pool in memory: __kmt_commit() them with persist
+ * false.
  *
  * Return: true with @r filled in, or false.
  */
@@ -526,6 +535,7 @@ static __always_inline bool kmt_reserve_fast(struct kmt_cpu *cb, u8 type,
 {
 	u64 old = READ_ONCE(cb->state);
 	unsigned int pos = old & KMT_POS_MASK;
+	/* the sequence number is the low word's top bits */
 	unsigned int seq = (u32)old >> KMT_POS_BITS;
 	unsigned int len = 3 + plen;
 	u8 ctx = KMT_CTX_TASK;
@@ -533,6 +543,10 @@ static __always_inline bool kmt_reserve_fast(struct kmt_cpu *cb, u8 type,
 	u32 dt;
 	u8 *p;
 
+	BUILD_BUG_ON(KMT_POS_BITS + KMT_SEQ_BITS != 32);
+	BUILD_BUG_ON(KMT_MAX_SUBBUF_SIZE >= KMT_POS_CLOSED);
+	/* the copy of the clock read after the state */
+	barrier();
 	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)))) {
 		if (((u64)seq << 32 | task_pid_nr(current)) != READ_ONCE(cb->pid_key))
 			return false;

@@ -89,15 +89,31 @@ static const u8 kmt_enc_cache_def[] = {
  * The copy for a pool in memory is kmt_NAME_fast(): the common record
  * through kmt_reserve_fast(), in the registers a call may clobber.
  * Whatever that leaves goes to kmt_NAME() out of line (a KMT_PROBE_SLOW()
- * or a function of the same kind), with the saved registers and the
- * stack frame that the general path needs, by a tail call; where the
- * fast path has packed the fields, with the packed words, so that the
- * arguments need not stay live.
+ * or a function of the same kind, __kmt_slow), with the saved registers
+ * and the stack frame that the general path needs, normally by a tail
+ * call; where the fast path has packed the fields, with the packed
+ * words, so that the arguments need not stay live.  Without a copy of
+ * the clock (an architecture without ARCH_HAS_KMEMTRACE_CLOCK) there is
+ * no fast path, and the general one is the probe's body.
+ */
+#ifdef CONFIG_ARCH_HAS_KMEMTRACE_CLOCK
+#define __kmt_slow	noinline
+/* noinline, and called with the arguments in the registers as declared */
+#define __kmt_split	__noipa
+#else
+#define __kmt_slow	__always_inline
+#define __kmt_split	__always_inline
+#endif
+
+/*
+ * The general path out of line, for a probe's arguments; @data unused,
+ * there so that a probe can jump to it with its registers as they are
+ * (KMT_PROBE_SPLIT()).
  */
 #define KMT_PROTO(...)	__VA_ARGS__
 #define KMT_ARGS(...)	__VA_ARGS__
 #define KMT_PROBE_SLOW(name, proto, args)				\
-static noinline void kmt_probe_##name##_slow(proto)			\
+static __kmt_split void kmt_probe_##name##_slow(void *data, proto)	\
 {									\
 	kmt_##name(args, false);					\
 }
@@ -106,6 +122,19 @@ static noinline void kmt_probe_##name##_slow(proto)			\
 static void kmt_probe_##name(void *data, proto)				\
 {									\
 	kmt_##name##_fast(this_cpu_ptr(&kmt_cpu_buf), args);		\
+}
+
+/*
+ * A probe with more arguments than the fast path has registers to spare
+ * tests the copy of the clock itself, before the fast path's prologue,
+ * and jumps with its registers untouched to the general path while it
+ * is not valid (the boot), to the fast one, out of line, while it is:
+ * kmt_NAME_split() does that.
+ */
+#define KMT_PROBE_SPLIT(name, proto, args)				\
+static void kmt_probe_##name(void *data, proto)				\
+{									\
+	kmt_##name##_split(data, args);					\
 }
 
 #define KMT_PROBE_PERSIST(name, proto, args)				\
@@ -132,28 +161,17 @@ static __always_inline bool kmt_kmalloc_words(s64 cs, u64 off,
 	return true;
 }
 
-static __always_inline void kmt_kmalloc(unsigned long call_site,
-					const void *ptr, size_t bytes_req,
-					size_t bytes_alloc, gfp_t gfp_flags,
-					int node, bool persist)
+/*
+ * The record of the fields kmt_kmalloc_words() packed in @w: under the
+ * wrapper's caller, or in the buffer.
+ */
+static __always_inline void kmt_kmalloc_record(const u64 *w, bool persist)
 {
-	u32 gfp = (__force u32)gfp_flags;
-	size_t slack = bytes_alloc - bytes_req;
-	s64 cs = kmt_text_off(call_site);
 	struct kmt_cpu *cb;
 	struct kmt_rsv r;
-	u64 w[2];
 
-	if (!kmt_kmalloc_words(cs, kmt_dmap_off(ptr), bytes_req, slack, gfp,
-			       node, w)) {
-		u64 v[6] = { call_site, (unsigned long)ptr, bytes_req, slack,
-			     gfp, (s64)node };
-
-		kmt_record_alloc(KMT_EV_KMALLOC, kmt_enc_kmalloc, v, 6);
-		return;
-	}
-	if (unlikely(kmt_maybe_wrapped(cs)) &&
-	    kmt_record_via(KMT_EV_KMALLOC_VIA, call_site, w[0], w[1],
+	if (unlikely(kmt_maybe_wrapped((s32)w[0])) &&
+	    kmt_record_via(KMT_EV_KMALLOC_VIA, kmt_site_of(w[0]), w[0], w[1],
 			   KMT_KMALLOC_BYTES))
 		return;
 	cb = this_cpu_ptr(&kmt_cpu_buf);
@@ -164,15 +182,33 @@ static __always_inline void kmt_kmalloc(unsigned long call_site,
 	__kmt_commit(cb, &r, persist);
 }
 
-/* kmt_kmalloc() of the event kmt_kmalloc_words() made @w0 and @w1 of. */
-static noinline void kmt_kmalloc_slow(u64 w0, u64 w1)
+static __always_inline void kmt_kmalloc(unsigned long call_site,
+					const void *ptr, size_t bytes_req,
+					size_t bytes_alloc, gfp_t gfp_flags,
+					int node, bool persist)
 {
-	size_t bytes_req = (u16)w1;
+	u32 gfp = (__force u32)gfp_flags;
+	size_t slack = bytes_alloc - bytes_req;
+	s64 cs = kmt_text_off(call_site);
+	u64 w[2];
 
-	kmt_kmalloc(kmt_site_of(w0), kmt_ptr_of(w0), bytes_req,
-		    bytes_req + (u16)(w1 >> 16),
-		    (__force gfp_t)(u32)((w1 >> 32) & 0xffffff),
-		    (s8)(w1 >> 56), false);
+	if (!kmt_kmalloc_words(cs, kmt_dmap_off(ptr), bytes_req, slack, gfp,
+			       node, w)) {
+		u64 v[6] = { call_site, (unsigned long)ptr, bytes_req, slack,
+			     gfp, (s64)node };
+
+		kmt_record_alloc(KMT_EV_KMALLOC, kmt_enc_kmalloc, v, 6);
+		return;
+	}
+	kmt_kmalloc_record(w, persist);
+}
+
+/* kmt_kmalloc_record() of what kmt_kmalloc_fast() could not write. */
+static __kmt_slow void kmt_kmalloc_slow(u64 w0, u64 w1)
+{
+	u64 w[2] = { w0, w1 };
+
+	kmt_kmalloc_record(w, false);
 }
 
 KMT_PROBE_SLOW(kmalloc,
@@ -186,22 +222,21 @@ KMT_PROBE_SLOW(kmalloc,
  * kmt_probe_kmalloc_slow() before the fields are packed, to
  * kmt_kmalloc_slow() after.
  */
-static __always_inline void kmt_kmalloc_fast(struct kmt_cpu *cb,
-					     unsigned long call_site,
-					     const void *ptr, size_t bytes_req,
-					     size_t bytes_alloc, gfp_t gfp_flags,
-					     int node)
+static __kmt_split void kmt_kmalloc_fast(void *data, unsigned long call_site,
+				       const void *ptr, size_t bytes_req,
+				       size_t bytes_alloc, gfp_t gfp_flags,
+				       int node)
 {
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	s64 cs = kmt_text_off(call_site);
 	struct kmt_rsv r;
 	u64 w[2];
 
-	if (unlikely(!kmt_fast_clock(cb)) ||
-	    !kmt_kmalloc_words(cs, kmt_dmap_off(ptr), bytes_req,
+	if (!kmt_kmalloc_words(cs, kmt_dmap_off(ptr), bytes_req,
 			       bytes_alloc - bytes_req,
 			       (__force u32)gfp_flags, node, w)) {
-		kmt_probe_kmalloc_slow(call_site, ptr, bytes_req, bytes_alloc,
-				       gfp_flags, node);
+		kmt_probe_kmalloc_slow(NULL, call_site, ptr, bytes_req,
+				       bytes_alloc, gfp_flags, node);
 		return;
 	}
 	if (unlikely(kmt_maybe_wrapped(cs)) ||
@@ -215,11 +250,26 @@ static __always_inline void kmt_kmalloc_fast(struct kmt_cpu *cb,
 	__kmt_commit(cb, &r, false);
 }
 
-KMT_PROBE(kmalloc,
-	  KMT_PROTO(unsigned long call_site, const void *ptr,
-		    size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags,
-		    int node),
-	  KMT_ARGS(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node))
+static __always_inline void kmt_kmalloc_split(void *data,
+					      unsigned long call_site,
+					      const void *ptr, size_t bytes_req,
+					      size_t bytes_alloc,
+					      gfp_t gfp_flags, int node)
+{
+	if (unlikely(!kmt_fast_clock(this_cpu_ptr(&kmt_cpu_buf))))
+		kmt_probe_kmalloc_slow(data, call_site, ptr, bytes_req,
+				       bytes_alloc, gfp_flags, node);
+	else
+		kmt_kmalloc_fast(data, call_site, ptr, bytes_req, bytes_alloc,
+				 gfp_flags, node);
+}
+
+KMT_PROBE_SPLIT(kmalloc,
+		KMT_PROTO(unsigned long call_site, const void *ptr,
+			  size_t bytes_req, size_t bytes_alloc,
+			  gfp_t gfp_flags, int node),
+		KMT_ARGS(call_site, ptr, bytes_req, bytes_alloc, gfp_flags,
+			 node))
 KMT_PROBE_PERSIST(kmalloc,
 		  KMT_PROTO(unsigned long call_site, const void *ptr,
 			    size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags,
@@ -249,17 +299,32 @@ static __always_inline void kmt_cache_alloc_put(u8 *p, const u64 *w)
 	put_unaligned_le32(w[1] >> 16, p + 10);
 }
 
+/* The record of the fields kmt_cache_alloc_words() packed in @w. */
+static __always_inline void kmt_cache_alloc_record(const u64 *w, bool persist)
+{
+	struct kmt_cpu *cb;
+	struct kmt_rsv r;
+
+	if (unlikely(kmt_maybe_wrapped((s32)w[0])) &&
+	    kmt_record_via(KMT_EV_CACHE_ALLOC_VIA, kmt_site_of(w[0]), w[0],
+			   w[1], KMT_CACHE_ALLOC_BYTES))
+		return;
+	cb = this_cpu_ptr(&kmt_cpu_buf);
+	if (!kmt_reserve(cb, KMT_EV_CACHE_ALLOC, KMT_CACHE_ALLOC_BYTES, &r))
+		return;
+	kmt_cache_alloc_put(r.p, w);
+	__kmt_commit(cb, &r, persist);
+}
+
 static __always_inline void kmt_cache_alloc(unsigned long call_site,
 					    const void *ptr,
 					    struct kmem_cache *s,
 					    gfp_t gfp_flags, int node,
 					    bool persist)
 {
-	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	u32 gfp = (__force u32)gfp_flags;
 	unsigned int id = READ_ONCE(s->kmt_id);
 	s64 cs = kmt_text_off(call_site);
-	struct kmt_rsv r;
 	u64 w[2];
 
 	if (!kmt_cache_alloc_words(cs, kmt_dmap_off(ptr), id, gfp, node, w)) {
@@ -268,14 +333,7 @@ static __always_inline void kmt_cache_alloc(unsigned long call_site,
 		kmt_record_alloc(KMT_EV_CACHE_ALLOC, kmt_enc_cache_alloc, v, 5);
 		return;
 	}
-	if (unlikely(kmt_maybe_wrapped(cs)) &&
-	    kmt_record_via(KMT_EV_CACHE_ALLOC_VIA, call_site, w[0], w[1],
-			   KMT_CACHE_ALLOC_BYTES))
-		return;
-	if (!kmt_reserve(cb, KMT_EV_CACHE_ALLOC, KMT_CACHE_ALLOC_BYTES, &r))
-		return;
-	kmt_cache_alloc_put(r.p, w);
-	__kmt_commit(cb, &r, persist);
+	kmt_cache_alloc_record(w, persist);
 }
 
 KMT_PROBE_SLOW(cache_alloc,
@@ -283,34 +341,63 @@ KMT_PROBE_SLOW(cache_alloc,
 			 struct kmem_cache *s, gfp_t gfp_flags, int node),
 	       KMT_ARGS(call_site, ptr, s, gfp_flags, node))
 
-/* kmt_cache_alloc()'s common record; the rest to the slow copy. */
-static __always_inline void kmt_cache_alloc_fast(struct kmt_cpu *cb,
-						 unsigned long call_site,
-						 const void *ptr,
-						 struct kmem_cache *s,
-						 gfp_t gfp_flags, int node)
+/* kmt_cache_alloc_record() of what kmt_cache_alloc_fast() could not write. */
+static __kmt_slow void kmt_cache_alloc_slow(u64 w0, u64 w1)
 {
+	u64 w[2] = { w0, w1 };
+
+	kmt_cache_alloc_record(w, false);
+}
+
+/*
+ * kmt_cache_alloc()'s common record; what the fast path leaves goes to
+ * kmt_probe_cache_alloc_slow() before the fields are packed, to
+ * kmt_cache_alloc_slow() after.
+ */
+static __kmt_split void kmt_cache_alloc_fast(void *data,
+					   unsigned long call_site,
+					   const void *ptr,
+					   struct kmem_cache *s,
+					   gfp_t gfp_flags, int node)
+{
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	s64 cs = kmt_text_off(call_site);
 	struct kmt_rsv r;
 	u64 w[2];
 
-	if (unlikely(!kmt_fast_clock(cb)) ||
-	    !kmt_cache_alloc_words(cs, kmt_dmap_off(ptr), READ_ONCE(s->kmt_id),
-				   (__force u32)gfp_flags, node, w) ||
-	    unlikely(kmt_maybe_wrapped(cs)) ||
+	if (!kmt_cache_alloc_words(cs, kmt_dmap_off(ptr), READ_ONCE(s->kmt_id),
+				   (__force u32)gfp_flags, node, w)) {
+		kmt_probe_cache_alloc_slow(NULL, call_site, ptr, s, gfp_flags,
+					   node);
+		return;
+	}
+	if (unlikely(kmt_maybe_wrapped(cs)) ||
 	    unlikely(!kmt_reserve_fast(cb, KMT_EV_CACHE_ALLOC,
 				       KMT_CACHE_ALLOC_BYTES, &r))) {
-		kmt_probe_cache_alloc_slow(call_site, ptr, s, gfp_flags, node);
+		kmt_cache_alloc_slow(w[0], w[1]);
 		return;
 	}
 	kmt_cache_alloc_put(r.p, w);
 	__kmt_commit(cb, &r, false);
 }
 
-KMT_PROBE(cache_alloc,
-	  KMT_PROTO(unsigned long call_site, const void *ptr,
-		    struct kmem_cache *s, gfp_t gfp_flags, int node),
-	  KMT_ARGS(call_site, ptr, s, gfp_flags, node))
+static __always_inline void kmt_cache_alloc_split(void *data,
+						  unsigned long call_site,
+						  const void *ptr,
+						  struct kmem_cache *s,
+						  gfp_t gfp_flags, int node)
+{
+	if (unlikely(!kmt_fast_clock(this_cpu_ptr(&kmt_cpu_buf))))
+		kmt_probe_cache_alloc_slow(data, call_site, ptr, s, gfp_flags,
+					   node);
+	else
+		kmt_cache_alloc_fast(data, call_site, ptr, s, gfp_flags, node);
+}
+
+KMT_PROBE_SPLIT(cache_alloc,
+		KMT_PROTO(unsigned long call_site, const void *ptr,
+			  struct kmem_cache *s, gfp_t gfp_flags, int node),
+		KMT_ARGS(call_site, ptr, s, gfp_flags, node))
 KMT_PROBE_PERSIST(cache_alloc,
 		  KMT_PROTO(unsigned long call_site, const void *ptr,
 			    struct kmem_cache *s, gfp_t gfp_flags, int node),
@@ -342,10 +429,26 @@ static __always_inline void kmt_free(u8 type, unsigned long call_site,
 	__kmt_commit(cb, &r, persist);
 }
 
-static noinline void kmt_free_slow(u8 type, unsigned long call_site,
-				   const void *ptr, unsigned int id)
+static __kmt_slow void kmt_kfree_slow(unsigned long call_site,
+				      const void *ptr)
 {
-	kmt_free(type, call_site, ptr, id, false);
+	kmt_free(KMT_EV_KFREE, call_site, ptr, 0, false);
+}
+
+static __kmt_slow void kmt_cache_free_slow(unsigned long call_site,
+					   const void *ptr, unsigned int id)
+{
+	kmt_free(KMT_EV_CACHE_FREE, call_site, ptr, id, false);
+}
+
+/* kmt_free() out of line, a copy for each @type. */
+static __always_inline void kmt_free_slow(u8 type, unsigned long call_site,
+					  const void *ptr, unsigned int id)
+{
+	if (type == KMT_EV_KFREE)
+		kmt_kfree_slow(call_site, ptr);
+	else
+		kmt_cache_free_slow(call_site, ptr, id);
 }
 
 /* kmt_free()'s common record; the rest to kmt_free_slow(). */
@@ -504,12 +607,12 @@ static __always_inline u64 kmt_pfn1(struct page *page)
 /*
  * The frames a page's stack starts with that are the recorder's, the
  * tracepoint's or __alloc_pages_noprof(), the tracepoint's one caller:
- * how many there are depends on the compiler (a tail call to
- * kmt_page_alloc_fields() or not, and to kmt_probe_page_alloc_slow())
- * and on the tracepoint (the probe
- * called directly, or through its iterator when it has others), and
- * none of them is a caller a reader wants.  Their extents, from kallsyms
- * when the probes first attach (no probe runs yet).
+ * how many there are depends on the compiler (tail calls to
+ * kmt_probe_page_alloc_slow() and kmt_page_alloc_fields() or not) and on
+ * the tracepoint (the probe called directly, or through its iterator
+ * when it has others), and none of them is a caller a reader wants.
+ * Their extents, from kallsyms when the probes first attach (no probe
+ * runs yet).
  */
 #define KMT_PG_OWN	7
 static struct {
@@ -521,8 +624,9 @@ static void kmt_page_alloc_fields(u64 pfn1, unsigned int order, u32 gfp,
 static void kmt_probe_page_alloc(void *data, struct page *page,
 				 unsigned int order, gfp_t gfp_flags,
 				 int migratetype);
-static void kmt_probe_page_alloc_slow(struct page *page, unsigned int order,
-				      gfp_t gfp_flags, int migratetype);
+static void kmt_probe_page_alloc_slow(void *data, struct page *page,
+				      unsigned int order, gfp_t gfp_flags,
+				      int migratetype);
 static void kmt_probe_page_alloc_persist(void *data, struct page *page,
 					 unsigned int order, gfp_t gfp_flags,
 					 int migratetype);
@@ -651,7 +755,8 @@ static __always_inline void kmt_page_alloc_fast(struct kmt_cpu *cb,
 	    !kmt_page_alloc_fits(pfn1, order, gfp, migratetype) ||
 	    unlikely(!kmt_reserve_fast(cb, KMT_EV_PAGE_ALLOC,
 				       KMT_PAGE_ALLOC_BYTES, &r))) {
-		kmt_probe_page_alloc_slow(page, order, gfp_flags, migratetype);
+		kmt_probe_page_alloc_slow(NULL, page, order, gfp_flags,
+					  migratetype);
 		return;
 	}
 	kmt_page_alloc_put(r.p, pfn1, order, gfp, migratetype);
@@ -700,10 +805,25 @@ static __always_inline void kmt_pages_free(u8 type, struct page *page,
 	__kmt_commit(cb, &r, persist);
 }
 
-static noinline void kmt_pages_free_slow(u8 type, struct page *page,
-					 unsigned int order)
+static __kmt_slow void kmt_page_free_slow(struct page *page,
+					  unsigned int order)
 {
-	kmt_pages_free(type, page, order, false);
+	kmt_pages_free(KMT_EV_PAGE_FREE, page, order, false);
+}
+
+static __kmt_slow void kmt_page_free_batched_slow(struct page *page)
+{
+	kmt_pages_free(KMT_EV_PAGE_FREE_BATCHED, page, 0, false);
+}
+
+/* kmt_pages_free() out of line, a copy for each @type. */
+static __always_inline void kmt_pages_free_slow(u8 type, struct page *page,
+						unsigned int order)
+{
+	if (type == KMT_EV_PAGE_FREE)
+		kmt_page_free_slow(page, order);
+	else
+		kmt_page_free_batched_slow(page);
 }
 
 /* kmt_pages_free()'s common record; the rest to kmt_pages_free_slow(). */
