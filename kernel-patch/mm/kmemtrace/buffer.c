@@ -15,6 +15,7 @@
 
 #define pr_fmt(fmt) "kmemtrace: " fmt
 
+#include <linux/kprobes.h>
 #include <linux/smp.h>
 
 #include "internal.h"
@@ -82,11 +83,13 @@ static void kmt_clock_update(struct kmt_cpu *cb)
  * local_clock_at() would keep, and a scale that changed during the read
  * (its generation moved) gives a time local_clock() would not have.
  * Otherwise, or with no copy, local_clock().  Out of line: only the boot
- * and a stale copy come here.
+ * and a stale copy come here, the fast path through arch_kmt_clock_slow().
+ * Neither traced nor probed: a handler that recorded on every pass
+ * through it would keep the reservation that called it retrying.
  *
  * Return: local_clock() on this CPU.
  */
-noinline u64 kmt_clock_slow(struct kmt_cpu *cb)
+noinline notrace u64 kmt_clock_slow(struct kmt_cpu *cb)
 {
 	unsigned int seq = READ_ONCE(cb->clock_seq);
 	u64 now;
@@ -102,6 +105,8 @@ noinline u64 kmt_clock_slow(struct kmt_cpu *cb)
 	}
 	return local_clock();
 }
+
+NOKPROBE_SYMBOL(kmt_clock_slow);
 
 /* ---- the pool -------------------------------------------------------- */
 

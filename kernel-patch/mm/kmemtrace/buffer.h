@@ -55,6 +55,14 @@ static __always_inline u64 arch_kmt_clock_read(const struct arch_kmt_clock *c)
 {
 	return 0;
 }
+
+struct kmt_cpu;
+u64 kmt_clock_slow(struct kmt_cpu *cb);
+
+static __always_inline u64 arch_kmt_clock_slow(struct kmt_cpu *cb)
+{
+	return kmt_clock_slow(cb);
+}
 #endif
 
 /* The pool: sub-buffers for the whole machine. */
@@ -251,8 +259,6 @@ static __always_inline u64 kmt_state(u64 ts, unsigned int seq, unsigned int pos)
 	return (ts << 32) | ((u64)(seq & KMT_SEQ_MASK) << KMT_POS_BITS) | pos;
 }
 
-u64 kmt_clock_slow(struct kmt_cpu *cb);
-
 /*
  * The time of a record: local_clock().  That costs some 40 instructions,
  * most of them calls and the sched_clock latch around the TSC read.
@@ -338,18 +344,18 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 	u64 ts, last_ts;
 	u8 *p;
 
-	/*
-	 * The copy of the clock read after the state: one that an
-	 * interrupt took since came with a new state (kmt_reserve_fast()).
-	 */
-	barrier();
-
 	/* Mostly task context: test that first, with one mask. */
 	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET))))
 		pid = task_pid_nr(current);
 	else
 		ctx = interrupt_context_level();
 	for (;;) {
+		/*
+		 * The copy of the clock read after the state, on every
+		 * pass: one that an interrupt took since came with a new
+		 * state (kmt_reserve_fast()).
+		 */
+		barrier();
 		ts = at == KMT_NOW ? kmt_clock(cb) : at;
 		last_ts = READ_ONCE(cb->last_ts);
 		/*
@@ -494,38 +500,49 @@ static __always_inline bool kmt_reserve(struct kmt_cpu *cb, u8 type,
 }
 
 /*
- * Whether a hot probe may try kmt_reserve_fast(): this CPU's copy of the
- * clock is valid.  Tested first, so that the events of the boot, before
- * sched_clock is stable, go the general way at once.
+ * Whether the hot probes try kmt_reserve_fast(): where the architecture
+ * keeps a copy of the clock, and can call kmt_clock_slow() without
+ * disturbing the caller's registers.  Elsewhere the general path is the
+ * probes' body.
  */
-static __always_inline bool kmt_fast_clock(struct kmt_cpu *cb)
+static __always_inline bool kmt_has_fast_path(void)
 {
-	return IS_ENABLED(CONFIG_ARCH_HAS_KMEMTRACE_CLOCK) &&
-	       likely(arch_kmt_clock_valid(&cb->clock));
+	return IS_ENABLED(CONFIG_ARCH_HAS_KMEMTRACE_CLOCK);
+}
+
+/*
+ * kmt_clock() for kmt_reserve_fast(): the same time, with
+ * kmt_clock_slow(), the boot's and a stale copy's, called through
+ * arch_kmt_clock_slow(), which leaves the caller's registers alone.
+ */
+static __always_inline u64 kmt_clock_fast(struct kmt_cpu *cb)
+{
+	if (likely(arch_kmt_clock_valid(&cb->clock)))
+		return arch_kmt_clock_read(&cb->clock);
+	return arch_kmt_clock_slow(cb);
 }
 
 /*
  * kmt_reserve_fast - kmt_reserve()'s common case, or nothing
  *
  * The record of @type with @plen payload bytes when it is the simple
- * one, on a CPU whose copy of the clock was valid (kmt_fast_clock()):
- * the state's sub-buffer has room for it, its time is less than
+ * one: the state's sub-buffer has room for it, its time is less than
  * KMT_TIME_ABS after the last record's and not behind the state's, and
  * it has no pid to carry (an interrupt's, or the task of the last record
  * in this sub-buffer).  It writes what kmt_reserve() writes for that
  * record: the header byte, the time delta.
  *
- * The hot probes try it first: it is short enough to keep to the
- * registers a call may clobber.  Anything else returns false before it
+ * The hot probes try it first: it is short enough that they save few
+ * registers, and calls nothing but, in the boot, the clock through a
+ * thunk that keeps them (arch_kmt_clock_slow()).  Anything else returns false before it
  * has changed anything, and so does a reservation that an interrupt's
  * changed under it: kmt_reserve() then decides the record from the
- * start.  An interrupt takes a new copy of the clock only when it opens
- * a sub-buffer, whose reservation changes the state: read after the
- * state (the barrier), a copy whose fields such an interrupt mixed fails
- * the cmpxchg.  A new scale between kmt_fast_clock() and the read gives
- * a time on the old one, as between kmt_clock()'s test and read.  Its
- * records go to a pool in memory: __kmt_commit() them with persist
- * false.
+ * start.  The time is kmt_clock()'s, the boot's included
+ * (kmt_clock_fast()).  An interrupt takes a new copy of the clock only
+ * when it opens a sub-buffer, whose reservation changes the state: read
+ * after the state (the barrier), a copy whose fields such an interrupt
+ * mixed fails the cmpxchg.  Its records go to a pool in memory:
+ * __kmt_commit() them with persist false.
  *
  * Return: true with @r filled in, or false.
  */
@@ -556,7 +573,7 @@ static __always_inline bool kmt_reserve_fast(struct kmt_cpu *cb, u8 type,
 	/* KMT_POS_CLOSED is past every sub-buffer's end */
 	if (unlikely(pos + len > kmt_subbuf_size))
 		return false;
-	ts = arch_kmt_clock_read(&cb->clock);
+	ts = kmt_clock_fast(cb);
 	dt = (u32)ts - (u32)(old >> 32);
 	if (unlikely((s32)dt < 0) ||
 	    unlikely(ts - READ_ONCE(cb->last_ts) >= KMT_TIME_ABS))

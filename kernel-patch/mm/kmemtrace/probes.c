@@ -87,33 +87,27 @@ static const u8 kmt_enc_cache_def[] = {
  * pool it finds, which stays while the probes are attached.
  *
  * The copy for a pool in memory is kmt_NAME_fast(): the common record
- * through kmt_reserve_fast(), in the registers a call may clobber.
- * Whatever that leaves goes to kmt_NAME() out of line (a KMT_PROBE_SLOW()
- * or a function of the same kind, __kmt_slow), with the saved registers
- * and the stack frame that the general path needs, normally by a tail
- * call; where the fast path has packed the fields, with the packed
- * words, so that the arguments need not stay live.  Without a copy of
- * the clock (an architecture without ARCH_HAS_KMEMTRACE_CLOCK) there is
- * no fast path, and the general one is the probe's body.
+ * through kmt_reserve_fast(), which saves few registers and calls
+ * nothing but the boot's clock, through a thunk that keeps them.
+ * Whatever that leaves goes to kmt_NAME() out of line (a
+ * KMT_PROBE_SLOW() or a function of the same kind, __kmt_slow), with the
+ * saved registers and the stack frame that the general path needs,
+ * normally by a tail call; where the fast path has packed the fields,
+ * with the packed words, so that the arguments need not stay live.
+ * Without a copy of the clock (an architecture without
+ * ARCH_HAS_KMEMTRACE_CLOCK) there is no fast path, and the general one
+ * is the probe's body.
  */
 #ifdef CONFIG_ARCH_HAS_KMEMTRACE_CLOCK
 #define __kmt_slow	noinline
-/* noinline, and called with the arguments in the registers as declared */
-#define __kmt_split	__noipa
 #else
 #define __kmt_slow	__always_inline
-#define __kmt_split	__always_inline
 #endif
 
-/*
- * The general path out of line, for a probe's arguments; @data unused,
- * there so that a probe can jump to it with its registers as they are
- * (KMT_PROBE_SPLIT()).
- */
 #define KMT_PROTO(...)	__VA_ARGS__
 #define KMT_ARGS(...)	__VA_ARGS__
 #define KMT_PROBE_SLOW(name, proto, args)				\
-static __kmt_split void kmt_probe_##name##_slow(void *data, proto)	\
+static __kmt_slow void kmt_probe_##name##_slow(proto)			\
 {									\
 	kmt_##name(args, false);					\
 }
@@ -122,19 +116,6 @@ static __kmt_split void kmt_probe_##name##_slow(void *data, proto)	\
 static void kmt_probe_##name(void *data, proto)				\
 {									\
 	kmt_##name##_fast(this_cpu_ptr(&kmt_cpu_buf), args);		\
-}
-
-/*
- * A probe with more arguments than the fast path has registers to spare
- * tests the copy of the clock itself, before the fast path's prologue,
- * and jumps with its registers untouched to the general path while it
- * is not valid (the boot), to the fast one, out of line, while it is:
- * kmt_NAME_split() does that.
- */
-#define KMT_PROBE_SPLIT(name, proto, args)				\
-static void kmt_probe_##name(void *data, proto)				\
-{									\
-	kmt_##name##_split(data, args);					\
 }
 
 #define KMT_PROBE_PERSIST(name, proto, args)				\
@@ -222,21 +203,22 @@ KMT_PROBE_SLOW(kmalloc,
  * kmt_probe_kmalloc_slow() before the fields are packed, to
  * kmt_kmalloc_slow() after.
  */
-static __kmt_split void kmt_kmalloc_fast(void *data, unsigned long call_site,
-				       const void *ptr, size_t bytes_req,
-				       size_t bytes_alloc, gfp_t gfp_flags,
-				       int node)
+static __always_inline void kmt_kmalloc_fast(struct kmt_cpu *cb,
+					     unsigned long call_site,
+					     const void *ptr, size_t bytes_req,
+					     size_t bytes_alloc, gfp_t gfp_flags,
+					     int node)
 {
-	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	s64 cs = kmt_text_off(call_site);
 	struct kmt_rsv r;
 	u64 w[2];
 
-	if (!kmt_kmalloc_words(cs, kmt_dmap_off(ptr), bytes_req,
+	if (!kmt_has_fast_path() ||
+	    !kmt_kmalloc_words(cs, kmt_dmap_off(ptr), bytes_req,
 			       bytes_alloc - bytes_req,
 			       (__force u32)gfp_flags, node, w)) {
-		kmt_probe_kmalloc_slow(NULL, call_site, ptr, bytes_req,
-				       bytes_alloc, gfp_flags, node);
+		kmt_probe_kmalloc_slow(call_site, ptr, bytes_req, bytes_alloc,
+				       gfp_flags, node);
 		return;
 	}
 	if (unlikely(kmt_maybe_wrapped(cs)) ||
@@ -250,26 +232,11 @@ static __kmt_split void kmt_kmalloc_fast(void *data, unsigned long call_site,
 	__kmt_commit(cb, &r, false);
 }
 
-static __always_inline void kmt_kmalloc_split(void *data,
-					      unsigned long call_site,
-					      const void *ptr, size_t bytes_req,
-					      size_t bytes_alloc,
-					      gfp_t gfp_flags, int node)
-{
-	if (unlikely(!kmt_fast_clock(this_cpu_ptr(&kmt_cpu_buf))))
-		kmt_probe_kmalloc_slow(data, call_site, ptr, bytes_req,
-				       bytes_alloc, gfp_flags, node);
-	else
-		kmt_kmalloc_fast(data, call_site, ptr, bytes_req, bytes_alloc,
-				 gfp_flags, node);
-}
-
-KMT_PROBE_SPLIT(kmalloc,
-		KMT_PROTO(unsigned long call_site, const void *ptr,
-			  size_t bytes_req, size_t bytes_alloc,
-			  gfp_t gfp_flags, int node),
-		KMT_ARGS(call_site, ptr, bytes_req, bytes_alloc, gfp_flags,
-			 node))
+KMT_PROBE(kmalloc,
+	  KMT_PROTO(unsigned long call_site, const void *ptr,
+		    size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags,
+		    int node),
+	  KMT_ARGS(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node))
 KMT_PROBE_PERSIST(kmalloc,
 		  KMT_PROTO(unsigned long call_site, const void *ptr,
 			    size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags,
@@ -354,21 +321,20 @@ static __kmt_slow void kmt_cache_alloc_slow(u64 w0, u64 w1)
  * kmt_probe_cache_alloc_slow() before the fields are packed, to
  * kmt_cache_alloc_slow() after.
  */
-static __kmt_split void kmt_cache_alloc_fast(void *data,
-					   unsigned long call_site,
-					   const void *ptr,
-					   struct kmem_cache *s,
-					   gfp_t gfp_flags, int node)
+static __always_inline void kmt_cache_alloc_fast(struct kmt_cpu *cb,
+						 unsigned long call_site,
+						 const void *ptr,
+						 struct kmem_cache *s,
+						 gfp_t gfp_flags, int node)
 {
-	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	s64 cs = kmt_text_off(call_site);
 	struct kmt_rsv r;
 	u64 w[2];
 
-	if (!kmt_cache_alloc_words(cs, kmt_dmap_off(ptr), READ_ONCE(s->kmt_id),
+	if (!kmt_has_fast_path() ||
+	    !kmt_cache_alloc_words(cs, kmt_dmap_off(ptr), READ_ONCE(s->kmt_id),
 				   (__force u32)gfp_flags, node, w)) {
-		kmt_probe_cache_alloc_slow(NULL, call_site, ptr, s, gfp_flags,
-					   node);
+		kmt_probe_cache_alloc_slow(call_site, ptr, s, gfp_flags, node);
 		return;
 	}
 	if (unlikely(kmt_maybe_wrapped(cs)) ||
@@ -381,23 +347,10 @@ static __kmt_split void kmt_cache_alloc_fast(void *data,
 	__kmt_commit(cb, &r, false);
 }
 
-static __always_inline void kmt_cache_alloc_split(void *data,
-						  unsigned long call_site,
-						  const void *ptr,
-						  struct kmem_cache *s,
-						  gfp_t gfp_flags, int node)
-{
-	if (unlikely(!kmt_fast_clock(this_cpu_ptr(&kmt_cpu_buf))))
-		kmt_probe_cache_alloc_slow(data, call_site, ptr, s, gfp_flags,
-					   node);
-	else
-		kmt_cache_alloc_fast(data, call_site, ptr, s, gfp_flags, node);
-}
-
-KMT_PROBE_SPLIT(cache_alloc,
-		KMT_PROTO(unsigned long call_site, const void *ptr,
-			  struct kmem_cache *s, gfp_t gfp_flags, int node),
-		KMT_ARGS(call_site, ptr, s, gfp_flags, node))
+KMT_PROBE(cache_alloc,
+	  KMT_PROTO(unsigned long call_site, const void *ptr,
+		    struct kmem_cache *s, gfp_t gfp_flags, int node),
+	  KMT_ARGS(call_site, ptr, s, gfp_flags, node))
 KMT_PROBE_PERSIST(cache_alloc,
 		  KMT_PROTO(unsigned long call_site, const void *ptr,
 			    struct kmem_cache *s, gfp_t gfp_flags, int node),
@@ -463,8 +416,8 @@ static __always_inline void kmt_free_fast(struct kmt_cpu *cb, u8 type,
 	struct kmt_rsv r;
 	u64 w;
 
-	if (unlikely(!kmt_fast_clock(cb) || !kmt_text_fits(cs) ||
-		     !kmt_dmap_fits(off) || id >= 0xffff)) {
+	if (!kmt_has_fast_path() ||
+	    unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) || id >= 0xffff)) {
 		kmt_free_slow(type, call_site, ptr, id);
 		return;
 	}
@@ -624,9 +577,10 @@ static void kmt_page_alloc_fields(u64 pfn1, unsigned int order, u32 gfp,
 static void kmt_probe_page_alloc(void *data, struct page *page,
 				 unsigned int order, gfp_t gfp_flags,
 				 int migratetype);
-static void kmt_probe_page_alloc_slow(void *data, struct page *page,
-				      unsigned int order, gfp_t gfp_flags,
-				      int migratetype);
+static __kmt_slow void kmt_probe_page_alloc_slow(struct page *page,
+						 unsigned int order,
+						 gfp_t gfp_flags,
+						 int migratetype);
 static void kmt_probe_page_alloc_persist(void *data, struct page *page,
 					 unsigned int order, gfp_t gfp_flags,
 					 int migratetype);
@@ -636,7 +590,9 @@ static void kmt_pg_own_init(void)
 	const unsigned long fns[KMT_PG_OWN] = {
 		(unsigned long)kmt_page_alloc_fields,
 		(unsigned long)kmt_probe_page_alloc,
-		(unsigned long)kmt_probe_page_alloc_slow,
+		/* a frame only where it is out of line */
+		IS_ENABLED(CONFIG_ARCH_HAS_KMEMTRACE_CLOCK) ?
+			(unsigned long)kmt_probe_page_alloc_slow : 0,
 		(unsigned long)kmt_probe_page_alloc_persist,
 		(unsigned long)__traceiter_mm_page_alloc,
 		(unsigned long)__kmemtrace_alloc_pages_bulk,
@@ -751,12 +707,11 @@ static __always_inline void kmt_page_alloc_fast(struct kmt_cpu *cb,
 	u64 pfn1 = kmt_pfn1(page);
 	struct kmt_rsv r;
 
-	if (unlikely(!kmt_fast_clock(cb)) ||
+	if (!kmt_has_fast_path() ||
 	    !kmt_page_alloc_fits(pfn1, order, gfp, migratetype) ||
 	    unlikely(!kmt_reserve_fast(cb, KMT_EV_PAGE_ALLOC,
 				       KMT_PAGE_ALLOC_BYTES, &r))) {
-		kmt_probe_page_alloc_slow(NULL, page, order, gfp_flags,
-					  migratetype);
+		kmt_probe_page_alloc_slow(page, order, gfp_flags, migratetype);
 		return;
 	}
 	kmt_page_alloc_put(r.p, pfn1, order, gfp, migratetype);
@@ -836,8 +791,8 @@ static __always_inline void kmt_pages_free_fast(struct kmt_cpu *cb, u8 type,
 	u64 pfn1 = kmt_pfn1(page);
 	struct kmt_rsv r;
 
-	if (unlikely(!kmt_fast_clock(cb) || pfn1 >= 0xffffffff ||
-		     order >= 0xff) ||
+	if (!kmt_has_fast_path() ||
+	    unlikely(pfn1 >= 0xffffffff || order >= 0xff) ||
 	    unlikely(!kmt_reserve_fast(cb, type, plen, &r))) {
 		kmt_pages_free_slow(type, page, order);
 		return;

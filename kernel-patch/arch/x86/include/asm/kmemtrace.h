@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/build_bug.h>
 #include <linux/percpu.h>
+#include <asm/asm.h>
 #include <asm/msr.h>
 
 DECLARE_PER_CPU(atomic_t, tsc_clock_gen);
@@ -77,6 +78,31 @@ static __always_inline u64 arch_kmt_clock_read(const struct arch_kmt_clock *c)
 	asm volatile("rdtsc" : "=a" (lo), "=d" (hi));
 	return c->offset + ((lo * c->mul) >> c->shift) +
 	       ((hi * c->mul) << c->lshift);
+}
+
+struct kmt_cpu;
+u64 kmt_clock_slow(struct kmt_cpu *cb);
+asmlinkage void arch_kmt_clock_slow_thunk(void);
+
+/**
+ * arch_kmt_clock_slow - kmt_clock_slow() for a caller short of registers
+ * @cb: this CPU's buffer
+ *
+ * Through a thunk that keeps every register but RAX (kmemtrace_64.S):
+ * the recorder's fast path, which calls nothing else, makes this call,
+ * the boot's clock, without saving the registers a call may clobber.
+ *
+ * Return: kmt_clock_slow(@cb), local_clock() on this CPU.
+ */
+static __always_inline u64 arch_kmt_clock_slow(struct kmt_cpu *cb)
+{
+	u64 ts;
+
+	asm volatile("call arch_kmt_clock_slow_thunk"
+		     : "=a" (ts), ASM_CALL_CONSTRAINT
+		     : "D" (cb)
+		     : "memory");
+	return ts;
 }
 
 #endif /* _ASM_X86_KMEMTRACE_H */
