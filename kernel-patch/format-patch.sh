@@ -196,10 +196,10 @@ mul_u64_u32_shr().
 
 arch_kmt_clock_slow() calls the recorder's kmt_clock_slow(), the
 boot's clock, through a thunk that keeps every register but RAX, as
-preempt_schedule_thunk does (added with the recorder's build at the
-end of the series): the recorder's fast path, which calls nothing
-else, makes that call before sched_clock is stable without saving the
-registers a call may clobber.
+preempt_schedule_thunk does (added with the recorder's build, in the
+patch that hooks it into mm): the recorder's fast path, which calls
+nothing else, makes that call (before sched_clock is stable, or with
+no copy) without saving the registers a call may clobber.
 
 Only with CONFIG_KMEMTRACE: without it nothing changes in tsc.c."
 
@@ -213,8 +213,8 @@ write their fixed layouts with a few plain stores; BUILD_BUG_ON()s tie
 their sizes and encodings to the layouts of the uapi header.  Each
 tries kmt_reserve_fast() first, the record that needs no pid, no
 absolute time and no new sub-buffer, short enough to save few
-registers and call nothing but the boot's clock, and goes out of line
-to the general path for anything else:
+registers and call nothing but the clock without a copy, and goes out
+of line to the general path for anything else:
 about 126 guest instructions per event on x86 (QEMU, -icount), 155
 without the fast path, against 592 for an ftrace kmem event.
 kmem_cache events carry a small cache id (a field of struct

@@ -82,10 +82,12 @@ static void kmt_clock_update(struct kmt_cpu *cb)
  * clock_seq changed) could have mixed two copies' fields, a time
  * local_clock_at() would keep, and a scale that changed during the read
  * (its generation moved) gives a time local_clock() would not have.
- * Otherwise, or with no copy, local_clock().  Out of line: only the boot
- * and a stale copy come here, the fast path through arch_kmt_clock_slow().
- * Neither traced nor probed: a handler that recorded on every pass
- * through it would keep the reservation that called it retrying.
+ * Otherwise, or with no copy, local_clock().  Out of line: the boot, a
+ * stale copy and a clock with no copy (a paravirt sched_clock, an
+ * unstable TSC) come here, the fast path through arch_kmt_clock_slow().
+ * Neither it nor the local_clock() it calls is traced or probed: a
+ * handler that recorded on every pass through it would keep the
+ * reservation that called it retrying.
  *
  * Return: local_clock() on this CPU.
  */
@@ -103,7 +105,8 @@ noinline notrace u64 kmt_clock_slow(struct kmt_cpu *cb)
 		    arch_kmt_clock_valid(&cb->sched))
 			return local_clock_at(now);
 	}
-	return local_clock();
+	/* preemption is off: the untraced one, as said above */
+	return local_clock_noinstr();
 }
 
 NOKPROBE_SYMBOL(kmt_clock_slow);

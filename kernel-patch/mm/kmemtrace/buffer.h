@@ -273,8 +273,9 @@ static __always_inline u64 kmt_state(u64 ts, unsigned int seq, unsigned int pos)
  */
 static __always_inline u64 kmt_clock(struct kmt_cpu *cb)
 {
+	/* untraced: a handler recording each time would keep us retrying */
 	if (!IS_ENABLED(CONFIG_ARCH_HAS_KMEMTRACE_CLOCK))
-		return local_clock();
+		return local_clock_noinstr();
 	if (likely(arch_kmt_clock_valid(&cb->clock)))
 		return arch_kmt_clock_read(&cb->clock);
 	return kmt_clock_slow(cb);
@@ -533,9 +534,10 @@ static __always_inline u64 kmt_clock_fast(struct kmt_cpu *cb)
  * record: the header byte, the time delta.
  *
  * The hot probes try it first: it is short enough that they save few
- * registers, and calls nothing but, in the boot, the clock through a
- * thunk that keeps them (arch_kmt_clock_slow()).  Anything else returns false before it
- * has changed anything, and so does a reservation that an interrupt's
+ * registers, and calls nothing but kmt_clock_slow() (the boot's clock,
+ * or one without a copy: a paravirt sched_clock, an unstable TSC),
+ * through a thunk that keeps them (arch_kmt_clock_slow()).  Anything
+ * else returns false before it has changed anything, and so does a reservation that an interrupt's
  * changed under it: kmt_reserve() then decides the record from the
  * start.  The time is kmt_clock()'s, the boot's included
  * (kmt_clock_fast()).  An interrupt takes a new copy of the clock only

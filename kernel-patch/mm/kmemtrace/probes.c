@@ -88,7 +88,7 @@ static const u8 kmt_enc_cache_def[] = {
  *
  * The copy for a pool in memory is kmt_NAME_fast(): the common record
  * through kmt_reserve_fast(), which saves few registers and calls
- * nothing but the boot's clock, through a thunk that keeps them.
+ * nothing but the clock without a copy, through a thunk that keeps them.
  * Whatever that leaves goes to kmt_NAME() out of line (a
  * KMT_PROBE_SLOW() or a function of the same kind, __kmt_slow), with the
  * saved registers and the stack frame that the general path needs,

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmemtrace's clock before sched_clock is stable, for its fast path: a
- * call that leaves every register but RAX as it was, so that the fast
- * path, which calls nothing else, saves no register for the call it
- * makes only in the boot (asm/kmemtrace.h).  Built with the recorder:
- * kmt_clock_slow() is mm/kmemtrace/buffer.c's.
+ * kmemtrace's clock without a copy of it (before sched_clock is stable,
+ * or with a paravirt sched_clock or an unstable TSC), for its fast path:
+ * a call that leaves every register but RAX as it was, so that the fast
+ * path, which calls nothing else, saves no register for it
+ * (asm/kmemtrace.h).  Built with the recorder: kmt_clock_slow() is
+ * mm/kmemtrace/buffer.c's.
  */
 #include <linux/linkage.h>
 #include <asm/asm.h>

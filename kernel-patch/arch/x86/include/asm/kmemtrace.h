@@ -17,6 +17,7 @@
 
 #include <linux/atomic.h>
 #include <linux/build_bug.h>
+#include <linux/linkage.h>
 #include <linux/percpu.h>
 #include <asm/asm.h>
 #include <asm/msr.h>
@@ -89,8 +90,9 @@ asmlinkage void arch_kmt_clock_slow_thunk(void);
  * @cb: this CPU's buffer
  *
  * Through a thunk that keeps every register but RAX (kmemtrace_64.S):
- * the recorder's fast path, which calls nothing else, makes this call,
- * the boot's clock, without saving the registers a call may clobber.
+ * the recorder's fast path, which calls nothing else, makes this call
+ * (the boot's clock, or one without a copy) without saving the
+ * registers a call may clobber.
  *
  * Return: kmt_clock_slow(@cb), local_clock() on this CPU.
  */
