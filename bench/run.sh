@@ -286,9 +286,11 @@ per event, the cost measured in section 1 and the tracepoint's. The
 boot is allocation-dense under TCG (one event per $(awk -v b="$ioff" -v n="$ievents" 'BEGIN { printf "%.0f", b * 1e9 / n }') instructions of
 boot, most of them ACPI's interpreter): 6 % would allow about $(awk -v b="$ioff" -v n="$ievents" 'BEGIN { printf "%.0f", 0.06 * b * 1e9 / n }')
 instructions per event. Until a late initcall marks \`sched_clock\` stable,
-every record's time is the filtered \`local_clock()\` (through
-\`local_clock_at()\`), about 65 instructions where the stable clock's copy
-takes 14: the boot's events cost more than those of section 1.
+\`local_clock()\` is filtered through the tick's window; the recorder's
+copy of it holds within a window (\`local_clock_copy_window()\`), so the
+boot's events cost what those of section 1 do, and the rest is the
+recorder's fixed work (its pool, its records of caches, initcalls and
+tasks).
 
 ## 4. Analysis
 

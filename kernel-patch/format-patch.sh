@@ -97,32 +97,49 @@ read whole.  The recorder describes itself: its ABI version, word size,
 page size, bases, and the layout of every event type, field by field,
 so that a reader needs no compiled-in knowledge of the layouts."
 
-for p in kernel-sched-clock.c.patch include-linux-sched-clock.h.patch; do
+for p in kernel-sched-build_utility.c.patch kernel-sched-clock.c.patch \
+	include-linux-sched-clock.h.patch; do
 	edit "$p"
 done
-commit "sched/clock: add local_clock_at()" \
+commit "sched/clock: let a tracer keep a copy of local_clock()" \
 "A tracer that times its records with local_clock() can often compute
 sched_clock() itself, cheaper than the call, from a copy of the
 architecture's scale (perf's user page does as much for user space).
 Once sched_clock is stable, local_clock() is that plus
 __sched_clock_offset.  Before, through the whole boot up to
 sched_clock_init_late(), it is sched_clock() filtered through the CPU's
-sched_clock_data: clamped to the tick's window and kept as the CPU's
-clock so that it never goes back, a cmpxchg that only this file can do.
+sched_clock_data: the tick window's clock (the tick's gtod plus the
+sched_clock() elapsed since), kept from going back and clamped to the
+window's top.  Within a window, that is again sched_clock() plus a
+constant, up to the top, from any moment when the window's clock is at
+or ahead of the CPU's: only this file knows when that ends.
 
-local_clock_at() takes a sched_clock() value read on this CPU and
-returns the local_clock() of that reading, in every mode, keeping it as
-the CPU's clock the way local_clock() does.  sched_clock_local()'s clamp
-becomes sched_clock_clamp(), shared by both; local_clock() is unchanged.
-It is the first way for code outside this file to have a value of its
-own kept in scd->clock; the clamp bounds it as it bounds an erratic
-sched_clock(): a wrong value can do no more than a TSC that jumped.
-Without CONFIG_HAVE_UNSTABLE_SCHED_CLOCK, local_clock() is sched_clock()
-and local_clock_at() returns its argument.
+local_clock_copy_window() gives the constant and the limit for a
+sched_clock() value read on this CPU, in every mode, or says that none
+holds.  A per-CPU limit, local_clock_copy_until, says up to what time
+the copy holds: the tracer compares its time with it, one load and a
+compare, instead of a call.  Whatever could make local_clock() differ
+from the copy sets the limit to 0 first (local_clock_copy_stale()): a
+tick, another CPU raising this one's clock in sched_clock_remote(),
+sched_clock changing regime (sched_clock_init(), marked stable or
+unstable), and the architecture, for its part of the copy.  The copy's
+times are not kept in scd->clock (that would be a cmpxchg per record):
+instead the tick, which starts a new window, first brings scd->clock up
+to now, so that no later local_clock() is behind a time the copy gave.
+A copy taken across a change is dropped when it is committed: each
+change bumps a per-CPU generation, by a busy count while another CPU
+raises the clock, so that no copy is taken meanwhile.
 
-kmemtrace, later in this series, uses it for the records of the boot,
-which it exists to record: 97 of its instructions per event went to
-local_clock() until the late initcall."
+Only with CONFIG_KMEMTRACE, its only user, and only once the tracer
+enables it (a static key): local_clock() itself is unchanged, and so
+are sched_clock_tick() and sched_clock_remote() until then.  A record
+that reads the TSC while another CPU raises its CPU's clock may be
+behind the raised clock: the two are concurrent, and ordering them
+would cost a fence per record.
+
+kmemtrace, later in this series, uses it for every record, the boot's
+included, which it exists to record: 97 of its instructions per event
+went to local_clock() until the late initcall, and now 17 do."
 
 maintainers_with "^F:.(include/|mm/kmemtrace/|Documentation/trace/kmemtrace)"
 edit mm-Kconfig.debug.patch
@@ -154,11 +171,11 @@ the event and counts it, keeping the earliest events; flight mode
 (added later) reuses the CPU's oldest.
 
 The time is local_clock().  Where the architecture can say what
-local_clock() is on a CPU (ARCH_HAS_KMEMTRACE_CLOCK, added for x86 by
-the next patch), each CPU keeps a copy, taken when it opens a
-sub-buffer and checked before each use, and computes the time itself;
-before sched_clock is stable, it keeps a copy of sched_clock() and
-gives what it computes to local_clock_at().
+sched_clock() is on a CPU (ARCH_HAS_KMEMTRACE_CLOCK, added for x86 by
+the next patch), each CPU keeps a copy of local_clock() as that plus a
+constant (local_clock_copy_window()), taken when it opens a sub-buffer
+or when a task finds it stale, and computes the time itself for as long
+as local_clock_copy_until allows.
 A clock that steps back is recorded as an absolute time, where it
 happened.
 
@@ -171,35 +188,31 @@ add arch/x86/include/asm/kmemtrace.h
 for p in arch-x86-Kconfig.patch arch-x86-kernel-tsc.c.patch; do
 	edit "$p"
 done
-commit "x86/tsc: give kmemtrace local_clock() as a scale of the TSC" \
+commit "x86/tsc: give kmemtrace sched_clock() as a scale of the TSC" \
 "kmemtrace times every record with local_clock(), some 40 instructions
-of its 150 per event, most of them calls and the cyc2ns latch.  While
-sched_clock is the TSC and stable, local_clock() on a CPU is that CPU's
-cyc2ns offset plus __sched_clock_offset plus the TSC scaled: the
-recorder can compute it itself, as perf's user page lets user space do,
-if it knows when those numbers change.
+of its 150 per event, most of them calls and the cyc2ns latch, and 97
+before sched_clock is stable.  While sched_clock is the TSC,
+sched_clock() on a CPU is that CPU's cyc2ns offset plus the TSC scaled,
+and local_clock() is that plus a constant for as long as
+kernel/sched/clock.c's local_clock_copy_until allows: the recorder can
+compute it itself, as perf's user page lets user space do, if it knows
+when those numbers change.
 
-arch_kmt_clock_get() copies them for the calling CPU, with a per-CPU
-generation, tsc_clock_gen, that tsc.c bumps after every change: a new
-cyc2ns scale (the refined calibration, cpufreq on a TSC that is not
-constant, a CPU set up), the offsets rewritten on resume from suspend
-or hibernation, the TSC marked unstable (before sched_clock leaves its
-stable mode).  Before sched_clock is stable, or once the TSC is found
-unstable, it copies sched_clock()'s scale alone, for the recorder to
-give what it computes to local_clock_at().  arch_kmt_clock_valid()
-compares the copy's generation with the CPU's, one load and a compare
-before each use, so that a copy that is no longer the clock it copied
-is never used; the recorder then calls local_clock() until it takes a
-new copy.  arch_kmt_clock_read() scales
-the TSC with two 32x32 products, the same nanoseconds as
-mul_u64_u32_shr().
+arch_kmt_clock_get() copies them for the calling CPU, and tsc.c calls
+local_clock_copy_stale() after every change: a new cyc2ns scale (the
+refined calibration, cpufreq on a TSC that is not constant, a CPU set
+up), the offsets rewritten on resume from suspend or hibernation, the
+TSC marked unstable (before sched_clock leaves its stable mode), so
+that a copy that is no longer the clock it copied is never used.
+arch_kmt_clock_read() scales the TSC with two 32x32 products, the same
+nanoseconds as mul_u64_u32_shr().
 
-arch_kmt_clock_slow() calls the recorder's kmt_clock_slow(), the
-boot's clock, through a thunk that keeps every register but RAX, as
+arch_kmt_clock_slow() calls the recorder's kmt_clock_slow(), for a
+stale copy, through a thunk that keeps every register but RAX, as
 preempt_schedule_thunk does (added with the recorder's build, in the
 patch that hooks it into mm): the recorder's fast path, which calls
-nothing else, makes that call (before sched_clock is stable, or with
-no copy) without saving the registers a call may clobber.
+nothing else, makes that call without saving the registers a call may
+clobber.
 
 Only with CONFIG_KMEMTRACE: without it nothing changes in tsc.c."
 

@@ -171,8 +171,8 @@ sys.exit(0 if ok else 1)' "$out/$1/footprint.json"
 
 # The recorder's own objects, all of them: those it allocated before its
 # kmalloc probe (the pool's arrays and the boot CPU's slots, written with
-# the early pages before the first mark; the wrappers' filter, written as
-# allocated, after it) are among the records of the start, up to the
+# the early pages before the first mark; the wrappers' filter is static
+# data) are among the records of the start, up to the
 # memblock_early record; what it allocated attaching its probes (the
 # probe arrays, between marks 7 and 8) is its own; and the footprint's
 # recorder objects hold both.
@@ -203,7 +203,7 @@ for line in open(sys.argv[1]):
 print("before the probes:", early, sorted(sites), "attaching:", window,
       "marks:", marks, "recorder objects:", d["recorder_objects"])
 # each allocating function, or the one it is inlined into
-ok = ("kmt_find_wrappers" in sites and sites & {"kmt_alloc_cpu", "kmt_cpu_prepare"} and
+ok = (sites & {"kmt_alloc_cpu", "kmt_cpu_prepare"} and
       sites & {"kmt_keep_pool_arrays", "kmt_alloc_pool", "kmt_setup_buffers"} and
       marks == ["mark=1", "mark=7", "mark=8"] and window >= 5 * 32 and
       d["recorder_objects"] >= early + window)
@@ -553,7 +553,8 @@ fi
 # kmemtrace-stress sample (an allocation between two reads of
 # local_clock() on one CPU, interrupts off, at subsys, fs and device
 # initcall time, before sched_clock is stable (the recorder's time then
-# comes through local_clock_at()), and three times from clock-hook.sh,
+# comes from its copy of the tick window's clock), and three times from
+# clock-hook.sh,
 # once it is stable (never, with tsc=unstable)) has its kmalloc record in the trace at
 # a time between the two reads, on its CPU: the documented bound.  The
 # i-th stamp of a CPU is its i-th record (local_clock() is monotonic on

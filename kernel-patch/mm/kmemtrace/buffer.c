@@ -28,83 +28,118 @@ unsigned int kmt_mode __read_mostly = KMT_MODE_BOOT;
 
 /* ---- the clock -------------------------------------------------------- */
 
-static bool kmt_clock_take(struct arch_kmt_clock *copy, bool local)
+#ifdef CONFIG_ARCH_HAS_KMEMTRACE_CLOCK
+/*
+ * Take this CPU's copy of the clock (buffer.h), on its CPU, unless a
+ * writer that this one interrupted is taking it (an odd clock_seq): a
+ * nested writer does not mix its fields with that one's.  A writer that
+ * reads the copy sees its limit 0 until the copy is whole.
+ *
+ * Return: true with local_clock() now in @ts.
+ */
+static notrace bool kmt_clock_take(struct kmt_cpu *cb, u64 *ts)
 {
+	unsigned int seq = READ_ONCE(cb->clock_seq);
 	struct arch_kmt_clock c;
-	u64 gen;
+	unsigned long gen;
+	u64 now, add, until;
+	bool ok = false;
 
-	WRITE_ONCE(copy->gen, U64_MAX);
-	barrier();
-	if (!arch_kmt_clock_get(&c, local))
+	/* a paravirt sched_clock: no copy, and none to begin */
+	if ((seq & 1) || !arch_kmt_clock_get(&c))
 		return false;
-	gen = c.gen;
-	c.gen = U64_MAX;
-	*copy = c;
+	WRITE_ONCE(cb->clock_seq, seq + 1);
 	barrier();
-	WRITE_ONCE(copy->gen, gen);
-	return true;
+	if (local_clock_copy_begin(&gen) && arch_kmt_clock_get(&c)) {
+		now = arch_kmt_clock_read(&c);
+		if (local_clock_copy_window(now, &add, &until)) {
+			c.offset += add;
+			cb->clock = c;
+			barrier();
+			ok = local_clock_copy_commit(gen, until);
+			*ts = now + add;
+		}
+	}
+	barrier();
+	WRITE_ONCE(cb->clock_seq, seq + 2);
+	return ok;
+}
+
+NOKPROBE_SYMBOL(kmt_clock_take);
+
+/* Whether this context may take the copy: see kmt_clock_slow(). */
+static __always_inline bool kmt_clock_may_take(void)
+{
+	return !(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
 }
 
 /*
- * Take this CPU's copy of the clock, on its CPU, when it opens a
- * sub-buffer and the copy it has is stale: local_clock()'s, or, before
- * sched_clock is stable, sched_clock()'s.  A writer that interrupts the
- * update sees no valid copy, or an odd clock_seq, and calls
- * local_clock(), and does not update it itself (it would mix its copy's
- * fields with this one's); one that the update interrupted between its
- * reads of the copy has its reservation fail (the update came with one),
- * and reads the clock again.
+ * When this CPU opens a sub-buffer, in any context: the reservation that
+ * opened it changed the state, so a writer that this one interrupted
+ * between its reads of the copy fails its own.
  */
-static void kmt_clock_update(struct kmt_cpu *cb)
+static notrace void kmt_clock_update(struct kmt_cpu *cb)
 {
-	unsigned int seq = READ_ONCE(cb->clock_seq);
+	u64 ts;
 
-	if (arch_kmt_clock_valid(&cb->clock) || (seq & 1))
-		return;
-	WRITE_ONCE(cb->clock_seq, seq + 1);
-	barrier();
-	if (!kmt_clock_take(&cb->clock, true) &&
-	    !arch_kmt_clock_valid(&cb->sched))
-		kmt_clock_take(&cb->sched, false);
-	barrier();
-	WRITE_ONCE(cb->clock_seq, seq + 2);
+	if (!local_clock_copy_until())
+		kmt_clock_take(cb, &ts);
 }
 
 /**
- * kmt_clock_slow - local_clock() without a copy of it
- * @cb: this CPU's buffer
+ * kmt_clock_drop - @cpu's copy of the clock no longer holds
+ * @cpu: a CPU going offline: its clock may not go on from there
+ */
+void kmt_clock_drop(int cpu)
+{
+	local_clock_copy_stale(cpu);
+}
+#else
+static bool kmt_clock_take(struct kmt_cpu *cb, u64 *ts)
+{
+	return false;
+}
+
+static __always_inline bool kmt_clock_may_take(void)
+{
+	return false;
+}
+
+static void kmt_clock_update(struct kmt_cpu *cb)
+{
+}
+
+void kmt_clock_drop(int cpu)
+{
+}
+#endif
+
+/**
+ * kmt_clock_slow - local_clock() without a valid copy of it
  *
- * Before sched_clock is stable, local_clock() is sched_clock() filtered
- * through this CPU's sched_clock_data: the recorder computes
- * sched_clock() from its copy and has local_clock_at() do the rest, the
- * same value local_clock() gives, and kept as this CPU's clock.  Only
- * from a copy read whole: an update that interrupted the reads (its
- * clock_seq changed) could have mixed two copies' fields, a time
- * local_clock_at() would keep, and a scale that changed during the read
- * (its generation moved) gives a time local_clock() would not have.
- * Otherwise, or with no copy, local_clock().  Out of line: the boot, a
- * stale copy and a clock with no copy (a paravirt sched_clock, an
- * unstable TSC) come here, the fast path through arch_kmt_clock_slow().
- * Neither it nor the local_clock() it calls is traced or probed: a
- * handler that recorded on every pass through it would keep the
- * reservation that called it retrying.
+ * The copy is stale (a tick, before sched_clock is stable, or anything
+ * else that changed the clock), or there is none (a paravirt
+ * sched_clock): a task takes it again, and its time comes from it.  Only
+ * a task: an interrupt could write the copy between the reads of a
+ * writer it interrupted, and, if its own event went nowhere (dropped,
+ * counted), leave that writer's reservation to succeed with a time from
+ * two copies' fields.  Otherwise, or when the copy cannot be taken (the
+ * CPU's clock ahead of the tick window's, or a copy being taken by the
+ * writer this one interrupted), local_clock().  Out of line: the fast
+ * path comes here through arch_kmt_clock_slow().  Neither it nor the
+ * local_clock() it calls is traced or probed: a handler that recorded
+ * on every pass through it would keep the reservation that called it
+ * retrying.
  *
  * Return: local_clock() on this CPU.
  */
-noinline notrace u64 kmt_clock_slow(struct kmt_cpu *cb)
+noinline notrace u64 kmt_clock_slow(void)
 {
-	unsigned int seq = READ_ONCE(cb->clock_seq);
-	u64 now;
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	u64 ts;
 
-	barrier();
-	if (!(seq & 1) && arch_kmt_clock_valid(&cb->sched)) {
-		now = arch_kmt_clock_read(&cb->sched);
-		barrier();
-		/* and still the CPU's scale after the read */
-		if (READ_ONCE(cb->clock_seq) == seq &&
-		    arch_kmt_clock_valid(&cb->sched))
-			return local_clock_at(now);
-	}
+	if (kmt_clock_may_take() && kmt_clock_take(cb, &ts))
+		return ts;
 	/* preemption is off: the untraced one, as said above */
 	return local_clock_noinstr();
 }
@@ -279,7 +314,7 @@ noinline u8 *kmt_open(struct kmt_cpu *cb, unsigned int old_seq,
 	if (pos != KMT_POS_CLOSED)
 		kmt_close_slot(cb, old_seq, pos);
 	/* Pids restart in every sub-buffer. */
-	WRITE_ONCE(cb->pid_key, U64_MAX);
+	WRITE_ONCE(cb->pid_key, KMT_NO_PID);
 	kmt_clock_update(cb);
 	/*
 	 * No h->size: kmt_close_slot() sets it, and an interrupt that fills

@@ -38,30 +38,19 @@
 #else
 /* No copy of the clock: every record's time is a call to local_clock(). */
 struct arch_kmt_clock {
-	u64	gen;
+	u64	offset;
 };
-
-static inline bool arch_kmt_clock_get(struct arch_kmt_clock *c, bool local)
-{
-	return false;
-}
-
-static __always_inline bool arch_kmt_clock_valid(const struct arch_kmt_clock *c)
-{
-	return false;
-}
 
 static __always_inline u64 arch_kmt_clock_read(const struct arch_kmt_clock *c)
 {
 	return 0;
 }
 
-struct kmt_cpu;
-u64 kmt_clock_slow(struct kmt_cpu *cb);
+u64 kmt_clock_slow(void);
 
-static __always_inline u64 arch_kmt_clock_slow(struct kmt_cpu *cb)
+static __always_inline u64 arch_kmt_clock_slow(void)
 {
-	return kmt_clock_slow(cb);
+	return kmt_clock_slow();
 }
 #endif
 
@@ -133,11 +122,10 @@ struct kmt_cpu {
 	local_t		frozen_dropped;	/* events dropped while frozen */
 	local_t		reusing;	/* a writer is giving the oldest one back */
 	u64		last_ts;
-	struct arch_kmt_clock clock;	/* local_clock(), when valid */
-	struct arch_kmt_clock sched;	/* sched_clock(), before it is stable */
+	struct arch_kmt_clock clock;	/* local_clock(), kmt_clock_until() */
 	unsigned int	clock_seq;	/* odd while a writer takes a copy */
-	/* the pid of the last record with one, and its sub-buffer's seq << 32 */
-	u64		pid_key;	/* U64_MAX: none in this sub-buffer */
+	/* the pid of the last record with one in this sub-buffer */
+	u32		pid_key;	/* KMT_NO_PID: none yet */
 	unsigned int	consumed;	/* next sequence number to read */
 	/* allocations through wrappers: callers from their entries, unwound */
 	local_t		via_kept;
@@ -254,6 +242,9 @@ static __always_inline u64 kmt_zigzag(s64 v)
 
 /* ---- reserve and commit ----------------------------------------------- */
 
+/* No task has it: the pid key of a sub-buffer without a pid yet. */
+#define KMT_NO_PID		U32_MAX
+
 static __always_inline u64 kmt_state(u64 ts, unsigned int seq, unsigned int pos)
 {
 	return (ts << 32) | ((u64)(seq & KMT_SEQ_MASK) << KMT_POS_BITS) | pos;
@@ -261,24 +252,54 @@ static __always_inline u64 kmt_state(u64 ts, unsigned int seq, unsigned int pos)
 
 /*
  * The time of a record: local_clock().  That costs some 40 instructions,
- * most of them calls and the sched_clock latch around the TSC read.
- * Where the architecture can say what local_clock() is on this CPU (on
- * x86, a scale of the TSC while sched_clock is stable), each CPU keeps a
- * copy of it, taken when it opens a sub-buffer, and checks it before each
- * use: a copy the architecture has changed since (a new scale, a resume,
- * the TSC found unstable) is not used.  Until sched_clock is stable (the
- * boot, up to a late initcall), or when the copy is stale, the time is
+ * most of them calls and the sched_clock latch around the TSC read, and
+ * 90 before sched_clock is stable (the boot, up to a late initcall),
+ * when it is filtered through the CPU's sched_clock_data.  Where the
+ * architecture can say what sched_clock() is on this CPU (on x86, a scale
+ * of the TSC), each CPU keeps a copy of local_clock() as that scale plus
+ * a constant (local_clock_copy_window()), taken when it opens a
+ * sub-buffer or when its copy is stale.  The copy holds for times below
+ * the CPU's local_clock_copy_until(): for good once sched_clock is stable,
+ * up to the tick window's top before; whatever changes local_clock() (a
+ * tick, a new scale, a resume, a change of regime, another CPU raising
+ * this one's clock) sets it to 0 first.  Otherwise the time is
  * kmt_clock_slow()'s.  Either way it is what local_clock() gives on this
  * CPU at that moment.
+ *
+ * The limit is read after the TSC: an interrupt that changed the clock
+ * between the two leaves it 0.
  */
+static __always_inline u64 kmt_clock_until(void)
+{
+#ifdef CONFIG_ARCH_HAS_KMEMTRACE_CLOCK
+	return local_clock_copy_until();
+#else
+	return 0;
+#endif
+}
+
+/* Before the first record: the clock then says when a copy is stale. */
+static inline void kmt_clock_enable(void)
+{
+#ifdef CONFIG_ARCH_HAS_KMEMTRACE_CLOCK
+	local_clock_copy_enable();
+#endif
+}
+
+void kmt_clock_drop(int cpu);
+
 static __always_inline u64 kmt_clock(struct kmt_cpu *cb)
 {
+	u64 ts;
+
 	/* untraced: a handler recording each time would keep us retrying */
 	if (!IS_ENABLED(CONFIG_ARCH_HAS_KMEMTRACE_CLOCK))
 		return local_clock_noinstr();
-	if (likely(arch_kmt_clock_valid(&cb->clock)))
-		return arch_kmt_clock_read(&cb->clock);
-	return kmt_clock_slow(cb);
+	ts = arch_kmt_clock_read(&cb->clock);
+	barrier();
+	if (likely(ts < kmt_clock_until()))
+		return ts;
+	return kmt_clock_slow();
 }
 
 /* On while the pool is a reserve_mem= region (persist.c). */
@@ -314,6 +335,8 @@ void kmt_flush_cpu(struct kmt_cpu *cb);
  * @p:    its first payload byte, after header, time and pid
  * @idx:  its slot, for the commit
  * @len:  bytes reserved
+ *
+ * Two words, which the probes keep in registers.
  */
 struct kmt_rsv {
 	u8		*p;
@@ -369,8 +392,7 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 			ts = last_ts;
 		pos = old & KMT_POS_MASK;
 		seq = (old >> KMT_POS_BITS) & KMT_SEQ_MASK;
-		need_pid = ctx == KMT_CTX_TASK &&
-			   ((u64)seq << 32 | pid) != READ_ONCE(cb->pid_key);
+		need_pid = ctx == KMT_CTX_TASK && pid != READ_ONCE(cb->pid_key);
 		/*
 		 * The delta is from the state's time, the last reserved
 		 * record's, of which the state keeps the low half; last_ts
@@ -488,7 +510,16 @@ write:
 	if (need_pid) {
 		put_unaligned_le32(pid, p);
 		p += 4;
-		WRITE_ONCE(cb->pid_key, (u64)(seq & KMT_SEQ_MASK) << 32 | pid);
+		/*
+		 * The key is this sub-buffer's: one that an interrupt opened
+		 * since the reservation (resetting the key before this write)
+		 * gets it reset again.
+		 */
+		WRITE_ONCE(cb->pid_key, pid);
+		barrier();
+		if (unlikely((u32)READ_ONCE(cb->state) >> KMT_POS_BITS !=
+			     (seq & KMT_SEQ_MASK)))
+			WRITE_ONCE(cb->pid_key, KMT_NO_PID);
 	}
 	r->p = p;
 	return true;
@@ -513,14 +544,17 @@ static __always_inline bool kmt_has_fast_path(void)
 
 /*
  * kmt_clock() for kmt_reserve_fast(): the same time, with
- * kmt_clock_slow(), the boot's and a stale copy's, called through
- * arch_kmt_clock_slow(), which leaves the caller's registers alone.
+ * kmt_clock_slow(), a stale copy's, called through arch_kmt_clock_slow(),
+ * which leaves the caller's registers alone.
  */
 static __always_inline u64 kmt_clock_fast(struct kmt_cpu *cb)
 {
-	if (likely(arch_kmt_clock_valid(&cb->clock)))
-		return arch_kmt_clock_read(&cb->clock);
-	return arch_kmt_clock_slow(cb);
+	u64 ts = arch_kmt_clock_read(&cb->clock);
+
+	barrier();
+	if (likely(ts < kmt_clock_until()))
+		return ts;
+	return arch_kmt_clock_slow();
 }
 
 /*
@@ -534,24 +568,23 @@ static __always_inline u64 kmt_clock_fast(struct kmt_cpu *cb)
  * record: the header byte, the time delta.
  *
  * The hot probes try it first: it is short enough that they save few
- * registers, and calls nothing but kmt_clock_slow() (the boot's clock,
- * or one without a copy: a paravirt sched_clock, an unstable TSC),
- * through a thunk that keeps them (arch_kmt_clock_slow()).  Anything
- * else returns false before it has changed anything, and so does a reservation that an interrupt's
+ * registers, and calls nothing but kmt_clock_slow() (a stale copy of the
+ * clock, or none: a paravirt sched_clock), through a thunk that keeps
+ * them (arch_kmt_clock_slow()).  Anything else returns false before it
+ * has changed anything, and so does a reservation that an interrupt's
  * changed under it: kmt_reserve() then decides the record from the
- * start.  The time is kmt_clock()'s, the boot's included
- * (kmt_clock_fast()).  An interrupt takes a new copy of the clock only
- * when it opens a sub-buffer, whose reservation changes the state: read
- * after the state (the barrier), a copy whose fields such an interrupt
- * mixed fails the cmpxchg.  Its records go to a pool in memory:
- * __kmt_commit() them with persist false.
+ * start.  The time is kmt_clock()'s (kmt_clock_fast()).  An interrupt
+ * takes a new copy of the clock only when it opens a sub-buffer, whose
+ * reservation changes the state: read after the state (the barrier), a
+ * copy whose fields such an interrupt mixed fails the cmpxchg.  Its
+ * records go to a pool in memory: kmt_commit_fast() them.
  *
  * Return: true with @r filled in, or false.
  */
-static __always_inline bool kmt_reserve_fast(struct kmt_cpu *cb, u8 type,
-					     unsigned int plen,
+static __always_inline bool kmt_reserve_fast(u8 type, unsigned int plen,
 					     struct kmt_rsv *r)
 {
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	u64 old = READ_ONCE(cb->state);
 	unsigned int pos = old & KMT_POS_MASK;
 	/* the sequence number is the low word's top bits */
@@ -567,7 +600,7 @@ static __always_inline bool kmt_reserve_fast(struct kmt_cpu *cb, u8 type,
 	/* the copy of the clock read after the state */
 	barrier();
 	if (likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)))) {
-		if (((u64)seq << 32 | task_pid_nr(current)) != READ_ONCE(cb->pid_key))
+		if ((u32)task_pid_nr(current) != READ_ONCE(cb->pid_key))
 			return false;
 	} else {
 		ctx = interrupt_context_level();
@@ -611,6 +644,22 @@ static __always_inline void kmt_commit_wake(struct kmt_cpu *cb,
 	}
 }
 
+/* Commit @r, this CPU's, to a pool in memory. */
+static __always_inline void kmt_commit_fast(struct kmt_rsv *r)
+{
+	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
+	struct kmt_slot *slot = &cb->slot[r->idx];
+	long done;
+
+	/* A slot whose commit reached its size has its final event count. */
+	local_inc(&slot->events);
+	/* Count and record bytes before the commit; pairs with kmt_slot_ready(). */
+	smp_wmb();
+	done = local_add_return(r->len, &slot->commit);
+	local_inc(&cb->events);
+	kmt_commit_wake(cb, slot, done);
+}
+
 void kmt_persist_commit(struct kmt_cpu *cb, unsigned int idx,
 			unsigned int len);
 
@@ -625,20 +674,10 @@ void kmt_persist_commit(struct kmt_cpu *cb, unsigned int idx,
 static __always_inline void __kmt_commit(struct kmt_cpu *cb,
 					 struct kmt_rsv *r, bool persist)
 {
-	struct kmt_slot *slot = &cb->slot[r->idx];
-	long done;
-
-	if (persist) {
+	if (persist)
 		kmt_persist_commit(cb, r->idx, r->len);
-		return;
-	}
-	/* A slot whose commit reached its size has its final event count. */
-	local_inc(&slot->events);
-	/* Count and record bytes before the commit; pairs with kmt_slot_ready(). */
-	smp_wmb();
-	done = local_add_return(r->len, &slot->commit);
-	local_inc(&cb->events);
-	kmt_commit_wake(cb, slot, done);
+	else
+		kmt_commit_fast(r);
 }
 
 static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)

@@ -82,37 +82,26 @@ static __always_inline bool kmt_buffers_ready(void)
 
 /* ---- wrappers.c ------------------------------------------------------- */
 
-/* The hot path's filter: one bit per 4 KiB of kernel text. */
-#define KMT_WRAP_SHIFT		12
-
-/**
- * struct kmt_wrap_filter - where the wrappers' call sites may be
- * @mask: the number of bits in @bits, minus one (a power of two)
- * @bits: a bit per 4 KiB of kernel text that holds a wrapper
- *
- * Published once, whole, by one pointer: a reader that has the pointer
- * has a mask and a bitmap that go together.
+/*
+ * The hot path's filter: a bit per 4 KiB of kernel text that holds a
+ * wrapper, 16384 of them (64 MiB of text); text further out shares the
+ * bits of the text 64 MiB before it.
  */
-struct kmt_wrap_filter {
-	unsigned long	mask;
-	unsigned long	bits[];
-};
+#define KMT_WRAP_SHIFT		12
+#define KMT_WRAP_BITS		BIT(14)
 
-extern struct kmt_wrap_filter *kmt_wrap_filter;
+extern unsigned long kmt_wrap_bits[BITS_TO_LONGS(KMT_WRAP_BITS)];
 
 /*
- * Whether text offset @cs may be inside a wrapper: a bit per 4 KiB of
- * text, the offset masked into the map's power-of-two size, so an
- * address outside the kernel text may be a false positive, never a miss.
- * Before the wrappers are found, the filter is one word of zeroes.
+ * Whether text offset @cs may be inside a wrapper: an address that is
+ * not may be a false positive (its text shares a bit with a wrapper's,
+ * or lies outside the kernel text), never a miss.  The bits are set
+ * once, before the probes are attached (kmt_find_wrappers()).
  */
 static __always_inline bool kmt_maybe_wrapped(s64 cs)
 {
-	/* Pairs with the release in kmt_find_wrappers(): an address dependency. */
-	const struct kmt_wrap_filter *f = READ_ONCE(kmt_wrap_filter);
-	unsigned long i = ((unsigned long)cs >> KMT_WRAP_SHIFT) & f->mask;
-
-	return (f->bits[i / BITS_PER_LONG] >> (i % BITS_PER_LONG)) & 1;
+	return test_bit(((unsigned long)cs >> KMT_WRAP_SHIFT) &
+			(KMT_WRAP_BITS - 1), kmt_wrap_bits);
 }
 
 void kmt_find_wrappers(void);

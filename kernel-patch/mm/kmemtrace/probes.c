@@ -115,7 +115,7 @@ static __kmt_slow void kmt_probe_##name##_slow(proto)			\
 #define KMT_PROBE(name, proto, args)					\
 static void kmt_probe_##name(void *data, proto)				\
 {									\
-	kmt_##name##_fast(this_cpu_ptr(&kmt_cpu_buf), args);		\
+	kmt_##name##_fast(args);					\
 }
 
 #define KMT_PROBE_PERSIST(name, proto, args)				\
@@ -203,8 +203,7 @@ KMT_PROBE_SLOW(kmalloc,
  * kmt_probe_kmalloc_slow() before the fields are packed, to
  * kmt_kmalloc_slow() after.
  */
-static __always_inline void kmt_kmalloc_fast(struct kmt_cpu *cb,
-					     unsigned long call_site,
+static __always_inline void kmt_kmalloc_fast(unsigned long call_site,
 					     const void *ptr, size_t bytes_req,
 					     size_t bytes_alloc, gfp_t gfp_flags,
 					     int node)
@@ -222,14 +221,14 @@ static __always_inline void kmt_kmalloc_fast(struct kmt_cpu *cb,
 		return;
 	}
 	if (unlikely(kmt_maybe_wrapped(cs)) ||
-	    unlikely(!kmt_reserve_fast(cb, KMT_EV_KMALLOC, KMT_KMALLOC_BYTES,
+	    unlikely(!kmt_reserve_fast(KMT_EV_KMALLOC, KMT_KMALLOC_BYTES,
 				       &r))) {
 		kmt_kmalloc_slow(w[0], w[1]);
 		return;
 	}
 	put_unaligned_le64(w[0], r.p);
 	put_unaligned_le64(w[1], r.p + 8);
-	__kmt_commit(cb, &r, false);
+	kmt_commit_fast(&r);
 }
 
 KMT_PROBE(kmalloc,
@@ -321,8 +320,7 @@ static __kmt_slow void kmt_cache_alloc_slow(u64 w0, u64 w1)
  * kmt_probe_cache_alloc_slow() before the fields are packed, to
  * kmt_cache_alloc_slow() after.
  */
-static __always_inline void kmt_cache_alloc_fast(struct kmt_cpu *cb,
-						 unsigned long call_site,
+static __always_inline void kmt_cache_alloc_fast(unsigned long call_site,
 						 const void *ptr,
 						 struct kmem_cache *s,
 						 gfp_t gfp_flags, int node)
@@ -338,13 +336,13 @@ static __always_inline void kmt_cache_alloc_fast(struct kmt_cpu *cb,
 		return;
 	}
 	if (unlikely(kmt_maybe_wrapped(cs)) ||
-	    unlikely(!kmt_reserve_fast(cb, KMT_EV_CACHE_ALLOC,
+	    unlikely(!kmt_reserve_fast(KMT_EV_CACHE_ALLOC,
 				       KMT_CACHE_ALLOC_BYTES, &r))) {
 		kmt_cache_alloc_slow(w[0], w[1]);
 		return;
 	}
 	kmt_cache_alloc_put(r.p, w);
-	__kmt_commit(cb, &r, false);
+	kmt_commit_fast(&r);
 }
 
 KMT_PROBE(cache_alloc,
@@ -356,6 +354,32 @@ KMT_PROBE_PERSIST(cache_alloc,
 			    struct kmem_cache *s, gfp_t gfp_flags, int node),
 		  KMT_ARGS(call_site, ptr, s, gfp_flags, node))
 
+/*
+ * A free's call site and pointer as one word (kmt_site_ptr()), NULL's
+ * (KMT_DMAP32_NULL) included: kfree(NULL) is common at boot.  Return:
+ * whether they and the cache @id fit the record.
+ */
+static __always_inline bool kmt_free_fits(s64 cs, const void *ptr,
+					  unsigned int id, u64 *w)
+{
+	u64 off = kmt_dmap_off(ptr);
+
+	if (unlikely(!kmt_text_fits(cs) || id >= 0xffff))
+		return false;
+	if (likely(kmt_dmap_fits(off))) {
+		*w = kmt_site_ptr(cs, off);
+		return true;
+	}
+	*w = (u32)cs | (u64)KMT_DMAP32_NULL << 32;
+	return !ptr;
+}
+
+/* The pointer back from kmt_free_fits()'s word. */
+static __always_inline const void *kmt_free_ptr_of(u64 w)
+{
+	return w >> 32 == KMT_DMAP32_NULL ? NULL : kmt_ptr_of(w);
+}
+
 static __always_inline void kmt_free(u8 type, unsigned long call_site,
 				     const void *ptr, unsigned int id,
 				     bool persist)
@@ -363,11 +387,10 @@ static __always_inline void kmt_free(u8 type, unsigned long call_site,
 	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	unsigned int plen = type == KMT_EV_KFREE ? KMT_KFREE_BYTES :
 			    KMT_CACHE_FREE_BYTES;
-	s64 cs = kmt_text_off(call_site);
-	u64 off = kmt_dmap_off(ptr);
 	struct kmt_rsv r;
+	u64 w;
 
-	if (unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) || id >= 0xffff)) {
+	if (unlikely(!kmt_free_fits(kmt_text_off(call_site), ptr, id, &w))) {
 		u64 v[3] = { call_site, (unsigned long)ptr, id };
 
 		kmt_record_fields(type, kmt_enc_free, v,
@@ -376,7 +399,7 @@ static __always_inline void kmt_free(u8 type, unsigned long call_site,
 	}
 	if (!kmt_reserve(cb, type, plen, &r))
 		return;
-	put_unaligned_le64(kmt_site_ptr(cs, off), r.p);
+	put_unaligned_le64(w, r.p);
 	if (type != KMT_EV_KFREE)
 		put_unaligned_le16(id, r.p + 8);
 	__kmt_commit(cb, &r, persist);
@@ -405,31 +428,28 @@ static __always_inline void kmt_free_slow(u8 type, unsigned long call_site,
 }
 
 /* kmt_free()'s common record; the rest to kmt_free_slow(). */
-static __always_inline void kmt_free_fast(struct kmt_cpu *cb, u8 type,
+static __always_inline void kmt_free_fast(u8 type,
 					  unsigned long call_site,
 					  const void *ptr, unsigned int id)
 {
 	unsigned int plen = type == KMT_EV_KFREE ? KMT_KFREE_BYTES :
 			    KMT_CACHE_FREE_BYTES;
-	s64 cs = kmt_text_off(call_site);
-	u64 off = kmt_dmap_off(ptr);
 	struct kmt_rsv r;
 	u64 w;
 
 	if (!kmt_has_fast_path() ||
-	    unlikely(!kmt_text_fits(cs) || !kmt_dmap_fits(off) || id >= 0xffff)) {
+	    unlikely(!kmt_free_fits(kmt_text_off(call_site), ptr, id, &w))) {
 		kmt_free_slow(type, call_site, ptr, id);
 		return;
 	}
-	w = kmt_site_ptr(cs, off);
-	if (unlikely(!kmt_reserve_fast(cb, type, plen, &r))) {
-		kmt_free_slow(type, kmt_site_of(w), kmt_ptr_of(w), id);
+	if (unlikely(!kmt_reserve_fast(type, plen, &r))) {
+		kmt_free_slow(type, kmt_site_of(w), kmt_free_ptr_of(w), id);
 		return;
 	}
 	put_unaligned_le64(w, r.p);
 	if (type != KMT_EV_KFREE)
 		put_unaligned_le16(id, r.p + 8);
-	__kmt_commit(cb, &r, false);
+	kmt_commit_fast(&r);
 }
 
 static __always_inline void kmt_kfree(unsigned long call_site,
@@ -438,11 +458,10 @@ static __always_inline void kmt_kfree(unsigned long call_site,
 	kmt_free(KMT_EV_KFREE, call_site, ptr, 0, persist);
 }
 
-static __always_inline void kmt_kfree_fast(struct kmt_cpu *cb,
-					   unsigned long call_site,
+static __always_inline void kmt_kfree_fast(unsigned long call_site,
 					   const void *ptr)
 {
-	kmt_free_fast(cb, KMT_EV_KFREE, call_site, ptr, 0);
+	kmt_free_fast(KMT_EV_KFREE, call_site, ptr, 0);
 }
 
 KMT_PROBE(kfree,
@@ -461,12 +480,11 @@ static __always_inline void kmt_cache_free(unsigned long call_site,
 		 s ? READ_ONCE(s->kmt_id) : 0, persist);
 }
 
-static __always_inline void kmt_cache_free_fast(struct kmt_cpu *cb,
-						unsigned long call_site,
+static __always_inline void kmt_cache_free_fast(unsigned long call_site,
 						const void *ptr,
 						const struct kmem_cache *s)
 {
-	kmt_free_fast(cb, KMT_EV_CACHE_FREE, call_site, ptr,
+	kmt_free_fast(KMT_EV_CACHE_FREE, call_site, ptr,
 		      s ? READ_ONCE(s->kmt_id) : 0);
 }
 
@@ -697,8 +715,7 @@ KMT_PROBE_SLOW(page_alloc,
 	       KMT_ARGS(page, order, gfp_flags, migratetype))
 
 /* kmt_page_alloc()'s common record; the rest to the slow copy. */
-static __always_inline void kmt_page_alloc_fast(struct kmt_cpu *cb,
-						struct page *page,
+static __always_inline void kmt_page_alloc_fast(struct page *page,
 						unsigned int order,
 						gfp_t gfp_flags,
 						int migratetype)
@@ -709,13 +726,13 @@ static __always_inline void kmt_page_alloc_fast(struct kmt_cpu *cb,
 
 	if (!kmt_has_fast_path() ||
 	    !kmt_page_alloc_fits(pfn1, order, gfp, migratetype) ||
-	    unlikely(!kmt_reserve_fast(cb, KMT_EV_PAGE_ALLOC,
+	    unlikely(!kmt_reserve_fast(KMT_EV_PAGE_ALLOC,
 				       KMT_PAGE_ALLOC_BYTES, &r))) {
 		kmt_probe_page_alloc_slow(page, order, gfp_flags, migratetype);
 		return;
 	}
 	kmt_page_alloc_put(r.p, pfn1, order, gfp, migratetype);
-	__kmt_commit(cb, &r, false);
+	kmt_commit_fast(&r);
 }
 
 KMT_PROBE(page_alloc,
@@ -782,7 +799,7 @@ static __always_inline void kmt_pages_free_slow(u8 type, struct page *page,
 }
 
 /* kmt_pages_free()'s common record; the rest to kmt_pages_free_slow(). */
-static __always_inline void kmt_pages_free_fast(struct kmt_cpu *cb, u8 type,
+static __always_inline void kmt_pages_free_fast(u8 type,
 						struct page *page,
 						unsigned int order)
 {
@@ -793,14 +810,14 @@ static __always_inline void kmt_pages_free_fast(struct kmt_cpu *cb, u8 type,
 
 	if (!kmt_has_fast_path() ||
 	    unlikely(pfn1 >= 0xffffffff || order >= 0xff) ||
-	    unlikely(!kmt_reserve_fast(cb, type, plen, &r))) {
+	    unlikely(!kmt_reserve_fast(type, plen, &r))) {
 		kmt_pages_free_slow(type, page, order);
 		return;
 	}
 	put_unaligned_le32(pfn1, r.p);
 	if (type == KMT_EV_PAGE_FREE)
 		r.p[4] = order;
-	__kmt_commit(cb, &r, false);
+	kmt_commit_fast(&r);
 }
 
 static __always_inline void kmt_page_free(struct page *page,
@@ -809,11 +826,10 @@ static __always_inline void kmt_page_free(struct page *page,
 	kmt_pages_free(KMT_EV_PAGE_FREE, page, order, persist);
 }
 
-static __always_inline void kmt_page_free_fast(struct kmt_cpu *cb,
-					       struct page *page,
+static __always_inline void kmt_page_free_fast(struct page *page,
 					       unsigned int order)
 {
-	kmt_pages_free_fast(cb, KMT_EV_PAGE_FREE, page, order);
+	kmt_pages_free_fast(KMT_EV_PAGE_FREE, page, order);
 }
 
 KMT_PROBE(page_free,
@@ -829,10 +845,9 @@ static __always_inline void kmt_page_free_batched(struct page *page,
 	kmt_pages_free(KMT_EV_PAGE_FREE_BATCHED, page, 0, persist);
 }
 
-static __always_inline void kmt_page_free_batched_fast(struct kmt_cpu *cb,
-						       struct page *page)
+static __always_inline void kmt_page_free_batched_fast(struct page *page)
 {
-	kmt_pages_free_fast(cb, KMT_EV_PAGE_FREE_BATCHED, page, 0);
+	kmt_pages_free_fast(KMT_EV_PAGE_FREE_BATCHED, page, 0);
 }
 
 KMT_PROBE(page_free_batched,

@@ -187,9 +187,7 @@ static void kmt_reset_cpu(struct kmt_cpu *cb, int cpu)
 	cb->consumed = 0;
 	atomic_set(&cb->held, 0);
 	WRITE_ONCE(cb->state, kmt_state(0, KMT_SEQ_MASK, KMT_POS_CLOSED));
-	cb->pid_key = U64_MAX;
-	cb->clock.gen = U64_MAX;
-	cb->sched.gen = U64_MAX;
+	cb->pid_key = KMT_NO_PID;
 	cb->last_ts = local_clock();
 }
 
@@ -491,9 +489,8 @@ static int kmt_cpu_dead(unsigned int cpu)
 		kmt_flush_cpu(cb);
 		kmt_put_spare(cb);
 	}
-	/* Its clock may not go on from here: local_clock() until it opens one. */
-	WRITE_ONCE(cb->clock.gen, U64_MAX);
-	WRITE_ONCE(cb->sched.gen, U64_MAX);
+	/* Its clock may not go on from here: local_clock() until a new copy. */
+	kmt_clock_drop(cpu);
 	return 0;
 }
 
@@ -807,6 +804,7 @@ static int kmt_start(void)
 	unsigned long groups = READ_ONCE(kmt_groups);
 	int ret;
 
+	kmt_clock_enable();
 	WRITE_ONCE(kmt_recording, true);
 	kmt_emit_mark(KMT_MARK_RECORDING_ON);
 	if (kmt_mode == KMT_MODE_FLIGHT)

@@ -66,13 +66,7 @@ static struct kmt_wrapper kmt_wrappers[KMT_MAX_WRAPPERS] __read_mostly;
 /* Set once, after kmt_wrappers[] is filled in. */
 static unsigned int kmt_nr_wrappers __read_mostly;
 
-/* Until the wrappers are found: mask 0 and a word of zeroes, no wrapper. */
-static union {
-	struct kmt_wrap_filter	f;
-	unsigned long		words[2];
-} kmt_no_wrappers;
-
-struct kmt_wrap_filter *kmt_wrap_filter __read_mostly = &kmt_no_wrappers.f;
+unsigned long kmt_wrap_bits[BITS_TO_LONGS(KMT_WRAP_BITS)] __read_mostly;
 
 /*
  * On from before the kmem probes are attached until after they are
@@ -113,8 +107,7 @@ static bool kmt_in_wrapper_nr(unsigned long addr, int w)
 /* Under kmt_mutex, or at boot: look the wrappers up once. */
 void kmt_find_wrappers(void)
 {
-	unsigned long addr, size, off, bits, first, last;
-	struct kmt_wrap_filter *f;
+	unsigned long addr, size, off, bit, first, last;
 	unsigned int i, n = 0;
 
 	if (kmt_wrappers_found())
@@ -133,31 +126,20 @@ void kmt_find_wrappers(void)
 	}
 	if (!n)
 		return;
-	bits = roundup_pow_of_two(DIV_ROUND_UP((unsigned long)(_etext - _stext),
-					       1UL << KMT_WRAP_SHIFT));
-	f = kzalloc(struct_size(f, bits, BITS_TO_LONGS(bits)), GFP_KERNEL);
-	if (!f)
-		return;
-	kmt_early_object(f, struct_size(f, bits, BITS_TO_LONGS(bits)),
-			 GFP_KERNEL | __GFP_ZERO, NUMA_NO_NODE);
-	f->mask = bits - 1;
+	/*
+	 * The filter's bits, then the table, then its count, each whole
+	 * before it is seen: a probe that finds a bit set looks the
+	 * table up, and finds its entries written.
+	 */
 	for (i = 0; i < n; i++) {
 		first = kmt_text_off(kmt_wrappers[i].start) >> KMT_WRAP_SHIFT;
 		last = kmt_text_off(kmt_wrappers[i].start +
 				    kmt_wrappers[i].size - 1) >> KMT_WRAP_SHIFT;
-		bitmap_set(f->bits, first, last - first + 1);
+		for (bit = first; bit <= last; bit++)
+			__set_bit(bit & (KMT_WRAP_BITS - 1), kmt_wrap_bits);
 	}
-	/*
-	 * The table, then the filter that sends the probes to it: each
-	 * whole before it is published, so that no ordering of the probes
-	 * (or of a CPU's loads) combines a new mask with an old bitmap, or
-	 * a count with entries not yet written.
-	 *
-	 * The table before the count: pairs with kmt_wrappers_found().
-	 */
+	/* The table before the count: pairs with kmt_wrappers_found(). */
 	smp_store_release(&kmt_nr_wrappers, n);
-	/* The filter whole before it is seen: kmt_maybe_wrapped() loads it. */
-	smp_store_release(&kmt_wrap_filter, f);
 }
 
 struct kmt_via_walk {

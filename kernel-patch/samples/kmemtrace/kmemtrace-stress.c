@@ -24,11 +24,11 @@
  * off, so the trace's kmalloc record of that object must lie between
  * the two.  Every online CPU is stamped at subsys, fs and device initcall
  * time, before sched_clock_init_late() can mark sched_clock stable (the
- * recorder's time then comes through local_clock_at()), and again at each
- * write to /sys/kernel/debug/kmemtrace-clock; read it for the stamps,
- * "cpu CPU t0 NS t1 NS stable|unstable" lines, in the order they were
- * taken: the i-th stamp of a CPU is the i-th CLOCK_BYTES allocation of
- * kmt_clock_stamp() on that CPU in the trace.
+ * recorder's time then comes from its copy of the tick window's clock),
+ * and again at each write to /sys/kernel/debug/kmemtrace-clock; read it
+ * for the stamps, "cpu CPU t0 NS t1 NS stable|unstable" lines, in the
+ * order they were taken: the i-th stamp of a CPU is the i-th CLOCK_BYTES
+ * allocation of kmt_clock_stamp() on that CPU in the trace.
  */
 
 #define pr_fmt(fmt) "kmemtrace-stress: " fmt

@@ -10,7 +10,7 @@
 #include <linux/linkage.h>
 #include <asm/asm.h>
 
-/* RAX = kmt_clock_slow(RDI); the other registers kept. */
+/* RAX = kmt_clock_slow(); the other registers kept. */
 SYM_FUNC_START(arch_kmt_clock_slow_thunk)
 	pushq %rbp
 	movq %rsp, %rbp
