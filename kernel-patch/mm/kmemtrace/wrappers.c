@@ -127,9 +127,10 @@ void kmt_find_wrappers(void)
 	if (!n)
 		return;
 	/*
-	 * The filter's bits, then the table, then its count, each whole
-	 * before it is seen: a probe that finds a bit set looks the
-	 * table up, and finds its entries written.
+	 * The table, the filter's bits, then the table's count: a probe
+	 * that finds a bit set looks the table up, and finds its entries
+	 * written, or no entry yet (a wrapper's call site taken for its
+	 * caller's, before the probes are attached).
 	 */
 	for (i = 0; i < n; i++) {
 		first = kmt_text_off(kmt_wrappers[i].start) >> KMT_WRAP_SHIFT;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmemtrace's clock without a copy of it (before sched_clock is stable,
- * or with a paravirt sched_clock or an unstable TSC), for its fast path:
+ * kmemtrace's clock without a valid copy of it (a stale copy, or none
+ * with a paravirt sched_clock), for its fast path:
  * a call that leaves every register but RAX as it was, so that the fast
  * path, which calls nothing else, saves no register for it
  * (asm/kmemtrace.h).  Built with the recorder: kmt_clock_slow() is
