@@ -24,7 +24,9 @@ TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extra
             analyze/memblock.c analyze/report_memblock.c analyze/report_footprint.c analyze/report_window.c \
             analyze/plot.c analyze/flame.c analyze/svg.c lib/vmlinux.c
 # FreeType and fontconfig: their headers only; svg.c opens them to draw
-TOOL_LIBS := -lelf -ldw -ldl $(shell pkg-config --libs libtracefs libtraceevent)
+# the trace library: libzstd for compressed sections
+LIB_LIBS := -lzstd
+TOOL_LIBS := -lelf -ldw -ldl $(shell pkg-config --libs libtracefs libtraceevent) $(LIB_LIBS)
 HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -55,7 +57,7 @@ UNIT_ANALYZE := analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/latenc
 
 build-asan/tests/%: tests/unit/%.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(UNIT_ANALYZE) $(HDRS)
 	@mkdir -p build-asan/tests
-	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) $(UNIT_ANALYZE) -lcmocka
+	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) $(UNIT_ANALYZE) -lcmocka $(LIB_LIBS)
 
 unit-build: $(patsubst tests/unit/%,build-asan/tests/%,$(UNIT))
 
@@ -69,16 +71,16 @@ cli: build-asan/kmemflight build-asan/tests/mktrace
 
 build/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(HDRS)
 	@mkdir -p build/tests
-	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC)
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) $(LIB_LIBS)
 
 build-asan/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(HDRS)
 	@mkdir -p build-asan/tests
-	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC)
+	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) $(LIB_LIBS)
 
 # tests/perf/parity.sh's copier of a perf.data with samples written twice
 build-asan/tests/perf-repeat: tests/perf/perf-repeat.c $(LIB_SRC) $(HDRS)
 	@mkdir -p build-asan/tests
-	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< $(LIB_SRC)
+	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< $(LIB_SRC) $(LIB_LIBS)
 
 parity: build/kmemflight build-asan/tests/perf-repeat
 	tests/perf/parity.sh
@@ -89,14 +91,14 @@ build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_SRC) $(HDRS)
 	@mkdir -p build-fuzz
 	clang -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all \
-		-o $@ $< $(FUZZ_SRC)
+		-o $@ $< $(FUZZ_SRC) $(LIB_LIBS)
 
 # the kernel image reader needs libelf and libdw
 build-fuzz/fuzz_vmlinux: tests/fuzz/fuzz_vmlinux.c tests/fuzz/fuzz.h $(FUZZ_SRC) lib/vmlinux.c $(HDRS)
 	@mkdir -p build-fuzz
 	clang -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all \
-		-o $@ $< $(FUZZ_SRC) lib/vmlinux.c -ldw -lelf
+		-o $@ $< $(FUZZ_SRC) lib/vmlinux.c -ldw -lelf $(LIB_LIBS)
 
 fuzz: $(addprefix build-fuzz/,$(FUZZ))
 

@@ -221,6 +221,10 @@ int cmd_info(int argc, char **argv)
 	print_flight(&t);
 	printf("caches:      %u\n", t.nr_caches);
 	printf("nodes:       %u\n", t.nr_nodes);
+	if (t.kallsyms)
+		printf("symbols:     %zu text symbols, %zu bytes, %" PRIu64 " in the file%s\n",
+		       count_lines(t.kallsyms, t.kallsyms_len), t.kallsyms_len,
+		       t.kallsyms_stored, t.kallsyms_zstd ? " (zstd)" : "");
 	printf("%-6s %6s %10s %12s %12s %10s%s\n", "cpu", "node", "subbufs",
 	       "kernel", "in_file", "lost",
 	       t.flight.present ? "  overwritten     frozen  window" : "");

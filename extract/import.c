@@ -481,8 +481,8 @@ int kmf_import_write(struct kmf_import *im, const struct kmf_import_out *o,
 					strlen(o->topology), err);
 	ret = ret ?: kmt_writer_section(&w, KMT_SEC_CACHES, caches, caches_len, err);
 	if (ksyms)
-		ret = ret ?: kmt_writer_section(&w, KMT_SEC_KALLSYMS, ksyms,
-						ksyms_len, err);
+		ret = ret ?: kmt_writer_section_zstd(&w, KMT_SEC_KALLSYMS, ksyms,
+						     ksyms_len, err);
 	for (cpu = 0; cpu < im->nr_cpu_ids && !ret; cpu++) {
 		const struct kmt_enc_cpu *c = kmt_encoder_cpu(&e, cpu);
 		struct kmt_cpu_section cs = {

@@ -801,7 +801,7 @@ static int save_previous(const struct save_opts *o)
 	ret = kmt_writer_section(&w, KMT_SEC_FORMAT, r.header, r.header_len, &err);
 	ret = ret ?: kmt_writer_section(&w, KMT_SEC_META, meta, meta_len, &err);
 	ret = ret ?: kmt_writer_section(&w, KMT_SEC_CACHES, caches, caches_len, &err);
-	ret = ret ?: kmt_writer_section(&w, KMT_SEC_KALLSYMS, ksyms, ksyms_len, &err);
+	ret = ret ?: kmt_writer_section_zstd(&w, KMT_SEC_KALLSYMS, ksyms, ksyms_len, &err);
 	ret = ret ?: kmt_writer_section(&w, KMT_SEC_TOPOLOGY, topo, topo_len, &err);
 	for (i = 0; i < nr && !ret; i++) {
 		struct kmt_cpu_section cs = {
@@ -1135,7 +1135,7 @@ int cmd_save(int argc, char **argv)
 	ret = ret ?: kmt_writer_section(&w, KMT_SEC_META, meta, meta_len, &err);
 	ret = ret ?: kmt_writer_section(&w, KMT_SEC_TOPOLOGY, topo, topo_len, &err);
 	ret = ret ?: kmt_writer_section(&w, KMT_SEC_CACHES, caches, caches_len, &err);
-	ret = ret ?: kmt_writer_section(&w, KMT_SEC_KALLSYMS, ksyms, ksyms_len, &err);
+	ret = ret ?: kmt_writer_section_zstd(&w, KMT_SEC_KALLSYMS, ksyms, ksyms_len, &err);
 	if (meminfo)
 		ret = ret ?: kmt_writer_section(&w, KMT_SEC_MEMINFO, meminfo,
 						meminfo_len, &err);

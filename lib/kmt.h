@@ -157,6 +157,8 @@ struct kmt_trace {
 	size_t meta_len;
 	const char *kallsyms;
 	size_t kallsyms_len;
+	uint64_t kallsyms_stored;	/* its bytes in the file */
+	bool kallsyms_zstd;		/* stored compressed */
 	/* /proc/meminfo, /proc/vmstat and /proc/zoneinfo at the save, or NULL */
 	const char *meminfo, *vmstat, *zoneinfo;
 	size_t meminfo_len, vmstat_len, zoneinfo_len;
@@ -189,7 +191,16 @@ struct kmt_trace {
 	/* the cgroup v2 tree at the save: "id\tpath" lines, or NULL */
 	const char *cgroups;
 	size_t cgroups_len;
+	/* the sections stored compressed, decompressed */
+	struct kmt_owned {
+		void *p;
+		size_t len;
+	} *owned;
+	unsigned int nr_owned;
 };
+
+/* The most bytes a compressed section may decompress to. */
+#define KMT_INFLATE_MAX	(256U << 20)
 
 int kmt_trace_open(const char *path, struct kmt_trace *t, struct kmt_err *err);
 int kmt_trace_open_mem(const void *buf, size_t len, struct kmt_trace *t,
@@ -617,6 +628,15 @@ int kmt_writer_section(struct kmt_writer *w, uint32_t type, const void *data,
 int kmt_writer_section2(struct kmt_writer *w, uint32_t type,
 			const void *head, uint64_t head_size,
 			const void *data, uint64_t size, struct kmt_err *err);
+/*
+ * A section stored as one zstd frame (KMT_SECTION_ZSTD) at
+ * KMT_ZSTD_LEVEL; as it is when under KMT_ZSTD_MIN bytes or when
+ * compressing would not shrink it.
+ */
+#define KMT_ZSTD_LEVEL	3
+#define KMT_ZSTD_MIN	4096
+int kmt_writer_section_zstd(struct kmt_writer *w, uint32_t type,
+			    const void *data, uint64_t size, struct kmt_err *err);
 /* fsync, rename over the target, fsync the directory. */
 int kmt_writer_commit(struct kmt_writer *w, struct kmt_err *err);
 /* Remove the temporary file; the target is untouched. */

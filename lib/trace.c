@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "kmt.h"
 
@@ -387,6 +388,50 @@ static int parse_flight(struct kmt_trace *t, const uint8_t *p, size_t len,
 	return 0;
 }
 
+/*
+ * A section stored as a zstd frame: its bytes, decompressed into a buffer
+ * the trace keeps until kmt_trace_close().  The frame must give its size,
+ * at most KMT_INFLATE_MAX, and hold exactly that: nothing before or after.
+ */
+static int inflate_section(struct kmt_trace *t, uint32_t i, uint32_t type,
+			   const uint8_t **data, __u64 *size,
+			   struct kmt_err *err)
+{
+	unsigned long long n = ZSTD_getFrameContentSize(*data, *size);
+	struct kmt_owned *owned;
+	size_t got;
+	void *buf;
+
+	if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN)
+		return kmt_errf(err, EBADMSG,
+				"section %u (type %u) is marked compressed but does not start with a zstd frame that gives its size",
+				i, type);
+	if (n > KMT_INFLATE_MAX)
+		return kmt_errf(err, EFBIG,
+				"section %u (type %u) would decompress to %llu bytes, more than the %u MiB a section may hold",
+				i, type, n, KMT_INFLATE_MAX >> 20);
+	owned = realloc(t->owned, (t->nr_owned + 1) * sizeof(*owned));
+	if (!owned)
+		return -ENOMEM;
+	t->owned = owned;
+	buf = malloc(n ? n : 1);
+	if (!buf)
+		return -ENOMEM;
+	got = ZSTD_decompress(buf, n, *data, *size);
+	if (ZSTD_isError(got) || got != n) {
+		free(buf);
+		return kmt_errf(err, EBADMSG,
+				"section %u (type %u): its zstd frame is corrupt: %s",
+				i, type, ZSTD_isError(got) ? ZSTD_getErrorName(got) :
+				"shorter than its size");
+	}
+	t->owned[t->nr_owned].p = buf;
+	t->owned[t->nr_owned++].len = n;
+	*data = buf;
+	*size = n;
+	return 0;
+}
+
 static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 {
 	struct kmt_file_header h;
@@ -416,10 +461,10 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 	h.header_size = sw16(t->swap, h.header_size);
 	h.nr_sections = sw32(t->swap, h.nr_sections);
 	h.file_size = sw64(t->swap, h.file_size);
-	if (h.version != KMT_FILE_VERSION)
+	if (h.version < KMT_FILE_VERSION_MIN || h.version > KMT_FILE_VERSION)
 		return kmt_errf(err, EPROTONOSUPPORT,
-				"file version %u; this kmemflight reads version %u",
-				h.version, KMT_FILE_VERSION);
+				"file version %u; this kmemflight reads versions %u to %u",
+				h.version, KMT_FILE_VERSION_MIN, KMT_FILE_VERSION);
 	if (h.header_size < sizeof(h) || h.header_size > t->len)
 		return kmt_errf(err, EBADMSG, "header size %u is invalid",
 				h.header_size);
@@ -434,7 +479,8 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 	p += off < t->len ? off : t->len;
 	for (i = 0; i < h.nr_sections; i++) {
 		struct kmt_section s;
-		const uint8_t *data;
+		const uint8_t *data, *next;
+		uint64_t stored;
 
 		if ((size_t)(end - p) < sizeof(s))
 			return kmt_errf(err, EBADMSG,
@@ -442,6 +488,7 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 					i, h.nr_sections);
 		memcpy(&s, p, sizeof(s));
 		s.type = sw32(t->swap, s.type);
+		s.flags = sw32(t->swap, s.flags);
 		s.size = sw64(t->swap, s.size);
 		data = p + sizeof(s);
 		if (s.size > (uint64_t)(end - data))
@@ -449,6 +496,21 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 					"section %u (type %u) has %" PRIu64
 					" bytes, more than the file holds",
 					i, s.type, (uint64_t)s.size);
+		stored = s.size;
+		next = data + ((s.size + 7) & ~7ull);
+		/* version 1 wrote zero flags, and read none */
+		if (h.version < 2)
+			s.flags = 0;
+		if (s.flags & ~KMT_SECTION_FLAGS)
+			return kmt_errf(err, EPROTONOSUPPORT,
+					"section %u (type %u) has flags 0x%" PRIx32
+					" this kmemflight does not know",
+					i, s.type, s.flags);
+		if (s.flags & KMT_SECTION_ZSTD) {
+			ret = inflate_section(t, i, s.type, &data, &s.size, err);
+			if (ret)
+				return ret;
+		}
 		switch (s.type) {
 		case KMT_SEC_FORMAT:
 			fmt = data;
@@ -461,6 +523,8 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 		case KMT_SEC_KALLSYMS:
 			t->kallsyms = (const char *)data;
 			t->kallsyms_len = s.size;
+			t->kallsyms_stored = stored;
+			t->kallsyms_zstd = s.flags & KMT_SECTION_ZSTD;
 			break;
 		case KMT_SEC_TOPOLOGY:
 			topo = data;
@@ -519,7 +583,7 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 		default:
 			break;	/* newer writers may add sections */
 		}
-		p = data + ((s.size + 7) & ~7ull);
+		p = next;
 		if (p > end)
 			p = end;
 	}
@@ -622,6 +686,9 @@ void kmt_trace_close(struct kmt_trace *t)
 	free(t->caches);
 	free(t->nodes);
 	free(t->gfp);
+	while (t->nr_owned)
+		free(t->owned[--t->nr_owned].p);
+	free(t->owned);
 	memset(t, 0, sizeof(*t));
 }
 

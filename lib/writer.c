@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "kmt.h"
 
@@ -100,13 +101,14 @@ int kmt_writer_open(struct kmt_writer *w, const char *path, struct kmt_err *err)
 	return 0;
 }
 
-int kmt_writer_section2(struct kmt_writer *w, uint32_t type,
-			const void *head, uint64_t head_size,
-			const void *data, uint64_t size, struct kmt_err *err)
+static int write_section(struct kmt_writer *w, uint32_t type, uint32_t flags,
+			 const void *head, uint64_t head_size,
+			 const void *data, uint64_t size, struct kmt_err *err)
 {
 	static const uint8_t zero[8];
 	struct kmt_section s = {
 		.type = type,
+		.flags = flags,
 		.size = head_size + size,
 	};
 	uint64_t pad = (8 - ((head_size + size) & 7)) & 7;
@@ -127,10 +129,40 @@ int kmt_writer_section2(struct kmt_writer *w, uint32_t type,
 	return 0;
 }
 
+int kmt_writer_section2(struct kmt_writer *w, uint32_t type,
+			const void *head, uint64_t head_size,
+			const void *data, uint64_t size, struct kmt_err *err)
+{
+	return write_section(w, type, 0, head, head_size, data, size, err);
+}
+
 int kmt_writer_section(struct kmt_writer *w, uint32_t type, const void *data,
 		       uint64_t size, struct kmt_err *err)
 {
-	return kmt_writer_section2(w, type, NULL, 0, data, size, err);
+	return write_section(w, type, 0, NULL, 0, data, size, err);
+}
+
+int kmt_writer_section_zstd(struct kmt_writer *w, uint32_t type,
+			    const void *data, uint64_t size, struct kmt_err *err)
+{
+	size_t bound, n;
+	void *z;
+	int ret;
+
+	if (size < KMT_ZSTD_MIN)
+		return kmt_writer_section(w, type, data, size, err);
+	bound = ZSTD_compressBound(size);
+	z = malloc(bound);
+	if (!z)
+		return kmt_errf(err, ENOMEM, "out of memory");
+	/* a one-shot frame records its content size, as readers need */
+	n = ZSTD_compress(z, bound, data, size, KMT_ZSTD_LEVEL);
+	if (ZSTD_isError(n) || n >= size)
+		ret = kmt_writer_section(w, type, data, size, err);
+	else
+		ret = write_section(w, type, KMT_SECTION_ZSTD, NULL, 0, z, n, err);
+	free(z);
+	return ret;
 }
 
 int kmt_writer_commit(struct kmt_writer *w, struct kmt_err *err)

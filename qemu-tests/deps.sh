@@ -3,7 +3,7 @@
 # Idempotent: does nothing when everything is there.
 set -eu
 
-pkgs="build-essential pkg-config libelf-dev libdw-dev libcmocka-dev
+pkgs="build-essential pkg-config libelf-dev libdw-dev libzstd-dev libcmocka-dev
  clang libclang-rt-14-dev shellcheck python3-docutils
  libtracefs-dev libtraceevent-dev linux-perf
  linux-source-6.12 linux-config-6.12 bc bison flex libssl-dev cpio xz-utils kmod

@@ -57,11 +57,25 @@ test_expect_success 'bad byte-order mark' '
 	grep -q "byte-order mark 0x04030201 is invalid" err
 '
 
+test_expect_success 'compressed sections read as the plain ones; a corrupt frame is named' '
+	"$MKTRACE" basic plain.kmt && "$MKTRACE" zstd z.kmt &&
+	"$KMF" report --caller plain.kmt > want &&
+	"$KMF" report --caller z.kmt > got &&
+	test_cmp want got &&
+	"$KMF" dump plain.kmt > want && "$KMF" dump z.kmt > got &&
+	test_cmp want got &&
+	off=$(LC_ALL=C grep -abo "$(printf "\\050\\265\\057\\375")" z.kmt | head -1 | cut -d: -f1) &&
+	test -n "$off" &&
+	poke z.kmt $((off + 4)) "\377\377\377\377\377\377" &&
+	test_must_fail "$KMF" report z.kmt 2> err &&
+	grep -q "z.kmt: section 1 (type 2) is marked compressed but does not start with a zstd frame that gives its size" err
+'
+
 test_expect_success 'newer file version' '
 	"$MKTRACE" basic t.kmt &&
 	poke t.kmt 12 "\011\000" &&
 	test_must_fail "$KMF" report t.kmt 2> err &&
-	grep -q "file version 9; this kmemflight reads version 1" err
+	grep -q "file version 9; this kmemflight reads versions 1 to 2" err
 '
 
 test_expect_success 'recorder ABI version it does not know' '

@@ -85,6 +85,34 @@ test_expect_success 'the file keeps only text symbols, and the cache table' '
 	grep -q "^1 192 192 8 0 dentry$" boot.kmt
 '
 
+# 400 more text symbols after the callsites': 13 KB of kallsyms
+mkks_big() {
+	mkks && i=0 &&
+	while [ $i -lt 400 ]; do
+		printf "ffffffff8101%04x T filler_function_%d\n" $((i * 16)) $i
+		i=$((i + 1))
+	done >> ks
+}
+
+test_expect_success 'save stores a large kallsyms as zstd, a small one as is; both name the same' '
+	"$MKTRACE" tracefs tfs && mkks &&
+	save -q --keep-recording small.kmt &&
+	mkks_big &&
+	save -q big.kmt &&
+	grep -q "T alloc_thing$" small.kmt &&
+	! grep -q filler_function big.kmt &&
+	"$KMF" info small.kmt | grep -qx "symbols:     4 text symbols, 118 bytes, 118 in the file" &&
+	"$KMF" info big.kmt > info &&
+	grep -x "symbols:     404 text symbols, [0-9]* bytes, [0-9]* in the file (zstd)" info > line &&
+	text=$(grep "^[0-9a-f]* [tTwW] " ks | wc -c) &&
+	grep -q " $text bytes, " line &&
+	stored=$(sed "s/.* bytes, \([0-9]*\) in the file.*/\1/" line) &&
+	test "$stored" -lt $((text / 3)) &&
+	"$KMF" report --caller small.kmt > want &&
+	"$KMF" report --caller big.kmt > got &&
+	test_cmp want got
+'
+
 test_expect_success 'save --no-addresses: no kernel address, the same report' '
 	"$MKTRACE" tracefs tfs && mkks &&
 	save -q --keep-recording full.kmt &&

@@ -18,11 +18,24 @@
 #include "../../analyze/report.h"
 #include "../../analyze/slab.h"
 
+/* the trace open: its decompressed sections are inside() too */
+static const struct kmt_trace *cur;
+
+static bool within(const uint8_t *q, size_t n, const uint8_t *data, size_t size)
+{
+	return q >= data && q <= data + size && n <= (size_t)(data + size - q);
+}
+
 static bool inside(const void *p, size_t n, const uint8_t *data, size_t size)
 {
-	const uint8_t *q = p;
+	unsigned int i;
 
-	return q >= data && q <= data + size && n <= (size_t)(data + size - q);
+	if (within(p, n, data, size))
+		return true;
+	for (i = 0; cur && i < cur->nr_owned; i++)
+		if (within(p, n, cur->owned[i].p, cur->owned[i].len))
+			return true;
+	return false;
 }
 
 /* Every episode and unpaired event is counted once, in its kind. */
@@ -204,6 +217,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (kmt_trace_open_mem(data, size, &t, &err))
 		return 0;
+	cur = &t;
 	CHECK(t.nr_cpus > 0);
 	CHECK(t.fmt.magic == KMT_FORMAT_MAGIC);
 	for (i = 0; i < t.nr_cpus; i++)
@@ -216,6 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	per_cpu = calloc(t.nr_cpus, sizeof(*per_cpu));
 	if (!per_cpu) {
 		kmt_trace_close(&t);
+		cur = NULL;
 		return 0;
 	}
 	count_ret = kmt_trace_count(&t, per_cpu, &err);
@@ -253,5 +268,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	who(&t, data, size);
 	window(&t, data, size);
 	kmt_trace_close(&t);
+	cur = NULL;
 	return 0;
 }

@@ -6,7 +6,8 @@
 #
 #   fuzz_trace     whole .kmt files: mktrace basic, swapped, many, nosyms,
 #                  in both record formats (ABI 2 and 1), and latency, memblock and
-#                  footprint (wrappers, vmalloc), tasks and flight in ABI 2
+#                  footprint (wrappers, vmalloc), tasks and flight in ABI 2;
+#                  zstd, basic with its sections compressed
 #   fuzz_cursor    the raw sub-buffers of every CPU section of those files
 #   fuzz_previous  those of basic and many, alone and every CPU's back to
 #                  back, as tracefs kmemtrace/previous/data gives them
@@ -99,6 +100,9 @@ for s in latency memblock footprint tasks tasks-v0 flight; do
 	"$mktrace" "$s" "$out/fuzz_trace/$s.kmt"
 	split_sections "$s" "$out/fuzz_trace/$s.kmt"
 done
+
+# sections stored as zstd frames: no plain section to split
+"$mktrace" zstd "$out/fuzz_trace/zstd.kmt"
 
 # A bare file header claiming one section, so that small inputs reach the
 # header checks: basic.kmt's header (this build's magic), its counts

@@ -2,6 +2,7 @@
 /*
  * Test trace builder: encodes events like mm/kmemtrace/ does.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "kmt.h"
 #include "kmt_build.h"
@@ -54,6 +56,8 @@ struct kb {
 	bool tasks_v0;		/* task records without the cgroup id */
 	struct kmt_flight_section fl;
 	uint32_t fl_cpu_size;	/* bytes of a flight section's entry, 0: today's */
+	uint32_t zstd_types;	/* BIT(type): the sections stored compressed */
+	uint16_t file_version;	/* of the file header, 0: KMT_FILE_VERSION */
 };
 
 KMT_DEFINE_LAYOUTS_V1(v1_layouts);
@@ -670,11 +674,42 @@ static void section(struct kb *b, struct kb_buf *out, uint32_t type,
 		.type = s32(b, type),
 		.size = s64(b, hlen + len),
 	};
+	uint8_t *raw, *z;
+	size_t n;
 
+	if (!(b->zstd_types & (1u << type))) {
+		buf_put(out, &s, sizeof(s));
+		buf_put(out, head, hlen);
+		buf_put(out, data, len);
+		buf_put(out, zero, (8 - ((hlen + len) & 7)) & 7);
+		return;
+	}
+	/* the head and the data as one frame, however little it saves */
+	raw = malloc(hlen + len + 1);
+	z = malloc(ZSTD_compressBound(hlen + len));
+	assert(raw && z);
+	if (hlen)
+		memcpy(raw, head, hlen);
+	memcpy(raw + hlen, data, len);
+	n = ZSTD_compress(z, ZSTD_compressBound(hlen + len), raw, hlen + len, 3);
+	assert(!ZSTD_isError(n));
+	s.flags = s32(b, KMT_SECTION_ZSTD);
+	s.size = s64(b, n);
 	buf_put(out, &s, sizeof(s));
-	buf_put(out, head, hlen);
-	buf_put(out, data, len);
-	buf_put(out, zero, (8 - ((hlen + len) & 7)) & 7);
+	buf_put(out, z, n);
+	buf_put(out, zero, (8 - (n & 7)) & 7);
+	free(raw);
+	free(z);
+}
+
+void kb_set_zstd(struct kb *b, uint32_t types)
+{
+	b->zstd_types = types;
+}
+
+void kb_set_file_version(struct kb *b, uint16_t version)
+{
+	b->file_version = version;
 }
 
 /* Some of Linux 6.12's GFP names, in its order: composites first. */
@@ -750,7 +785,7 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 
 	memcpy(h.magic, KMT_FILE_MAGIC, sizeof(KMT_FILE_MAGIC));
 	h.byte_order = s32(b, KMT_FORMAT_MAGIC);
-	h.version = s16(b, KMT_FILE_VERSION);
+	h.version = s16(b, b->file_version ?: KMT_FILE_VERSION);
 	h.header_size = s16(b, sizeof(h));
 	buf_put(&out, &h, sizeof(h));
 	section(b, &out, KMT_SEC_FORMAT, NULL, 0, fmt.p, fmt.len), nsec++;

@@ -33,6 +33,10 @@ void kb_set_gfp_names(struct kb *b, bool on);
 /* Override the kernel's event counter for a CPU (default: events added). */
 void kb_set_kernel_events(struct kb *b, unsigned int cpu, uint64_t n);
 void kb_set_kallsyms(struct kb *b, const char *text);
+/* Store the sections of these types (BIT(type)) as zstd frames. */
+void kb_set_zstd(struct kb *b, uint32_t types);
+/* The file header's version; 0: KMT_FILE_VERSION. */
+void kb_set_file_version(struct kb *b, uint16_t version);
 /* The kernel's totals at the save: /proc/meminfo, vmstat, zoneinfo text. */
 void kb_set_proc(struct kb *b, const char *meminfo, const char *vmstat,
 		 const char *zoneinfo);

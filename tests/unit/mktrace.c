@@ -634,7 +634,7 @@ int main(int argc, char **argv)
 		return ret ? 1 : 0;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms FILE\n"
+		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|zstd FILE\n"
 			"       mktrace tracefs|debugfs|hotplug|pool DIR\n"
 			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown|memblock FILE\n"
 			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock FILE\n"
@@ -653,6 +653,9 @@ int main(int argc, char **argv)
 		kb_scenario_basic(b);
 		if (!strcmp(argv[1], "nosyms"))
 			kb_set_kallsyms(b, "");
+		else if (!strcmp(argv[1], "zstd"))	/* sections compressed */
+			kb_set_zstd(b, 1u << KMT_SEC_KALLSYMS | 1u << KMT_SEC_META |
+				    1u << KMT_SEC_CPU);
 		else if (strcmp(argv[1], "basic") && strcmp(argv[1], "swapped") &&
 			 strcmp(argv[1], "tracefs") && strcmp(argv[1], "debugfs") &&
 			 strcmp(argv[1], "hotplug") && strcmp(argv[1], "pool")) {

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "kmt.h"
 #include "kmt_build.h"
 
@@ -197,11 +199,14 @@ static const char small_kallsyms[] =
  *        below text_base (kernel counter overridden to 10)
  * cpu 1: cache alloc, kfree, page free; 5 events lost before it started
  */
-static void build_small(bool swap, uint8_t **p, size_t *len)
+static void build_small_as(bool swap, uint32_t zstd_types, uint16_t version,
+			   uint8_t **p, size_t *len)
 {
 	struct kb *b = kb_new_v1(2, 4096);
 
 	kb_set_swap(b, swap);
+	kb_set_zstd(b, zstd_types);
+	kb_set_file_version(b, version);
 	kb_set_kallsyms(b, small_kallsyms);
 	kb_set_lost(b, 1, 5);
 	kb_cache_def(b, 0, 100, 2, 3000, 3072, 64, "task_struct");
@@ -218,6 +223,11 @@ static void build_small(bool swap, uint8_t **p, size_t *len)
 		   64, 64, 0xcc0, 0);
 	kb_set_kernel_events(b, 0, 10);
 	finish(b, p, len);
+}
+
+static void build_small(bool swap, uint8_t **p, size_t *len)
+{
+	build_small_as(swap, 0, 0, p, len);
 }
 
 #define H_KMALLOC	(KMT_HAS(KMT_F_CALL_SITE) | KMT_HAS(KMT_F_PTR) |	\
@@ -443,6 +453,114 @@ static void test_open_small(void **state)
 	check_small_events(&t);
 	kmt_trace_close(&t);
 	assert_null(t.cpus);
+	free(p);
+}
+
+#define Z(type)	(1u << (type))
+
+/*
+ * Sections stored as zstd frames read as the same trace: kallsyms, META
+ * and the CPU sections (a head and sub-buffers in one frame), in both
+ * byte orders; and the file is smaller for it only where it compresses.
+ */
+static void test_open_zstd_sections(void **state)
+{
+	const uint32_t types = Z(KMT_SEC_KALLSYMS) | Z(KMT_SEC_META) |
+			       Z(KMT_SEC_CPU);
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p, *q;
+	size_t len, qlen, sec;
+
+	(void)state;
+	for (int swap = 0; swap < 2; swap++) {
+		build_small_as(swap, types, 0, &p, &len);
+		build_small(swap, &q, &qlen);
+		assert_int_not_equal(len, qlen);
+		if (kmt_trace_open_mem(p, len, &t, &err))
+			fail_msg("open: %s", err.msg);
+		check_small(&t, swap);
+		check_small_events(&t);
+		assert_int_equal(t.nr_owned, 4);	/* kallsyms, meta, 2 CPUs */
+		kmt_trace_close(&t);
+		assert_null(t.owned);
+		free(p);
+		free(q);
+	}
+	/* the stored section is the frame: zstd's magic, then its size */
+	build_small_as(false, Z(KMT_SEC_KALLSYMS), 0, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_KALLSYMS, 0);
+	assert_int_equal(get32(p + sec + offsetof(struct kmt_section, flags)),
+			 KMT_SECTION_ZSTD);
+	assert_int_equal(get32(p + sec + SEC_SZ), 0xfd2fb528);
+	assert_int_equal(ZSTD_getFrameContentSize(p + sec + SEC_SZ, sec_size(p, sec)),
+			 strlen(small_kallsyms));
+	free(p);
+}
+
+/* Version 1 wrote zero flags and read none: a flag there is not obeyed. */
+static void test_v1_ignores_section_flags(void **state)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p;
+	size_t len, sec;
+
+	(void)state;
+	build_small_as(false, 0, 1, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_KALLSYMS, 0);
+	put32(p + sec + offsetof(struct kmt_section, flags), KMT_SECTION_ZSTD | 0x80);
+	if (kmt_trace_open_mem(p, len, &t, &err))
+		fail_msg("open: %s", err.msg);
+	check_small(&t, false);
+	assert_int_equal(t.nr_owned, 0);
+	kmt_trace_close(&t);
+	free(p);
+}
+
+static void test_err_zstd_sections(void **state)
+{
+	/* frame headers: a size of 2^40; no size at all (window only) */
+	static const uint8_t huge[] = { 0x28, 0xb5, 0x2f, 0xfd, 0xe0,
+					0, 0, 0, 0, 0, 1, 0, 0 };
+	static const uint8_t unsized[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58,
+					   0x01, 0x00, 0x00 };
+	uint8_t *p;
+	size_t len, sec, fsz;
+
+	(void)state;
+	build_small_as(false, Z(KMT_SEC_KALLSYMS), 0, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_KALLSYMS, 0);
+	fsz = sec_size(p, sec);
+
+	/* a flag this version does not know */
+	put32(p + sec + offsetof(struct kmt_section, flags), KMT_SECTION_ZSTD | 2);
+	expect_open_err(p, len, -EPROTONOSUPPORT,
+			"section 4 (type 3) has flags 0x3 this kmemflight does not know");
+	put32(p + sec + offsetof(struct kmt_section, flags), KMT_SECTION_ZSTD);
+
+	/* the last byte of the frame (its checksum or data) changed */
+	p[sec + SEC_SZ + fsz - 1] ^= 0x55;
+	expect_open_err(p, len, -EBADMSG,
+			"section 4 (type 3): its zstd frame is corrupt: ");
+	p[sec + SEC_SZ + fsz - 1] ^= 0x55;
+
+	/* cut short by one byte: the frame ends before its size */
+	put64(p + sec + offsetof(struct kmt_section, size), fsz - 1);
+	expect_open_err(p, len, -EBADMSG, "its zstd frame is corrupt");
+	put64(p + sec + offsetof(struct kmt_section, size), fsz);
+
+	/* no frame: the text itself, flagged */
+	memcpy(p + sec + SEC_SZ, "ffffffff", 8);
+	expect_open_err(p, len, -EBADMSG,
+			"section 4 (type 3) is marked compressed but does not start with a zstd frame that gives its size");
+
+	assert_true(fsz >= sizeof(huge));
+	memcpy(p + sec + SEC_SZ, unsized, sizeof(unsized));
+	expect_open_err(p, len, -EBADMSG, "does not start with a zstd frame that gives its size");
+	memcpy(p + sec + SEC_SZ, huge, sizeof(huge));
+	expect_open_err(p, len, -EFBIG,
+			"section 4 (type 3) would decompress to 1099511627776 bytes, more than the 256 MiB a section may hold");
 	free(p);
 }
 
@@ -818,15 +936,18 @@ static void test_err_file_version(void **state)
 
 	(void)state;
 	build_small(false, &p, &len);
-	put16(p + offsetof(struct kmt_file_header, version), 2);
+	put16(p + offsetof(struct kmt_file_header, version), 3);
 	expect_open_err(p, len, -EPROTONOSUPPORT,
-			"file version 2; this kmemflight reads version 1");
+			"file version 3; this kmemflight reads versions 1 to 2");
+	put16(p + offsetof(struct kmt_file_header, version), 0);
+	expect_open_err(p, len, -EPROTONOSUPPORT,
+			"file version 0; this kmemflight reads versions 1 to 2");
 	free(p);
 
 	/* the version is read in the file's byte order */
 	build_small(true, &p, &len);
-	put16(p + offsetof(struct kmt_file_header, version), 2);
-	expect_open_err(p, len, -EPROTONOSUPPORT, "file version 512;");
+	put16(p + offsetof(struct kmt_file_header, version), 3);
+	expect_open_err(p, len, -EPROTONOSUPPORT, "file version 768;");
 	free(p);
 }
 
@@ -2444,6 +2565,9 @@ int main(void)
 		cmocka_unit_test(test_err_file_magic),
 		cmocka_unit_test(test_err_byte_order),
 		cmocka_unit_test(test_err_file_version),
+		cmocka_unit_test(test_open_zstd_sections),
+		cmocka_unit_test(test_v1_ignores_section_flags),
+		cmocka_unit_test(test_err_zstd_sections),
 		cmocka_unit_test(test_err_header_size),
 		cmocka_unit_test(test_err_file_size),
 		cmocka_unit_test(test_err_header_rounds_past_end),

@@ -665,13 +665,18 @@ struct kmt_subbuf_header {
 
 /* "KMTRACE\0" as bytes, then a native u32 KMT_FORMAT_MAGIC. */
 #define KMT_FILE_MAGIC		"KMTRACE"
-#define KMT_FILE_VERSION	1
+/*
+ * 2: a section's payload may be compressed (&struct kmt_section @flags).
+ * Readers still read 1, where the flags are zero.
+ */
+#define KMT_FILE_VERSION	2
+#define KMT_FILE_VERSION_MIN	1
 
 /**
  * struct kmt_file_header - start of a .kmt file
  * @magic:          KMT_FILE_MAGIC with its NUL
  * @byte_order:     KMT_FORMAT_MAGIC written natively: tells the byte order
- * @version:        KMT_FILE_VERSION
+ * @version:        KMT_FILE_VERSION (KMT_FILE_VERSION_MIN and on read)
  * @header_size:    sizeof(struct kmt_file_header)
  * @nr_sections:    number of sections that follow
  * @flags:          zero
@@ -704,11 +709,19 @@ enum kmt_section_type {
 	KMT_SEC_CGROUPS	= 12,	/* "id\tpath\n" text: the cgroup v2 tree at the save */
 };
 
+/*
+ * Section flags, from file version 2.  KMT_SECTION_ZSTD: the payload as
+ * stored is one zstd frame (RFC 8878) that gives its content size; the
+ * section's bytes are what it decompresses to.
+ */
+#define KMT_SECTION_ZSTD	(1U << 0)
+#define KMT_SECTION_FLAGS	KMT_SECTION_ZSTD
+
 /**
  * struct kmt_section - header of one section
  * @type:     enum kmt_section_type
- * @flags:    zero
- * @size:     bytes of payload after this header (padding excluded)
+ * @flags:    KMT_SECTION_* (zero in file version 1)
+ * @size:     bytes of payload after this header as stored (padding excluded)
  */
 struct kmt_section {
 	__u32	type;
