@@ -253,11 +253,12 @@ makefile_with buffer.o probes.o wrappers.o
 commit "mm: kmemtrace: name the callers behind allocation wrappers" \
 "An allocation made through an out-of-line wrapper (kvmalloc(),
 kstrdup_const(), kasprintf(), mempool_alloc_slab() ...) has the wrapper
-as its call site.  The recorder looks the wrappers up in kallsyms when
-it starts, keeps a bit per 4 KiB of kernel text so that the hot probes
-spot their call sites with one test, and records those allocations
-with the return addresses after the call site, out to the first frame
-outside every wrapper.
+as its call site.  The recorder finds the wrappers' extents in kallsyms
+by their addresses when it starts (a search by name costs some 20000
+instructions each: 0.56 M of the boot for 28), keeps a bit per 4 KiB
+of kernel text so that the hot probes spot their call sites with one
+test, and records those allocations with the return addresses after
+the call site, out to the first frame outside every wrapper.
 
 Unwinding for them costs some 3000 instructions per allocation, five
 times an ftrace event.  So a wrapper may keep its own return address:

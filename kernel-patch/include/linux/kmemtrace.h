@@ -223,9 +223,10 @@ DEFINE_CLASS(kmemtrace_wrapper, bool, if (_T) __kmemtrace_wrapper_exit(),
 /**
  * kmemtrace_wrapper - keep this function's caller for the allocations in it
  *
- * For a built-in allocation wrapper of kmt_wrapper_names[] that does not
- * pass its caller's address down (an allocation in it has the wrapper as
- * its call site): the first statement after its declarations.  While the
+ * For a built-in allocation wrapper listed in mm/kmemtrace/wrappers.c
+ * that does not pass its caller's address down (an allocation in it has
+ * the wrapper as its call site): the first statement after its
+ * declarations.  While the
  * recorder's kmem probes are attached, it keeps the wrapper's return
  * address until the wrapper returns, so that the recorder names the
  * wrapper's caller without unwinding the stack.  Not for a wrapper that

@@ -4,8 +4,8 @@
  *
  * An allocation made through an out-of-line wrapper (kvmalloc(),
  * kstrdup_const(), kasprintf(), mempool_alloc_slab() ...) has the wrapper
- * as its call site.  The recorder looks the wrappers up in kallsyms when
- * it starts, keeps a bit per 4 KiB of kernel text to spot their call
+ * as its call site.  The recorder finds the wrappers' extents in kallsyms
+ * when it starts, keeps a bit per 4 KiB of kernel text to spot their call
  * sites, and records those allocations with the return addresses out to
  * the first frame outside every wrapper.
  *
@@ -18,15 +18,20 @@
 #define pr_fmt(fmt) "kmemtrace: " fmt
 
 #include <linux/bitmap.h>
+#include <linux/device.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
+#include <linux/kobject.h>
 #include <linux/kprobes.h>
 #include <linux/log2.h>
+#include <linux/mempool.h>
 #include <linux/mmdebug.h>
 #include <linux/rethook.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/sprintf.h>
 #include <linux/stacktrace.h>
+#include <linux/string.h>
 
 #include "internal.h"
 
@@ -35,20 +40,36 @@
  * the caller's address to the allocator, so the kmem tracepoints name
  * them as the call site.  An allocation whose call site is inside one is
  * recorded with the return addresses after it, out to the first frame
- * outside them all.  A name the kernel does not have (inlined, renamed,
- * configured out) is skipped.
+ * outside them all.  By address, so that finding them at boot costs a
+ * search of kallsyms by address each, not by name (some 20000
+ * instructions a name); the only static one, kmalloc_reserve() in
+ * net/core/skbuff.c, by name.  A copy the compiler inlined elsewhere is
+ * not one of them: its allocations have their real call site.
  */
+#define KMT_WRAPPER(f)	{ .fn = (void *)(f), .name = #f }
+
+static const struct {
+	void		*fn;
+	const char	*name;
+} kmt_wrapper_fns[] = {
+	KMT_WRAPPER(__kvmalloc_node_noprof), KMT_WRAPPER(kvrealloc_noprof),
+	KMT_WRAPPER(kvmemdup), KMT_WRAPPER(kmemdup_array),
+	KMT_WRAPPER(kstrdup_const), KMT_WRAPPER(kvasprintf),
+	KMT_WRAPPER(kvasprintf_const), KMT_WRAPPER(kasprintf),
+	KMT_WRAPPER(kobject_set_name_vargs), KMT_WRAPPER(kobject_set_name),
+	KMT_WRAPPER(dev_set_name), KMT_WRAPPER(memdup_user),
+	KMT_WRAPPER(vmemdup_user), KMT_WRAPPER(memdup_user_nul),
+	KMT_WRAPPER(strndup_user), KMT_WRAPPER(mempool_alloc_slab),
+	KMT_WRAPPER(mempool_kmalloc), KMT_WRAPPER(mempool_init_node),
+	KMT_WRAPPER(mempool_init_noprof),
+	KMT_WRAPPER(mempool_create_node_noprof), KMT_WRAPPER(kobject_add),
+	KMT_WRAPPER(kobject_init_and_add), KMT_WRAPPER(devm_kstrdup),
+	KMT_WRAPPER(devm_kstrdup_const), KMT_WRAPPER(devm_kvasprintf),
+	KMT_WRAPPER(devm_kasprintf), KMT_WRAPPER(devm_kmemdup),
+};
+
 static const char *const kmt_wrapper_names[] = {
-	"__kvmalloc_node_noprof", "kvrealloc_noprof", "kvmemdup",
-	"kmemdup_array", "kstrdup_const", "kvasprintf", "kvasprintf_const",
-	"kasprintf", "kobject_set_name_vargs", "kobject_set_name",
-	"dev_set_name", "memdup_user", "vmemdup_user", "memdup_user_nul",
-	"strndup_user", "mempool_alloc_slab", "mempool_kmalloc",
-	"mempool_init_node", "mempool_init_noprof",
-	"mempool_create_node_noprof", "kobject_add", "kobject_init_and_add",
-	"devm_kstrdup",
-	"devm_kstrdup_const", "devm_kvasprintf", "devm_kasprintf",
-	"devm_kmemdup", "kmalloc_reserve",
+	"kmalloc_reserve",
 };
 
 #define KMT_MAX_WRAPPERS	32
@@ -104,26 +125,38 @@ static bool kmt_in_wrapper_nr(unsigned long addr, int w)
 	return addr - kmt_wrappers[w].start < kmt_wrappers[w].size;
 }
 
-/* Under kmt_mutex, or at boot: look the wrappers up once. */
+/* One wrapper at @addr, the start of a function of kernel text; or not. */
+static void kmt_add_wrapper(unsigned long addr, const char *name,
+			    unsigned int *n)
+{
+	unsigned long size, off;
+
+	if (!addr || addr < (unsigned long)_stext ||
+	    addr >= (unsigned long)_etext ||
+	    !kallsyms_lookup_size_offset(addr, &size, &off) || off ||
+	    *n == KMT_MAX_WRAPPERS)
+		return;
+	kmt_wrappers[*n].start = addr;
+	kmt_wrappers[*n].size = size;
+	kmt_wrappers[*n].name = name;
+	(*n)++;
+}
+
+/* Under kmt_mutex, or at boot: find the wrappers once. */
 void kmt_find_wrappers(void)
 {
-	unsigned long addr, size, off, bit, first, last;
+	unsigned long bit, first, last;
 	unsigned int i, n = 0;
 
 	if (kmt_wrappers_found())
 		return;
-	for (i = 0; i < ARRAY_SIZE(kmt_wrapper_names); i++) {
-		addr = kallsyms_lookup_name(kmt_wrapper_names[i]);
-		if (!addr || addr < (unsigned long)_stext ||
-		    addr >= (unsigned long)_etext ||
-		    !kallsyms_lookup_size_offset(addr, &size, &off) || off ||
-		    n == KMT_MAX_WRAPPERS)
-			continue;
-		kmt_wrappers[n].start = addr;
-		kmt_wrappers[n].size = size;
-		kmt_wrappers[n].name = kmt_wrapper_names[i];
-		n++;
-	}
+	for (i = 0; i < ARRAY_SIZE(kmt_wrapper_fns); i++)
+		kmt_add_wrapper((unsigned long)
+				dereference_symbol_descriptor(kmt_wrapper_fns[i].fn),
+				kmt_wrapper_fns[i].name, &n);
+	for (i = 0; i < ARRAY_SIZE(kmt_wrapper_names); i++)
+		kmt_add_wrapper(kallsyms_lookup_name(kmt_wrapper_names[i]),
+				kmt_wrapper_names[i], &n);
 	if (!n)
 		return;
 	/*
