@@ -116,7 +116,7 @@ extern bool kmt_share_present;
 struct kmt_cpu {
 	u64		state;		/* local: this CPU and its interrupts */
 	bool		frozen;		/* a trigger fired: open no sub-buffer */
-	local_t		events;
+	unsigned long	events;		/* this_cpu_inc() by its writers */
 	local_t		lost;
 	local_t		overwritten;	/* flight mode: events of reused sub-buffers */
 	local_t		frozen_dropped;	/* events dropped while frozen */
@@ -340,8 +340,17 @@ void kmt_flush_cpu(struct kmt_cpu *cb);
  */
 struct kmt_rsv {
 	u8		*p;
-	unsigned int	idx;
+	struct kmt_slot	*slot;
 	unsigned int	len;
+};
+
+/*
+ * A record of kmt_reserve_fast(): its length is the probe's constant,
+ * and the two fields stay in registers.
+ */
+struct kmt_rsv_fast {
+	u8		*p;
+	struct kmt_slot	*slot;
 };
 
 /* The time of a record: now, or the one it happened at (kmt_reserve_at()). */
@@ -496,7 +505,7 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 	p = (u8 *)READ_ONCE(cb->slot[seq & cb->slot_mask].data) + pos;
 write:
 	WRITE_ONCE(cb->last_ts, ts);
-	r->idx = seq & cb->slot_mask;
+	r->slot = &cb->slot[seq & cb->slot_mask];
 	r->len = len;
 	p[0] = type | ctx << KMT_HDR_CTX_SHIFT | (need_pid ? KMT_HDR_PID : 0);
 	if (unlikely(abs)) {
@@ -582,7 +591,7 @@ static __always_inline u64 kmt_clock_fast(struct kmt_cpu *cb)
  * Return: true with @r filled in, or false.
  */
 static __always_inline bool kmt_reserve_fast(u8 type, unsigned int plen,
-					     struct kmt_rsv *r)
+					     struct kmt_rsv_fast *r)
 {
 	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
 	u64 old = READ_ONCE(cb->state);
@@ -618,9 +627,8 @@ static __always_inline bool kmt_reserve_fast(u8 type, unsigned int plen,
 					  ts << 32 | ((u32)old + len))))
 		return false;
 	WRITE_ONCE(cb->last_ts, ts);
-	r->idx = seq & cb->slot_mask;
-	r->len = len;
-	p = (u8 *)READ_ONCE(cb->slot[r->idx].data) + pos;
+	r->slot = &cb->slot[seq & cb->slot_mask];
+	p = (u8 *)READ_ONCE(r->slot->data) + pos;
 	p[0] = type | ctx << KMT_HDR_CTX_SHIFT;
 	put_unaligned_le16(dt, p + 1);
 	r->p = p + 3;
@@ -633,10 +641,12 @@ static __always_inline bool kmt_reserve_fast(u8 type, unsigned int plen,
  * the close's wakeup found it incomplete, so the last commit wakes the
  * reader.  Same CPU as the closer, so the size it stored is visible here.
  */
-static __always_inline void kmt_commit_wake(struct kmt_cpu *cb,
-					    struct kmt_slot *slot, long done)
+static __always_inline void kmt_commit_wake(struct kmt_slot *slot, long done)
 {
+	struct kmt_cpu *cb;
+
 	if (unlikely(done == READ_ONCE(slot->size))) {
+		cb = this_cpu_ptr(&kmt_cpu_buf);
 		/* Pairs with the smp_mb() of the reader setting ->waiting. */
 		smp_mb();
 		if (READ_ONCE(cb->waiting))
@@ -644,23 +654,31 @@ static __always_inline void kmt_commit_wake(struct kmt_cpu *cb,
 	}
 }
 
-/* Commit @r, this CPU's, to a pool in memory. */
-static __always_inline void kmt_commit_fast(struct kmt_rsv *r)
+/* Commit @len bytes of @slot, this CPU's, in a pool in memory. */
+static __always_inline void kmt_commit_len(struct kmt_slot *slot,
+					   unsigned int len)
 {
-	struct kmt_cpu *cb = this_cpu_ptr(&kmt_cpu_buf);
-	struct kmt_slot *slot = &cb->slot[r->idx];
 	long done;
 
 	/* A slot whose commit reached its size has its final event count. */
 	local_inc(&slot->events);
 	/* Count and record bytes before the commit; pairs with kmt_slot_ready(). */
 	smp_wmb();
-	done = local_add_return(r->len, &slot->commit);
-	local_inc(&cb->events);
-	kmt_commit_wake(cb, slot, done);
+	done = local_add_return(len, &slot->commit);
+	this_cpu_inc(kmt_cpu_buf.events);
+	kmt_commit_wake(slot, done);
 }
 
-void kmt_persist_commit(struct kmt_cpu *cb, unsigned int idx,
+/*
+ * Commit @r of kmt_reserve_fast(), with @plen payload bytes as reserved.
+ */
+static __always_inline void kmt_commit_fast(struct kmt_rsv_fast *r,
+					    unsigned int plen)
+{
+	kmt_commit_len(r->slot, 3 + plen);
+}
+
+void kmt_persist_commit(struct kmt_cpu *cb, struct kmt_slot *slot,
 			unsigned int len);
 
 /*
@@ -675,9 +693,9 @@ static __always_inline void __kmt_commit(struct kmt_cpu *cb,
 					 struct kmt_rsv *r, bool persist)
 {
 	if (persist)
-		kmt_persist_commit(cb, r->idx, r->len);
+		kmt_persist_commit(cb, r->slot, r->len);
 	else
-		kmt_commit_fast(r);
+		kmt_commit_len(r->slot, r->len);
 }
 
 static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)

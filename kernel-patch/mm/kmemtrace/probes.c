@@ -209,7 +209,7 @@ static __always_inline void kmt_kmalloc_fast(unsigned long call_site,
 					     int node)
 {
 	s64 cs = kmt_text_off(call_site);
-	struct kmt_rsv r;
+	struct kmt_rsv_fast r;
 	u64 w[2];
 
 	if (!kmt_has_fast_path() ||
@@ -228,7 +228,7 @@ static __always_inline void kmt_kmalloc_fast(unsigned long call_site,
 	}
 	put_unaligned_le64(w[0], r.p);
 	put_unaligned_le64(w[1], r.p + 8);
-	kmt_commit_fast(&r);
+	kmt_commit_fast(&r, KMT_KMALLOC_BYTES);
 }
 
 KMT_PROBE(kmalloc,
@@ -326,7 +326,7 @@ static __always_inline void kmt_cache_alloc_fast(unsigned long call_site,
 						 gfp_t gfp_flags, int node)
 {
 	s64 cs = kmt_text_off(call_site);
-	struct kmt_rsv r;
+	struct kmt_rsv_fast r;
 	u64 w[2];
 
 	if (!kmt_has_fast_path() ||
@@ -342,7 +342,7 @@ static __always_inline void kmt_cache_alloc_fast(unsigned long call_site,
 		return;
 	}
 	kmt_cache_alloc_put(r.p, w);
-	kmt_commit_fast(&r);
+	kmt_commit_fast(&r, KMT_CACHE_ALLOC_BYTES);
 }
 
 KMT_PROBE(cache_alloc,
@@ -434,7 +434,7 @@ static __always_inline void kmt_free_fast(u8 type,
 {
 	unsigned int plen = type == KMT_EV_KFREE ? KMT_KFREE_BYTES :
 			    KMT_CACHE_FREE_BYTES;
-	struct kmt_rsv r;
+	struct kmt_rsv_fast r;
 	u64 w;
 
 	if (!kmt_has_fast_path() ||
@@ -449,7 +449,7 @@ static __always_inline void kmt_free_fast(u8 type,
 	put_unaligned_le64(w, r.p);
 	if (type != KMT_EV_KFREE)
 		put_unaligned_le16(id, r.p + 8);
-	kmt_commit_fast(&r);
+	kmt_commit_fast(&r, plen);
 }
 
 static __always_inline void kmt_kfree(unsigned long call_site,
@@ -722,7 +722,7 @@ static __always_inline void kmt_page_alloc_fast(struct page *page,
 {
 	u32 gfp = (__force u32)gfp_flags;
 	u64 pfn1 = kmt_pfn1(page);
-	struct kmt_rsv r;
+	struct kmt_rsv_fast r;
 
 	if (!kmt_has_fast_path() ||
 	    !kmt_page_alloc_fits(pfn1, order, gfp, migratetype) ||
@@ -732,7 +732,7 @@ static __always_inline void kmt_page_alloc_fast(struct page *page,
 		return;
 	}
 	kmt_page_alloc_put(r.p, pfn1, order, gfp, migratetype);
-	kmt_commit_fast(&r);
+	kmt_commit_fast(&r, KMT_PAGE_ALLOC_BYTES);
 }
 
 KMT_PROBE(page_alloc,
@@ -806,7 +806,7 @@ static __always_inline void kmt_pages_free_fast(u8 type,
 	unsigned int plen = type == KMT_EV_PAGE_FREE ? KMT_PAGE_FREE_BYTES :
 			    KMT_PAGE_BATCHED_BYTES;
 	u64 pfn1 = kmt_pfn1(page);
-	struct kmt_rsv r;
+	struct kmt_rsv_fast r;
 
 	if (!kmt_has_fast_path() ||
 	    unlikely(pfn1 >= 0xffffffff || order >= 0xff) ||
@@ -817,7 +817,7 @@ static __always_inline void kmt_pages_free_fast(u8 type,
 	put_unaligned_le32(pfn1, r.p);
 	if (type == KMT_EV_PAGE_FREE)
 		r.p[4] = order;
-	kmt_commit_fast(&r);
+	kmt_commit_fast(&r, plen);
 }
 
 static __always_inline void kmt_page_free(struct page *page,

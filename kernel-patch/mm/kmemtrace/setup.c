@@ -541,7 +541,7 @@ static int kmt_setup_buffers(void)
 	for_each_possible_cpu(cpu) {
 		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
 		cb->consumed = 0;
-		local_set(&cb->events, 0);
+		WRITE_ONCE(cb->events, 0);
 		local_set(&cb->lost, 0);
 		local_set(&cb->overwritten, 0);
 		local_set(&cb->frozen_dropped, 0);

@@ -745,7 +745,7 @@ static int kmt_stats_show(struct seq_file *m, void *v)
 		cb = per_cpu_ptr(&kmt_cpu_buf, cpu);
 		/* after kmt_release_buffers(), the counts of what was read */
 		seq_printf(m, "%d %lu %lu %u %lu %lu %lu %d %lu %lu\n", cpu,
-			   local_read(&cb->events), local_read(&cb->lost),
+			   READ_ONCE(cb->events), local_read(&cb->lost),
 			   READ_ONCE(cb->consumed), kmt_held_bytes(cb),
 			   local_read(&cb->overwritten),
 			   local_read(&cb->frozen_dropped),
