@@ -14,7 +14,10 @@
 # 200: past the first pairs' refills; kvfree for the kvmalloc loop), then
 # steps STEPS instructions (default 4000) one at a time; QEMU masks
 # interrupts and timers while it single-steps, so that what is counted
-# is the loop's own path.  Each pc is named from the kernel's
+# is the loop's own path.  The guest runs under -icount shift=0, as the
+# bench's boots do: its clock advances with the instructions, not with
+# the host's time, which single-stepping stretches a thousandfold (and
+# which would put every record's time delta past the fast path's).  Each pc is named from the kernel's
 # System.map.
 #
 # OUTDIR/path.txt: every instruction stepped, "pc function+offset".
@@ -80,7 +83,7 @@ while ss -ltn "sport = :$port" | grep -q LISTEN; do
 	port=$((port + 1))
 done
 
-KMF_QEMU_ARGS="-gdb tcp:127.0.0.1:$port" "$repo/qemu-tests/boot.sh" -k "$kernel" -c 1 -t 1200 \
+KMF_QEMU_ARGS="-gdb tcp:127.0.0.1:$port -icount shift=0" "$repo/qemu-tests/boot.sh" -k "$kernel" -c 1 -t 1200 \
 	-x "$repo/bench/guest-cost.sh" \
 	-a "nokaslr kmemtrace.enable=1 kmfbench.pairs=$((skip + steps)) kmfbench.rounds=1 kmfbench.states=$state $extra" \
 	"$out/boot" > "$out/boot.log" 2>&1 &
