@@ -228,7 +228,7 @@ tries kmt_reserve_fast() first, the record that needs no pid, no
 absolute time and no new sub-buffer, short enough to save few
 registers and call nothing but the clock without a copy, and goes out
 of line to the general path for anything else:
-about 126 guest instructions per event on x86 (QEMU, -icount), 155
+about 117 guest instructions per event on x86 (QEMU, -icount), 155
 without the fast path, against 592 for an ftrace kmem event.
 kmem_cache events carry a small cache id (a field of struct
 kmem_cache); the name and sizes reach the trace once per cache.

@@ -199,8 +199,12 @@ struct kmt_trace {
 	unsigned int nr_owned;
 };
 
-/* The most bytes a compressed section may decompress to. */
-#define KMT_INFLATE_MAX	(256U << 20)
+/*
+ * The most bytes the compressed sections of a trace may decompress to,
+ * in all: KMT_INFLATE_MAX, or what a test sets.
+ */
+#define KMT_INFLATE_MAX	((size_t)256 << 20)
+extern size_t kmt_inflate_limit;
 
 int kmt_trace_open(const char *path, struct kmt_trace *t, struct kmt_err *err);
 int kmt_trace_open_mem(const void *buf, size_t len, struct kmt_trace *t,
@@ -630,8 +634,9 @@ int kmt_writer_section2(struct kmt_writer *w, uint32_t type,
 			const void *data, uint64_t size, struct kmt_err *err);
 /*
  * A section stored as one zstd frame (KMT_SECTION_ZSTD) at
- * KMT_ZSTD_LEVEL; as it is when under KMT_ZSTD_MIN bytes or when
- * compressing would not shrink it.
+ * KMT_ZSTD_LEVEL, with its content size and checksum; as it is when
+ * under KMT_ZSTD_MIN bytes or over KMT_INFLATE_MAX, or when compressing
+ * would not shrink it.
  */
 #define KMT_ZSTD_LEVEL	3
 #define KMT_ZSTD_MIN	4096

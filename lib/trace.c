@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "kmt.h"
 
@@ -388,10 +389,15 @@ static int parse_flight(struct kmt_trace *t, const uint8_t *p, size_t len,
 	return 0;
 }
 
+/* The most bytes a trace's compressed sections may decompress to, in all. */
+size_t kmt_inflate_limit = KMT_INFLATE_MAX;
+
 /*
  * A section stored as a zstd frame: its bytes, decompressed into a buffer
- * the trace keeps until kmt_trace_close().  The frame must give its size,
- * at most KMT_INFLATE_MAX, and hold exactly that: nothing before or after.
+ * the trace keeps until kmt_trace_close().  The frame must give its size
+ * and carry its checksum, be the whole payload, and decompress to exactly
+ * that size; the compressed sections of a trace decompress to at most
+ * kmt_inflate_limit bytes in all.
  */
 static int inflate_section(struct kmt_trace *t, uint32_t i, uint32_t type,
 			   const uint8_t **data, __u64 *size,
@@ -399,27 +405,50 @@ static int inflate_section(struct kmt_trace *t, uint32_t i, uint32_t type,
 {
 	unsigned long long n = ZSTD_getFrameContentSize(*data, *size);
 	struct kmt_owned *owned;
-	size_t got;
+	size_t got, used = 0;
+	unsigned int k;
 	void *buf;
 
-	if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN)
+	/* a frame, not a skippable one: the magic, little-endian */
+	if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN ||
+	    memcmp(*data, "\x28\xb5\x2f\xfd", 4))
 		return kmt_errf(err, EBADMSG,
 				"section %u (type %u) is marked compressed but does not start with a zstd frame that gives its size",
 				i, type);
-	if (n > KMT_INFLATE_MAX)
+	/* RFC 8878: bit 2 of the frame header descriptor, after the magic */
+	if (!(((const uint8_t *)*data)[4] & 0x04))
+		return kmt_errf(err, EBADMSG,
+				"section %u (type %u): its zstd frame has no checksum",
+				i, type);
+	for (k = 0; k < t->nr_owned; k++)
+		used += t->owned[k].len;
+	if (n > kmt_inflate_limit - used)
 		return kmt_errf(err, EFBIG,
-				"section %u (type %u) would decompress to %llu bytes, more than the %u MiB a section may hold",
-				i, type, n, KMT_INFLATE_MAX >> 20);
+				"section %u (type %u) would decompress to %llu bytes: more than the compressed sections of a trace may hold, %zu bytes in all",
+				i, type, n, kmt_inflate_limit);
+	got = ZSTD_findFrameCompressedSize(*data, *size);
+	if (ZSTD_isError(got) || got != *size)
+		return kmt_errf(err, EBADMSG,
+				"section %u (type %u): its zstd frame %s",
+				i, type, ZSTD_isError(got) ? "is cut short" :
+				"does not fill the section");
 	owned = realloc(t->owned, (t->nr_owned + 1) * sizeof(*owned));
 	if (!owned)
-		return -ENOMEM;
+		return kmt_errf(err, ENOMEM, "out of memory");
 	t->owned = owned;
 	buf = malloc(n ? n : 1);
 	if (!buf)
-		return -ENOMEM;
+		return kmt_errf(err, ENOMEM,
+				"out of memory for the %llu bytes of section %u",
+				n, i);
 	got = ZSTD_decompress(buf, n, *data, *size);
 	if (ZSTD_isError(got) || got != n) {
 		free(buf);
+		if (ZSTD_isError(got) &&
+		    ZSTD_getErrorCode(got) == ZSTD_error_dstSize_tooSmall)
+			return kmt_errf(err, EBADMSG,
+					"section %u (type %u): its zstd frame holds more than the %llu bytes it gives",
+					i, type, n);
 		return kmt_errf(err, EBADMSG,
 				"section %u (type %u): its zstd frame is corrupt: %s",
 				i, type, ZSTD_isError(got) ? ZSTD_getErrorName(got) :
@@ -498,15 +527,20 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 					i, s.type, (uint64_t)s.size);
 		stored = s.size;
 		next = data + ((s.size + 7) & ~7ull);
-		/* version 1 wrote zero flags, and read none */
-		if (h.version < 2)
-			s.flags = 0;
-		if (s.flags & ~KMT_SECTION_FLAGS)
+		/* version 1 has none: a flag there is damage */
+		if (h.version < 2 && s.flags)
+			return kmt_errf(err, EBADMSG,
+					"section %u (type %u) has flags 0x%" PRIx32
+					" in a version %u file, which has none",
+					i, s.type, s.flags, h.version);
+		if (s.flags & ~KMT_SECTION_KNOWN)
 			return kmt_errf(err, EPROTONOSUPPORT,
 					"section %u (type %u) has flags 0x%" PRIx32
 					" this kmemflight does not know",
 					i, s.type, s.flags);
-		if (s.flags & KMT_SECTION_ZSTD) {
+		/* what this reader skips, it does not decompress */
+		if ((s.flags & KMT_SECTION_ZSTD) &&
+		    s.type >= KMT_SEC_FORMAT && s.type <= KMT_SEC_CGROUPS) {
 			ret = inflate_section(t, i, s.type, &data, &s.size, err);
 			if (ret)
 				return ret;

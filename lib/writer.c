@@ -145,22 +145,32 @@ int kmt_writer_section(struct kmt_writer *w, uint32_t type, const void *data,
 int kmt_writer_section_zstd(struct kmt_writer *w, uint32_t type,
 			    const void *data, uint64_t size, struct kmt_err *err)
 {
+	ZSTD_CCtx *cc;
 	size_t bound, n;
 	void *z;
 	int ret;
 
-	if (size < KMT_ZSTD_MIN)
+	if (size < KMT_ZSTD_MIN || size > KMT_INFLATE_MAX)
 		return kmt_writer_section(w, type, data, size, err);
 	bound = ZSTD_compressBound(size);
 	z = malloc(bound);
-	if (!z)
+	cc = ZSTD_createCCtx();
+	if (!z || !cc) {
+		free(z);
+		ZSTD_freeCCtx(cc);
 		return kmt_errf(err, ENOMEM, "out of memory");
-	/* a one-shot frame records its content size, as readers need */
-	n = ZSTD_compress(z, bound, data, size, KMT_ZSTD_LEVEL);
+	}
+	/* one frame, with its content size and checksum, as readers need */
+	n = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, KMT_ZSTD_LEVEL);
+	if (!ZSTD_isError(n))
+		n = ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+	if (!ZSTD_isError(n))
+		n = ZSTD_compress2(cc, z, bound, data, size);
 	if (ZSTD_isError(n) || n >= size)
 		ret = kmt_writer_section(w, type, data, size, err);
 	else
 		ret = write_section(w, type, KMT_SECTION_ZSTD, NULL, 0, z, n, err);
+	ZSTD_freeCCtx(cc);
 	free(z);
 	return ret;
 }

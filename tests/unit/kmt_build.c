@@ -691,8 +691,7 @@ static void section(struct kb *b, struct kb_buf *out, uint32_t type,
 	if (hlen)
 		memcpy(raw, head, hlen);
 	memcpy(raw + hlen, data, len);
-	n = ZSTD_compress(z, ZSTD_compressBound(hlen + len), raw, hlen + len, 3);
-	assert(!ZSTD_isError(n));
+	n = kb_zstd(z, ZSTD_compressBound(hlen + len), raw, hlen + len, true);
 	s.flags = s32(b, KMT_SECTION_ZSTD);
 	s.size = s64(b, n);
 	buf_put(out, &s, sizeof(s));
@@ -700,6 +699,21 @@ static void section(struct kb *b, struct kb_buf *out, uint32_t type,
 	buf_put(out, zero, (8 - (n & 7)) & 7);
 	free(raw);
 	free(z);
+}
+
+size_t kb_zstd(void *dst, size_t cap, const void *src, size_t len,
+	       bool checksum)
+{
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t n;
+
+	assert(cc);
+	n = ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, checksum);
+	assert(!ZSTD_isError(n));
+	n = ZSTD_compress2(cc, dst, cap, src, len);
+	assert(!ZSTD_isError(n));
+	ZSTD_freeCCtx(cc);
+	return n;
 }
 
 void kb_set_zstd(struct kb *b, uint32_t types)

@@ -33,6 +33,9 @@ void kb_set_gfp_names(struct kb *b, bool on);
 /* Override the kernel's event counter for a CPU (default: events added). */
 void kb_set_kernel_events(struct kb *b, unsigned int cpu, uint64_t n);
 void kb_set_kallsyms(struct kb *b, const char *text);
+/* One zstd frame of @src, with its size and, if @checksum, its checksum. */
+size_t kb_zstd(void *dst, size_t cap, const void *src, size_t len,
+	       bool checksum);
 /* Store the sections of these types (BIT(type)) as zstd frames. */
 void kb_set_zstd(struct kb *b, uint32_t types);
 /* The file header's version; 0: KMT_FILE_VERSION. */

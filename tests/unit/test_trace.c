@@ -498,8 +498,11 @@ static void test_open_zstd_sections(void **state)
 	free(p);
 }
 
-/* Version 1 wrote zero flags and read none: a flag there is not obeyed. */
-static void test_v1_ignores_section_flags(void **state)
+/*
+ * Version 1 has no section flags (its writers left them zero): a plain
+ * version 1 file reads; a flag in one is damage, not obeyed nor ignored.
+ */
+static void test_v1_section_flags(void **state)
 {
 	struct kmt_trace t;
 	struct kmt_err err;
@@ -508,20 +511,89 @@ static void test_v1_ignores_section_flags(void **state)
 
 	(void)state;
 	build_small_as(false, 0, 1, &p, &len);
-	sec = find_sec(p, len, KMT_SEC_KALLSYMS, 0);
-	put32(p + sec + offsetof(struct kmt_section, flags), KMT_SECTION_ZSTD | 0x80);
 	if (kmt_trace_open_mem(p, len, &t, &err))
 		fail_msg("open: %s", err.msg);
 	check_small(&t, false);
 	assert_int_equal(t.nr_owned, 0);
 	kmt_trace_close(&t);
+	sec = find_sec(p, len, KMT_SEC_KALLSYMS, 0);
+	put32(p + sec + offsetof(struct kmt_section, flags), KMT_SECTION_ZSTD | 0x80);
+	expect_open_err(p, len, -EBADMSG,
+			"section 4 (type 3) has flags 0x81 in a version 1 file, which has none");
+	free(p);
+	/* a compressed section in a file that says version 1 */
+	build_small_as(false, Z(KMT_SEC_KALLSYMS), 1, &p, &len);
+	expect_open_err(p, len, -EBADMSG,
+			"section 4 (type 3) has flags 0x1 in a version 1 file, which has none");
+	free(p);
+}
+
+/*
+ * A frame without its checksum, one followed by another, and sections
+ * that decompress to more than the trace may hold in all: refused.  A
+ * compressed section of a type the reader skips is not decompressed.
+ */
+static void test_err_zstd_frames(void **state)
+{
+	char text[600];
+	uint8_t *p, z[1024];
+	size_t len, sec, n, fsz;
+
+	(void)state;
+	build_small_as(false, Z(KMT_SEC_KALLSYMS), 0, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_KALLSYMS, 0);
+	fsz = sec_size(p, sec);
+
+	/* the same text, without the checksum: 4 bytes shorter */
+	n = kb_zstd(z, sizeof(z), small_kallsyms, strlen(small_kallsyms), false);
+	assert_int_equal(n + 4, fsz);
+	memcpy(p + sec + SEC_SZ, z, n);
+	put64(p + sec + offsetof(struct kmt_section, size), n);
+	expect_open_err(p, len, -EBADMSG,
+			"section 4 (type 3): its zstd frame has no checksum");
+	free(p);
+
+	/* a second frame after the first, inside the section */
+	build_small_as(false, Z(KMT_SEC_KALLSYMS), 0, &p, &len);
+	n = kb_zstd(z, sizeof(z), small_kallsyms, 26, true);
+	n += kb_zstd(z + n, sizeof(z) - n, "", 0, true);
+	assert_true(n <= fsz);
+	memcpy(p + sec + SEC_SZ, z, n);
+	put64(p + sec + offsetof(struct kmt_section, size), n);
+	expect_open_err(p, len, -EBADMSG,
+			"section 4 (type 3): its zstd frame does not fill the section");
+
+	/* of a type this reader skips, even a corrupt frame is not read */
+	memset(p + sec + SEC_SZ, 0xee, fsz);
+	put64(p + sec + offsetof(struct kmt_section, size), fsz);
+	put32(p + sec + offsetof(struct kmt_section, type), 99);
+	{
+		struct kmt_trace t;
+		struct kmt_err err;
+
+		if (kmt_trace_open_mem(p, len, &t, &err))
+			fail_msg("open: %s", err.msg);
+		assert_null(t.kallsyms);
+		assert_int_equal(t.nr_owned, 0);
+		kmt_trace_close(&t);
+	}
+
+	/* the limit in all: kallsyms and META each fit, not both */
+	kmt_inflate_limit = strlen(small_kallsyms) + 10;
+	free(p);
+	build_small_as(false, Z(KMT_SEC_KALLSYMS) | Z(KMT_SEC_META), 0, &p, &len);
+	snprintf(text, sizeof(text),
+		 "section 4 (type 3) would decompress to %zu bytes: more than the compressed sections of a trace may hold, %zu bytes in all",
+		 strlen(small_kallsyms), kmt_inflate_limit);
+	expect_open_err(p, len, -EFBIG, text);
+	kmt_inflate_limit = KMT_INFLATE_MAX;
 	free(p);
 }
 
 static void test_err_zstd_sections(void **state)
 {
 	/* frame headers: a size of 2^40; no size at all (window only) */
-	static const uint8_t huge[] = { 0x28, 0xb5, 0x2f, 0xfd, 0xe0,
+	static const uint8_t huge[] = { 0x28, 0xb5, 0x2f, 0xfd, 0xe4,
 					0, 0, 0, 0, 0, 1, 0, 0 };
 	static const uint8_t unsized[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58,
 					   0x01, 0x00, 0x00 };
@@ -547,7 +619,7 @@ static void test_err_zstd_sections(void **state)
 
 	/* cut short by one byte: the frame ends before its size */
 	put64(p + sec + offsetof(struct kmt_section, size), fsz - 1);
-	expect_open_err(p, len, -EBADMSG, "its zstd frame is corrupt");
+	expect_open_err(p, len, -EBADMSG, "its zstd frame is cut short");
 	put64(p + sec + offsetof(struct kmt_section, size), fsz);
 
 	/* no frame: the text itself, flagged */
@@ -560,7 +632,7 @@ static void test_err_zstd_sections(void **state)
 	expect_open_err(p, len, -EBADMSG, "does not start with a zstd frame that gives its size");
 	memcpy(p + sec + SEC_SZ, huge, sizeof(huge));
 	expect_open_err(p, len, -EFBIG,
-			"section 4 (type 3) would decompress to 1099511627776 bytes, more than the 256 MiB a section may hold");
+			"section 4 (type 3) would decompress to 1099511627776 bytes: more than the compressed sections of a trace may hold, 268435456 bytes in all");
 	free(p);
 }
 
@@ -2566,7 +2638,8 @@ int main(void)
 		cmocka_unit_test(test_err_byte_order),
 		cmocka_unit_test(test_err_file_version),
 		cmocka_unit_test(test_open_zstd_sections),
-		cmocka_unit_test(test_v1_ignores_section_flags),
+		cmocka_unit_test(test_v1_section_flags),
+		cmocka_unit_test(test_err_zstd_frames),
 		cmocka_unit_test(test_err_zstd_sections),
 		cmocka_unit_test(test_err_header_size),
 		cmocka_unit_test(test_err_file_size),

@@ -226,10 +226,9 @@ DEFINE_CLASS(kmemtrace_wrapper, bool, if (_T) __kmemtrace_wrapper_exit(),
  * For a built-in allocation wrapper listed in mm/kmemtrace/wrappers.c
  * that does not pass its caller's address down (an allocation in it has
  * the wrapper as its call site): the first statement after its
- * declarations.  While the
- * recorder's kmem probes are attached, it keeps the wrapper's return
- * address until the wrapper returns, so that the recorder names the
- * wrapper's caller without unwinding the stack.  Not for a wrapper that
+ * declarations.  While the recorder's kmem probes are attached, it keeps
+ * the wrapper's return address until the wrapper returns, so that the
+ * recorder names the wrapper's caller without unwinding the stack.  Not for a wrapper that
  * ends in a tail call (it leaves no frame), nor for one that passes its
  * caller down (its entry would hide its caller's).  Any context.
  */

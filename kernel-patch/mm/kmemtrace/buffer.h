@@ -331,7 +331,7 @@ bool kmt_full(struct kmt_cpu *cb, u64 *old);
 void kmt_flush_cpu(struct kmt_cpu *cb);
 
 /**
- * struct kmt_rsv - a reserved record
+ * struct kmt_rsv - a record reserved by kmt_reserve()
  * @p:    its first payload byte, after header, time and pid
  * @idx:  its slot, for the commit
  * @len:  bytes reserved
@@ -340,13 +340,20 @@ void kmt_flush_cpu(struct kmt_cpu *cb);
  */
 struct kmt_rsv {
 	u8		*p;
-	struct kmt_slot	*slot;
+	unsigned int	idx;
 	unsigned int	len;
 };
 
-/*
- * A record of kmt_reserve_fast(): its length is the probe's constant,
- * and the two fields stay in registers.
+/* Bytes of a record's header byte and time delta. */
+#define KMT_REC_HDR_LEN		3
+
+/**
+ * struct kmt_rsv_fast - a record reserved by kmt_reserve_fast()
+ * @p:    its first payload byte, after header and time
+ * @slot: its slot, for the commit
+ *
+ * Its length is the probe's constant, KMT_REC_HDR_LEN and the payload's
+ * (kmt_commit_fast()).  Two words, which the probes keep in registers.
  */
 struct kmt_rsv_fast {
 	u8		*p;
@@ -505,7 +512,7 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 	p = (u8 *)READ_ONCE(cb->slot[seq & cb->slot_mask].data) + pos;
 write:
 	WRITE_ONCE(cb->last_ts, ts);
-	r->slot = &cb->slot[seq & cb->slot_mask];
+	r->idx = seq & cb->slot_mask;
 	r->len = len;
 	p[0] = type | ctx << KMT_HDR_CTX_SHIFT | (need_pid ? KMT_HDR_PID : 0);
 	if (unlikely(abs)) {
@@ -598,7 +605,7 @@ static __always_inline bool kmt_reserve_fast(u8 type, unsigned int plen,
 	unsigned int pos = old & KMT_POS_MASK;
 	/* the sequence number is the low word's top bits */
 	unsigned int seq = (u32)old >> KMT_POS_BITS;
-	unsigned int len = 3 + plen;
+	unsigned int len = KMT_REC_HDR_LEN + plen;
 	u8 ctx = KMT_CTX_TASK;
 	u64 ts;
 	u32 dt;
@@ -631,7 +638,7 @@ static __always_inline bool kmt_reserve_fast(u8 type, unsigned int plen,
 	p = (u8 *)READ_ONCE(r->slot->data) + pos;
 	p[0] = type | ctx << KMT_HDR_CTX_SHIFT;
 	put_unaligned_le16(dt, p + 1);
-	r->p = p + 3;
+	r->p = p + KMT_REC_HDR_LEN;
 	return true;
 }
 
@@ -670,15 +677,17 @@ static __always_inline void kmt_commit_len(struct kmt_slot *slot,
 }
 
 /*
- * Commit @r of kmt_reserve_fast(), with @plen payload bytes as reserved.
+ * Commit @r of kmt_reserve_fast(), whose @plen must be the reservation's:
+ * a commit count short of the sub-buffer's size would keep the reader
+ * waiting for it.
  */
 static __always_inline void kmt_commit_fast(struct kmt_rsv_fast *r,
 					    unsigned int plen)
 {
-	kmt_commit_len(r->slot, 3 + plen);
+	kmt_commit_len(r->slot, KMT_REC_HDR_LEN + plen);
 }
 
-void kmt_persist_commit(struct kmt_cpu *cb, struct kmt_slot *slot,
+void kmt_persist_commit(struct kmt_cpu *cb, unsigned int idx,
 			unsigned int len);
 
 /*
@@ -693,9 +702,9 @@ static __always_inline void __kmt_commit(struct kmt_cpu *cb,
 					 struct kmt_rsv *r, bool persist)
 {
 	if (persist)
-		kmt_persist_commit(cb, r->slot, r->len);
+		kmt_persist_commit(cb, r->idx, r->len);
 	else
-		kmt_commit_len(r->slot, r->len);
+		kmt_commit_len(&cb->slot[r->idx], r->len);
 }
 
 static __always_inline void kmt_commit(struct kmt_cpu *cb, struct kmt_rsv *r)

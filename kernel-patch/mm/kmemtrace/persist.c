@@ -433,7 +433,7 @@ void kmt_persist_mode(unsigned int mode)
 /**
  * kmt_persist_commit - commit a record, the header saying what is whole
  * @cb: this CPU's buffer
- * @slot: the record's slot (struct kmt_rsv)
+ * @idx: the record's slot (struct kmt_rsv)
  * @len: its length
  *
  * kmt_commit() for a pool in a region.  When the record is the last one
@@ -448,10 +448,10 @@ void kmt_persist_mode(unsigned int mode)
  * in the sub-buffer meanwhile committed before we resumed, and changed
  * it, so the test is made again.  Preemption off.
  */
-void kmt_persist_commit(struct kmt_cpu *cb, struct kmt_slot *slot,
+void kmt_persist_commit(struct kmt_cpu *cb, unsigned int idx,
 			unsigned int len)
 {
-	unsigned int idx = slot - cb->slot;
+	struct kmt_slot *slot = &cb->slot[idx];
 	struct kmt_subbuf_header *h;
 	unsigned int size;
 	long old, done;

@@ -93,7 +93,7 @@ static bool kmt_wait_ready(struct kmt_cpu *cb)
 	unsigned int size;
 
 	WRITE_ONCE(cb->waiting, true);
-	/* Pairs with the smp_mb() in kmt_close_slot() and kmt_commit(). */
+	/* Pairs with the smp_mb() in kmt_close_slot() and kmt_commit_wake(). */
 	smp_mb();
 	return kmt_slot_ready(cb, &size);
 }

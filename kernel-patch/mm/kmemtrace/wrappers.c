@@ -44,7 +44,9 @@
  * search of kallsyms by address each, not by name (some 20000
  * instructions a name); the only static one, kmalloc_reserve() in
  * net/core/skbuff.c, by name.  A copy the compiler inlined elsewhere is
- * not one of them: its allocations have their real call site.
+ * not one of them: its allocations have their real call site.  Nor are
+ * the parts it split out (.part, .cold): their allocations fall outside
+ * its extent.
  */
 #define KMT_WRAPPER(f)	{ .fn = (void *)(f), .name = #f }
 
@@ -131,10 +133,9 @@ static void kmt_add_wrapper(unsigned long addr, const char *name,
 {
 	unsigned long size, off;
 
-	if (!addr || addr < (unsigned long)_stext ||
-	    addr >= (unsigned long)_etext ||
-	    !kallsyms_lookup_size_offset(addr, &size, &off) || off ||
-	    *n == KMT_MAX_WRAPPERS)
+	if (*n == KMT_MAX_WRAPPERS || !addr ||
+	    addr < (unsigned long)_stext || addr >= (unsigned long)_etext ||
+	    !kallsyms_lookup_size_offset(addr, &size, &off) || off)
 		return;
 	kmt_wrappers[*n].start = addr;
 	kmt_wrappers[*n].size = size;
@@ -147,13 +148,16 @@ void kmt_find_wrappers(void)
 {
 	unsigned long bit, first, last;
 	unsigned int i, n = 0;
+	void *fn;
 
+	BUILD_BUG_ON(ARRAY_SIZE(kmt_wrapper_fns) +
+		     ARRAY_SIZE(kmt_wrapper_names) > KMT_MAX_WRAPPERS);
 	if (kmt_wrappers_found())
 		return;
-	for (i = 0; i < ARRAY_SIZE(kmt_wrapper_fns); i++)
-		kmt_add_wrapper((unsigned long)
-				dereference_symbol_descriptor(kmt_wrapper_fns[i].fn),
-				kmt_wrapper_fns[i].name, &n);
+	for (i = 0; i < ARRAY_SIZE(kmt_wrapper_fns); i++) {
+		fn = dereference_symbol_descriptor(kmt_wrapper_fns[i].fn);
+		kmt_add_wrapper((unsigned long)fn, kmt_wrapper_fns[i].name, &n);
+	}
 	for (i = 0; i < ARRAY_SIZE(kmt_wrapper_names); i++)
 		kmt_add_wrapper(kallsyms_lookup_name(kmt_wrapper_names[i]),
 				kmt_wrapper_names[i], &n);

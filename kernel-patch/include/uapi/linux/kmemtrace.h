@@ -676,7 +676,7 @@ struct kmt_subbuf_header {
  * struct kmt_file_header - start of a .kmt file
  * @magic:          KMT_FILE_MAGIC with its NUL
  * @byte_order:     KMT_FORMAT_MAGIC written natively: tells the byte order
- * @version:        KMT_FILE_VERSION (KMT_FILE_VERSION_MIN and on read)
+ * @version:        KMT_FILE_VERSION; readers take KMT_FILE_VERSION_MIN on
  * @header_size:    sizeof(struct kmt_file_header)
  * @nr_sections:    number of sections that follow
  * @flags:          zero
@@ -715,7 +715,7 @@ enum kmt_section_type {
  * section's bytes are what it decompresses to.
  */
 #define KMT_SECTION_ZSTD	(1U << 0)
-#define KMT_SECTION_FLAGS	KMT_SECTION_ZSTD
+#define KMT_SECTION_KNOWN	KMT_SECTION_ZSTD	/* every flag defined */
 
 /**
  * struct kmt_section - header of one section
