@@ -88,8 +88,8 @@ test_expect_success 'the file keeps only text symbols, and the cache table' '
 # 400 more text symbols after the callsites': 13 KB of kallsyms
 mkks_big() {
 	mkks && i=0 &&
-	while [ $i -lt 400 ]; do
-		printf "ffffffff8101%04x T filler_function_%d\n" $((i * 16)) $i
+	while [ "$i" -lt 400 ]; do
+		printf "ffffffff8101%04x T filler_function_%d\n" $((i * 16)) "$i"
 		i=$((i + 1))
 	done >> ks
 }
