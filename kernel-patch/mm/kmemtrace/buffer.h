@@ -443,7 +443,8 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 		}
 		/* A lagging last_ts overestimates the gap: merely absolute. */
 		abs = ts - last_ts >= KMT_TIME_ABS;
-		len = 3 + plen + (abs ? 8 : 0) + (need_pid ? 4 : 0);
+		len = KMT_REC_HDR_LEN + plen + (abs ? 8 : 0) +
+		      (need_pid ? 4 : 0);
 		if (likely(pos + len <= kmt_subbuf_size)) {
 			/* KMT_POS_CLOSED is past every sub-buffer's end */
 			if (try_cmpxchg64_local(&cb->state, &old,
@@ -466,7 +467,7 @@ static __always_inline bool kmt_reserve_at(struct kmt_cpu *cb, u8 type,
 		abs = false;
 		dt = 0;
 		need_pid = ctx == KMT_CTX_TASK;
-		len = 3 + plen + (need_pid ? 4 : 0);
+		len = KMT_REC_HDR_LEN + plen + (need_pid ? 4 : 0);
 		/* Pairs with the release in kmt_copy_ready(). */
 		consumed = smp_load_acquire(&cb->consumed);
 		used = sign_extend32((seq - consumed) & KMT_SEQ_MASK,
@@ -517,12 +518,12 @@ write:
 	p[0] = type | ctx << KMT_HDR_CTX_SHIFT | (need_pid ? KMT_HDR_PID : 0);
 	if (unlikely(abs)) {
 		put_unaligned_le16(KMT_TIME_ABS, p + 1);
-		put_unaligned_le64(ts, p + 3);
+		put_unaligned_le64(ts, p + KMT_REC_HDR_LEN);
 		p += 8;
 	} else {
 		put_unaligned_le16(dt, p + 1);
 	}
-	p += 3;
+	p += KMT_REC_HDR_LEN;
 	if (need_pid) {
 		put_unaligned_le32(pid, p);
 		p += 4;
