@@ -12,24 +12,30 @@
 # Writes to /out: keep.kmt, rest.kmt and their .rc/.err, stats.keep,
 # stats.released, stats.again, stats.switched, stats.flight, again.kmt,
 # flight.kmt, frozen.kmt, stats.unfrozen,
-# unread.err, release (MemFree and the per-CPU lists' pages, in kB,
+# unread.err, release (the free memory as memfree() counts it, in kB,
 # before and after, and the write's status), again.err, enable.rc.
 T=/sys/kernel/tracing
 k=$T/kmemtrace
 grep -q " $T tracefs " /proc/mounts || mount -t tracefs nodev $T
 
-# Into $mf, the free memory in kB: MemFree and the pages on the per-CPU
-# lists, with the vmstat counters folded first; builtins only.  The
-# per-CPU lists' pages are counted because stat_refresh also gives some
-# of them back to the buddy allocator, which raises MemFree alone by
-# whatever the lists held (6.5 MB seen).
+# Into $mf, in kB, the free memory and what frees itself later:
+# MemFree and the pages on the per-CPU lists, with the vmstat counters
+# folded first, plus VmallocUsed and Slab; builtins only.  The per-CPU
+# lists' pages are counted because stat_refresh also gives some of them
+# back to the buddy allocator, which raises MemFree alone by whatever
+# the lists held (6.5 MB seen).  VmallocUsed because the stack of a
+# process that exited before the first read is vfree'd an RCU grace
+# period later, from a work item, maybe between the reads (MemFree
+# +16 kB seen); Slab because the slots' kfree may empty a slab and the
+# allocator may give its pages back.  Either moves pages from one of
+# these counters to MemFree, not the sum.
 memfree() {
 	echo 1 > /proc/sys/vm/stat_refresh
+	mf=0
 	while read -r key val _; do
-		if [ "$key" = MemFree: ]; then
-			mf=$val
-			break
-		fi
+		case $key in
+		MemFree: | VmallocUsed: | Slab:) mf=$((mf + val)) ;;
+		esac
 	done < /proc/meminfo
 	while read -r key val _; do
 		[ "$key" = count: ] && mf=$((mf + val * 4))
