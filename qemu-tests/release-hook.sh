@@ -13,33 +13,49 @@
 # stats.released, stats.again, stats.switched, stats.flight, again.kmt,
 # flight.kmt, frozen.kmt, stats.unfrozen,
 # unread.err, release (the free memory as memfree() counts it, in kB,
-# before and after, and the write's status), again.err, enable.rc.
+# before and after, the write's status, and memfree()'s $parts before
+# and after), again.err, enable.rc.
 T=/sys/kernel/tracing
 k=$T/kmemtrace
 grep -q " $T tracefs " /proc/mounts || mount -t tracefs nodev $T
 
-# Into $mf, in kB, the free memory and what frees itself later:
-# MemFree and the pages on the per-CPU lists, with the vmstat counters
-# folded first, plus VmallocUsed and Slab; builtins only.  The per-CPU
-# lists' pages are counted because stat_refresh also gives some of them
-# back to the buddy allocator, which raises MemFree alone by whatever
-# the lists held (6.5 MB seen).  VmallocUsed because the stack of a
-# process that exited before the first read is vfree'd an RCU grace
-# period later, from a work item, maybe between the reads (MemFree
-# +16 kB seen); Slab because the slots' kfree may empty a slab and the
-# allocator may give its pages back.  Either moves pages from one of
-# these counters to MemFree, not the sum.
-memfree() {
+# Into $mf, in kB, the free memory and what frees itself later, with
+# builtins only: MemFree, the pages on the per-CPU lists, VmallocUsed and
+# Slab, after stat_refresh folds the vmstat counters.  The kernel moves
+# pages between these while the other CPU runs, and that moves none out
+# of the sum: stat_refresh gives per-CPU lists' pages back to the buddy
+# allocator (MemFree alone rose by 6.5 MB once); the stack of the save
+# that exited just before is vfree'd an RCU grace period later, from a
+# work item, into a per-CPU list; the slots' kfree may empty a slab that
+# the allocator gives back.  meminfo and zoneinfo are two reads, so a
+# move between them counts its pages twice or not at all (16 kB seen):
+# memfree() reads until two sums in a row agree.
+memfree_once() {
 	echo 1 > /proc/sys/vm/stat_refresh
-	mf=0
+	mfree=0 vmal=0 slab=0 pcp=0
 	while read -r key val _; do
 		case $key in
-		MemFree: | VmallocUsed: | Slab:) mf=$((mf + val)) ;;
+		MemFree:) mfree=$val ;;
+		VmallocUsed:) vmal=$val ;;
+		Slab:) slab=$val ;;
 		esac
 	done < /proc/meminfo
 	while read -r key val _; do
-		[ "$key" = count: ] && mf=$((mf + val * 4))
+		[ "$key" = count: ] && pcp=$((pcp + val * 4))
 	done < /proc/zoneinfo
+	mf=$((mfree + pcp + vmal + slab))
+}
+
+# $mf as above; $parts: MemFree, the lists, VmallocUsed, Slab, the reads
+memfree() {
+	memfree_once
+	tries=1 last=
+	while [ "$tries" -lt 20 ] && [ "$mf" != "$last" ]; do
+		last=$mf
+		memfree_once
+		tries=$((tries + 1))
+	done
+	parts="$mfree $pcp $vmal $slab $tries"
 }
 
 kmemflight save -q -k /out/keep.kmt 2> /out/keep.err
@@ -54,11 +70,12 @@ kmemflight save -q -k /out/rest.kmt 2> /out/rest.err
 echo $? > /out/rest.rc
 memfree
 before=$mf
+parts1=$parts
 echo 1 > $k/free_buffer
 # shellcheck disable=SC2320 # the write's status is echo's
 rc=$?
 memfree
-echo "$before $mf $rc" > /out/release
+echo "$before $mf $rc $parts1 $parts" > /out/release
 cat $k/stats > /out/stats.released
 (echo 1 > $k/free_buffer) 2> /out/again.err
 echo $? >> /out/again.err
