@@ -3,6 +3,10 @@
 #   make            build/kmemflight
 #   make asan       build-asan/kmemflight (ASan + UBSan)
 #   make check      unit tests and CLI tests, on the sanitizer build
+#   make test T=t0010   one CLI test file (tests/cli/t0010-*.sh); make cli
+#                   T='t0010 t0099' for several
+#   make fast       the test command's fast tier: unit, CLI, fuzz smoke and
+#                   shell lint, no kernel (qemu-tests/ci.sh --fast)
 #   make parity     tests/perf/parity.sh: the import against perf kmem stat
 #                   on a recording of this machine (root, perf)
 #   make fuzz       libFuzzer targets (clang) in build-fuzz/
@@ -15,7 +19,10 @@ UAPI    := kernel-patch/include/uapi
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 \
            -Wno-format-nonliteral -Wmissing-prototypes -Wvla
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(shell pkg-config --cflags libtracefs libtraceevent freetype2 fontconfig) $(CFLAGS)
+PKG_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent freetype2 fontconfig)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -I$(UAPI) $(PKG_CFLAGS) $(CFLAGS)
+# every object leaves a .d beside it: an edit recompiles what includes it
+DEPFLAGS := -MMD -MP
 
 LIB_SRC := lib/trace.c lib/cursor.c lib/symbols.c lib/writer.c lib/encode.c lib/perfdata.c lib/previous.c
 TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extract/save.c extract/watch.c extract/bootdir.c extract/meta.c extract/import.c extract/kmemev.c extract/ftrace.c extract/perf.c \
@@ -27,9 +34,10 @@ TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extra
 # the trace library: libzstd for compressed sections
 LIB_LIBS := -lzstd
 TOOL_LIBS := -lelf -ldw -ldl $(shell pkg-config --libs libtracefs libtraceevent) $(LIB_LIBS)
-HDRS := $(wildcard lib/*.h cli/*.h extract/*.h analyze/*.h) $(UAPI)/linux/kmemtrace.h
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_CC := clang
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fno-sanitize-recover=all
 
 UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab tests/unit/test_latency \
         tests/unit/test_memblock
@@ -38,26 +46,42 @@ FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlin
 FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/latency.c \
             analyze/report_window.c \
             analyze/memblock.c
+UNIT_ANALYZE := analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/latency.c analyze/memblock.c
+TEST_HELPERS := tests/unit/kmt_build.c
 
-.PHONY: all asan check unit unit-build cli parity fuzz man install clean
+# Objects: one tree per build flavour, beside the binaries it links.
+#   build/obj       the tool as shipped (CFLAGS)
+#   build-asan/obj  ASan + UBSan: the unit and CLI tests
+#   build-fuzz/obj  libFuzzer's instrumentation
+obj = $(patsubst %.c,$(1)/obj/%.o,$(2))
+
+build/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -Ilib -c -o $@ $<
+
+build-asan/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN) $(DEPFLAGS) -Ilib -c -o $@ $<
+
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined $(DEPFLAGS) -c -o $@ $<
+
+.PHONY: all asan check unit unit-build cli test fast parity fuzz man install clean
 
 all: build/kmemflight
 
-build/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
-	@mkdir -p build
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(LIB_SRC) $(TOOL_SRC) $(TOOL_LIBS)
+build/kmemflight: $(call obj,build,$(LIB_SRC) $(TOOL_SRC))
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LIBS)
 
-build-asan/kmemflight: $(LIB_SRC) $(TOOL_SRC) $(HDRS)
-	@mkdir -p build-asan
-	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $(LIB_SRC) $(TOOL_SRC) $(TOOL_LIBS)
+build-asan/kmemflight: $(call obj,build-asan,$(LIB_SRC) $(TOOL_SRC))
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(TOOL_LIBS)
 
 asan: build-asan/kmemflight
 
-UNIT_ANALYZE := analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/latency.c analyze/memblock.c
-
-build-asan/tests/%: tests/unit/%.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(UNIT_ANALYZE) $(HDRS)
-	@mkdir -p build-asan/tests
-	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) $(UNIT_ANALYZE) -lcmocka $(LIB_LIBS)
+build-asan/tests/%: $(call obj,build-asan,tests/unit/%.c $(TEST_HELPERS) $(LIB_SRC) $(UNIT_ANALYZE))
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ -lcmocka $(LIB_LIBS)
 
 unit-build: $(patsubst tests/unit/%,build-asan/tests/%,$(UNIT))
 
@@ -65,40 +89,45 @@ unit: unit-build
 	@for t in $(patsubst tests/unit/%,build-asan/tests/%,$(UNIT)); do \
 		echo "== $$t"; $$t || exit 1; done
 
+# every CLI test, or those named: make cli T='t0010 t0099-flame'
 cli: build-asan/kmemflight build-asan/tests/mktrace
 	KMF=$(CURDIR)/build-asan/kmemflight MKTRACE=$(CURDIR)/build-asan/tests/mktrace \
-		tests/cli/run.sh
+		tests/cli/run.sh $(T)
 
-build/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(HDRS)
-	@mkdir -p build/tests
-	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) $(LIB_LIBS)
+# one CLI test file, by its number or name: make test T=t0010
+test:
+	@test -n "$(T)" || { echo "make test T=tNNNN: which CLI test (tests/cli/)"; exit 2; }
+	@$(MAKE) -s cli T='$(T)'
 
-build-asan/tests/mktrace: tests/unit/mktrace.c tests/unit/kmt_build.c tests/unit/kmt_build.h $(LIB_SRC) $(HDRS)
-	@mkdir -p build-asan/tests
-	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< tests/unit/kmt_build.c $(LIB_SRC) $(LIB_LIBS)
+# the fast tier of the test command: unit, CLI, fuzz smoke, shell lint,
+# in minutes, without a kernel (qemu-tests/ci.sh --fast)
+fast:
+	sh qemu-tests/ci.sh --fast
+
+build/tests/mktrace: $(call obj,build,tests/unit/mktrace.c $(TEST_HELPERS) $(LIB_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIB_LIBS)
+
+build-asan/tests/mktrace: $(call obj,build-asan,tests/unit/mktrace.c $(TEST_HELPERS) $(LIB_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LIB_LIBS)
 
 # tests/perf/parity.sh's copier of a perf.data with samples written twice
-build-asan/tests/perf-repeat: tests/perf/perf-repeat.c $(LIB_SRC) $(HDRS)
-	@mkdir -p build-asan/tests
-	$(CC) $(ALL_CFLAGS) $(SAN) -Ilib -o $@ $< $(LIB_SRC) $(LIB_LIBS)
+build-asan/tests/perf-repeat: $(call obj,build-asan,tests/perf/perf-repeat.c $(LIB_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LIB_LIBS)
 
 parity: build/kmemflight build-asan/tests/perf-repeat
 	tests/perf/parity.sh
 
 check: unit cli
 
-build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_SRC) $(HDRS)
-	@mkdir -p build-fuzz
-	clang -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all \
-		-o $@ $< $(FUZZ_SRC) $(LIB_LIBS)
+build-fuzz/%: $(call obj,build-fuzz,tests/fuzz/%.c $(FUZZ_SRC))
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIB_LIBS)
 
 # the kernel image reader needs libelf and libdw
-build-fuzz/fuzz_vmlinux: tests/fuzz/fuzz_vmlinux.c tests/fuzz/fuzz.h $(FUZZ_SRC) lib/vmlinux.c $(HDRS)
-	@mkdir -p build-fuzz
-	clang -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all \
-		-o $@ $< $(FUZZ_SRC) lib/vmlinux.c -ldw -lelf $(LIB_LIBS)
+build-fuzz/fuzz_vmlinux: $(call obj,build-fuzz,tests/fuzz/fuzz_vmlinux.c $(FUZZ_SRC) lib/vmlinux.c)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ -ldw -lelf $(LIB_LIBS)
 
 fuzz: $(addprefix build-fuzz/,$(FUZZ))
 
@@ -122,6 +151,8 @@ install: build/kmemflight $(MAN)
 
 clean:
 	rm -rf build build-asan build-fuzz
+
+-include $(shell find build/obj build-asan/obj build-fuzz/obj -name '*.d' 2>/dev/null)
 
 # The dracut module (initramfs-hook/90kmemflight) goes where dracut looks
 # for modules, under /usr/lib whatever PREFIX is; "make install" installs

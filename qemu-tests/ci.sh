@@ -6,7 +6,8 @@
 # configuration, the QEMU boot tests, the flight recorder's triggers in
 # a QEMU guest, a trace that survives a crash (a warm reboot, a panic, a
 # reset), a Debian boot with systemd in the
-# initramfs and the root, and the boot regression gate.  The kernels
+# initramfs and the root, and the boot regression gate (ci.sh --fast:
+# only the suites that need no kernel).  The kernels
 # and the Debian root are made in the background from the start
 # (prebuild.sh); the CLI tests and the fuzz smoke run beside the boot
 # suites and are printed after them.  Ends with "N passed, N failed".
@@ -120,6 +121,21 @@ if [ "${1:-}" = --beside ]; then
 		echo "$(($(date +%s) - t0))" > "$log/$s.took"
 	done
 	exit 0
+fi
+
+# The fast tier (ci.sh --fast, make fast): what needs no kernel, in
+# minutes: unit, shell lint, CLI and the fuzz smoke run, one after the
+# other.  Installs nothing: run the full command once for that.
+if [ "${1:-}" = --fast ]; then
+	make -s all || { echo "0 passed, 1 failed"; exit 1; }
+	suite unit unit_tests
+	suite shellcheck shell_lint
+	suite cli make -s cli
+	suite fuzz fuzz_smoke
+	echo "ci: $(($(date +%s) - start)) s"
+	echo "$total_pass passed, $total_fail failed"
+	[ "$total_fail" -eq 0 ]
+	exit
 fi
 
 echo "=== setup"
