@@ -283,7 +283,6 @@ static size_t decode(const struct kmt_trace *t, const uint8_t *p, size_t len,
 
 static int slab_stack(struct flame *fl, const struct kmt_stack_row *r)
 {
-	const struct kmt_cache *c;
 	struct sbuf b = { 0 };
 	uint64_t frames[64];
 	char name[300];
@@ -302,13 +301,9 @@ static int slab_stack(struct flame *fl, const struct kmt_stack_row *r)
 		frame_name(fl, r->via, name, sizeof(name));
 		sb_frame(&b, name);
 	}
-	c = r->cache ? kmt_trace_cache(fl->t, r->cache) : NULL;
-	if (c)
-		snprintf(name, sizeof(name), "[%s]", c->name);
-	else if (r->cache)
-		snprintf(name, sizeof(name), "[cache-%u]", r->cache);
-	else
-		snprintf(name, sizeof(name), "[kmalloc-%u]", r->size);
+	name[0] = '[';
+	kmt_cache_name(fl->t, r->cache, r->size, name + 1, sizeof(name) - 2);
+	strcat(name, "]");
 	sb_frame(&b, name);
 	return push(fl, &b, fl->o->allocated ? r->alloc : r->held);
 }

@@ -154,18 +154,11 @@ static void sym_key(const struct kmt_symtab *st, uint64_t addr, char *buf,
 			 s->name_len), s->name);
 }
 
-/* "kmalloc-64" as the kernel names its caches: size alone says which */
+/* "kmalloc-64" as the kernel names its caches, as every view names them */
 static void cache_key(const struct kmt_trace *t, const struct kmt_live_cache *c,
 		      char *buf, size_t size)
 {
-	const struct kmt_cache *k = c->cache ? kmt_trace_cache(t, c->cache) : NULL;
-
-	if (!c->cache)
-		snprintf(buf, size, "kmalloc-%u", c->size);
-	else if (k)
-		snprintf(buf, size, "%s", k->name);
-	else
-		snprintf(buf, size, "cache#%u", c->cache);
+	kmt_cache_name(t, c->cache, c->size, buf, size);
 }
 
 static int collect(struct kmt_footprint *fp, const struct kmt_trace *t,
@@ -436,11 +429,29 @@ static int parse_header(struct kmt_footprint *fp, unsigned int h, char *val)
 	return 0;
 }
 
+/*
+ * A cache key of a summary before version 3, as this version names it:
+ * "kmalloc-4096" is "kmalloc-4k" (@buf), every other key stays (@key).
+ */
+static const char *old_cache_key(const char *key, char *buf, size_t size)
+{
+	const char *p = key + strlen("kmalloc-");
+	char sz[32];
+	uint64_t bytes;
+
+	if (strncmp(key, "kmalloc-", strlen("kmalloc-")) ||
+	    strspn(p, "0123456789") != strlen(p) || !parse_u64(p, &bytes))
+		return key;
+	kmt_kmalloc_size_name(bytes, sz, sizeof(sz));
+	snprintf(buf, size, "kmalloc-%s", sz);
+	return buf;
+}
+
 int kmt_fp_parse(struct kmt_footprint *fp, const char *buf, size_t len,
 		 struct kmt_err *err)
 {
 	size_t magic = sizeof(KMT_SUMMARY_MAGIC) - 1, pos = 0, n;
-	char *line = NULL, *w[8], *save, *tok;
+	char *line = NULL, *w[8], *save, *tok, key[64];
 	unsigned int lineno = 1, h, c, seen = 0;
 	struct kmt_fp_vals v;
 	uint64_t version;
@@ -496,7 +507,9 @@ int kmt_fp_parse(struct kmt_footprint *fp, const char *buf, size_t len,
 					       lineno);
 				break;
 			}
-			ret = kmt_fp_add(fp, (enum kmt_fp_cat)c, w[2], &v);
+			ret = kmt_fp_add(fp, (enum kmt_fp_cat)c,
+					 version < 3 && c == KMT_FP_CACHE ?
+					 old_cache_key(w[2], key, sizeof(key)) : w[2], &v);
 			continue;
 		}
 		for (h = 0; h < H_NR; h++)
@@ -678,7 +691,7 @@ int kmt_fp_parse_budget(const char *path, const char *buf, size_t len,
 {
 	struct kmt_fp_limit *lims = NULL, *l;
 	size_t nr = 0, cap = 0, i, n, pos = 0;
-	char *line = NULL, *w[6], *save, *tok;
+	char *line = NULL, *w[6], *save, *tok, key[64];
 	unsigned int lineno = 0;
 	int ret = 0, c, first;
 
@@ -744,7 +757,9 @@ int kmt_fp_parse_budget(const char *path, const char *buf, size_t len,
 		kmt_fp_limit_spec(l);
 		snprintf(l->src, sizeof(l->src), "%s:%u", path, lineno);
 		if (c != KMT_FP_TOTAL) {
-			l->key = strdup(w[1]);
+			/* "cache kmalloc-4096" as summaries before version 3 said */
+			l->key = strdup(c == KMT_FP_CACHE ?
+					old_cache_key(w[1], key, sizeof(key)) : w[1]);
 			if (!l->key) {
 				ret = kmt_errf(err, ENOMEM, "out of memory");
 				break;

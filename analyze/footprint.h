@@ -66,10 +66,11 @@ struct kmt_footprint {
 
 /*
  * A summary file starts with this, then its version: "kmemflight-summary
- * 2".  Version 1 had no memblock; it is still read.
+ * 3".  Version 1 had no memblock; versions 1 and 2 named kmalloc objects
+ * "kmalloc-<bytes>" by their size alone.  Both are still read.
  */
 #define KMT_SUMMARY_MAGIC	"kmemflight-summary "
-#define KMT_SUMMARY_VERSION	2
+#define KMT_SUMMARY_VERSION	3
 
 int kmt_fp_add(struct kmt_footprint *fp, enum kmt_fp_cat cat, const char *key,
 	       const struct kmt_fp_vals *v);

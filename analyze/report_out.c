@@ -146,14 +146,7 @@ static void json_page(FILE *f, const struct kmt_slab *s)
 void kmt_cache_label(const struct kmt_trace *t, const struct kmt_live_cache *c,
 		     char *buf, size_t size)
 {
-	const struct kmt_cache *k = c->cache ? kmt_trace_cache(t, c->cache) : NULL;
-
-	if (!c->cache)
-		snprintf(buf, size, "kmalloc size %u", c->size);
-	else if (k)
-		snprintf(buf, size, "%s", k->name);
-	else
-		snprintf(buf, size, "cache %u", c->cache);
+	kmt_cache_name(t, c->cache, c->size, buf, size);
 }
 
 static void json_live(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s,

@@ -199,9 +199,10 @@ void kmt_window_print(const struct kmt_trace *t, const struct kmt_symtab *st,
 		else
 			printf("Request:   order %u, %s", e->order, gfp);
 		if (e->cache) {
-			const struct kmt_cache *k = kmt_trace_cache(t, e->cache);
+			char cname[KMT_MAX_NAME + 16];
 
-			printf(", cache %s", k ? k->name : "?");
+			kmt_cache_name(t, e->cache, 0, cname, sizeof(cname));
+			printf(", cache %s", cname);
 		}
 		/* a panic's stack starts at panic()'s caller: that is the one */
 		if (e->trigger == KMT_TRIG_PANIC) {

@@ -6,6 +6,7 @@
  * live objects and callsites, not by the number of events.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,12 +90,81 @@ static int caller_index(struct kmt_slab *s, struct kmt_hm *idx,
  * What the pass looks up for every allocation, indexed in advance: the
  * caches by id and each CPU's node, instead of a search per event.
  */
+/* The kernel's kmalloc sizes (mm/slab_common.c's kmalloc_info[]) */
+#define KMALLOC_SIZES	21
+/* and its types of kmalloc caches, in the order their flags are tried */
+enum { KM_NORMAL, KM_DMA, KM_RCL, KM_CG, KM_TYPES };
+
 struct lookup {
 	const struct kmt_cache **cache;	/* by id, NULL where undefined */
 	uint32_t nr_cache;
 	int *cpu_node;			/* by CPU number, -1 if unknown */
 	uint32_t nr_cpu;
+	/* the kmalloc caches the trace defines, by type and size; 0: none */
+	uint32_t kmalloc[KM_TYPES][KMALLOC_SIZES];
+	uint64_t gfp_dma, gfp_rcl, gfp_account;
 };
+
+static const uint32_t kmalloc_sizes[KMALLOC_SIZES] = {
+	8, 16, 32, 64, 96, 128, 192, 256, 512, 1 << 10, 2 << 10, 4 << 10,
+	8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10,
+	512 << 10, 1 << 20, 2 << 20,
+};
+
+/* lk->kmalloc[][] from the caches the trace defines, by their names */
+static void lookup_kmalloc(struct lookup *lk, const struct kmt_trace *t)
+{
+	static const char *const prefix[KM_TYPES] = {
+		"kmalloc-", "dma-kmalloc-", "kmalloc-rcl-", "kmalloc-cg-",
+	};
+	const struct kmt_cache *c;
+	char name[64], sz[32];
+	unsigned int ty, i;
+
+	for (ty = 0; ty < KM_TYPES; ty++)
+		for (i = 0; i < KMALLOC_SIZES; i++) {
+			kmt_kmalloc_size_name(kmalloc_sizes[i], sz, sizeof(sz));
+			snprintf(name, sizeof(name), "%s%s", prefix[ty], sz);
+			c = kmt_trace_cache_named(t, name);
+			/* id 0 is no cache: kmalloc by size, as without one */
+			lk->kmalloc[ty][i] = c && c->size == kmalloc_sizes[i] ? c->id : 0;
+		}
+	/*
+	 * The bits as the trace's GFP table names them; without a table
+	 * (an older recorder, an import), 6.12's: these are below the bits
+	 * whose places depend on the configuration (gfp_types.h).
+	 */
+	lk->gfp_dma = kmt_trace_gfp_mask(t, "__GFP_DMA") ?: 0x01;
+	lk->gfp_rcl = kmt_trace_gfp_mask(t, "__GFP_RECLAIMABLE") ?: 0x10;
+	lk->gfp_account = kmt_trace_gfp_mask(t, "__GFP_ACCOUNT") ?: 0x400000;
+}
+
+/*
+ * The cache a kmalloc() of @alloc bytes with @gfp took its object from,
+ * as 6.12's kmalloc_type() picks it: no DMA, reclaimable or accounted
+ * flag, the normal cache; else DMA's, the reclaimable one's, the
+ * accounted one's, each where the trace defines it, else the normal one
+ * (a kernel without ZONE_DMA, SLUB_TINY's, memcg's kmem off).  0: none
+ * (a large kmalloc, from the page allocator, or a trace without the
+ * caches).  With CONFIG_RANDOM_KMALLOC_CACHES the normal cache is one of
+ * 16 the trace cannot tell apart: kmalloc-N stands for them.
+ */
+static uint32_t kmalloc_cache(const struct lookup *lk, uint64_t alloc, uint64_t gfp)
+{
+	unsigned int i;
+
+	for (i = 0; i < KMALLOC_SIZES && kmalloc_sizes[i] != alloc; i++)
+		;
+	if (i == KMALLOC_SIZES)
+		return 0;
+	if ((gfp & lk->gfp_dma) && lk->kmalloc[KM_DMA][i])
+		return lk->kmalloc[KM_DMA][i];
+	if (gfp & lk->gfp_rcl)
+		return lk->kmalloc[KM_RCL][i] ?: lk->kmalloc[KM_NORMAL][i];
+	if ((gfp & lk->gfp_account) && lk->kmalloc[KM_CG][i])
+		return lk->kmalloc[KM_CG][i];
+	return lk->kmalloc[KM_NORMAL][i];
+}
 
 /* Cache ids are small sequence numbers; past this, search instead. */
 #define LOOKUP_MAX_CACHE_ID	(1u << 20)
@@ -123,6 +193,7 @@ static int lookup_init(struct lookup *lk, const struct kmt_trace *t)
 	for (i = 0; i < t->nr_cpus; i++)
 		if (t->cpus[i].cpu < lk->nr_cpu)
 			lk->cpu_node[t->cpus[i].cpu] = t->cpus[i].node;
+	lookup_kmalloc(lk, t);
 	return 0;
 }
 
@@ -226,6 +297,9 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 	bool repeated = false;
 	int64_t row = -1;
 
+	uint32_t cache = ev->type == KMT_EV_CACHE_ALLOC ? ev->cache :
+			 kmalloc_cache(lk, alloc, ev->gfp);
+
 	if (ev->type == KMT_EV_CACHE_ALLOC) {
 		const struct kmt_cache *c = lookup_cache(lk, t, ev->cache);
 
@@ -265,8 +339,8 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 		struct kmt_stack_row key = {
 			.site = ev->call_site,
 			.via = (ev->has & KMT_HAS_VIA) ? ev->via : 0,
-			.cache = ev->type == KMT_EV_CACHE_ALLOC ? ev->cache : 0,
-			.size = ev->type == KMT_EV_CACHE_ALLOC ? 0 :
+			.cache = cache,
+			.size = cache ? 0 :
 				alloc > UINT32_MAX ? UINT32_MAX : (uint32_t)alloc,
 		};
 
@@ -296,8 +370,7 @@ static int on_alloc(const struct kmt_trace *t, const struct lookup *lk,
 	      (uint64_t)(ev->cpu & ((1u << LIVE_CPU_BITS) - 1)) << LIVE_IDX_BITS |
 	      (alloc > UINT32_MAX ? (uint64_t)UINT32_MAX : alloc) << 32;
 	val2 = (ev->ts & LIVE_TS_MASK) |
-	       (uint64_t)(ev->type == KMT_EV_CACHE_ALLOC ?
-			  (ev->cache < 0xffff ? ev->cache : 0xffff) : 0) << 48;
+	       (uint64_t)(cache < 0xffff ? cache : 0xffff) << 48;
 	slot = kmt_hm_get(live, ev->ptr, &created);
 	if (!slot)
 		return kmt_errf(err, ENOMEM, "out of memory");

@@ -215,6 +215,21 @@ void kmt_trace_close(struct kmt_trace *t);
 bool kmt_trace_meta(const struct kmt_trace *t, const char *key, char *buf,
 		    size_t size);
 const struct kmt_cache *kmt_trace_cache(const struct kmt_trace *t, uint32_t id);
+/* The cache of that name, NULL if the trace defines none. */
+const struct kmt_cache *kmt_trace_cache_named(const struct kmt_trace *t,
+					      const char *name);
+/* The bits the kernel's GFP table names @name ("__GFP_DMA"), 0 if none. */
+uint64_t kmt_trace_gfp_mask(const struct kmt_trace *t, const char *name);
+/*
+ * A cache's one name in every view: the trace's name for cache id @cache;
+ * "cache#N" for an id it does not define; with @cache 0, kmalloc objects
+ * of @size bytes that no cache of the trace holds, named as the kernel
+ * names its kmalloc sizes ("kmalloc-96", "kmalloc-4k", "kmalloc-2M").
+ */
+void kmt_cache_name(const struct kmt_trace *t, uint32_t cache, uint64_t size,
+		    char *buf, size_t len);
+/* "96", "4k", "2M": the kernel's short name of a kmalloc size. */
+void kmt_kmalloc_size_name(uint64_t size, char *buf, size_t len);
 /*
  * Bytes of the recorder's buffers the page allocator gave: the pool, else
  * what the topology says each CPU had, else nr_subbufs for every CPU; 0

@@ -752,6 +752,54 @@ bool kmt_trace_meta(const struct kmt_trace *t, const char *key, char *buf,
 	return false;
 }
 
+const struct kmt_cache *kmt_trace_cache_named(const struct kmt_trace *t,
+					      const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr_caches; i++)
+		if (!strcmp(t->caches[i].name, name))
+			return &t->caches[i];
+	return NULL;
+}
+
+uint64_t kmt_trace_gfp_mask(const struct kmt_trace *t, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr_gfp; i++)
+		if (!strncmp(t->gfp[i].name, name, sizeof(t->gfp[i].name)))
+			return t->gfp[i].mask;
+	return 0;
+}
+
+void kmt_kmalloc_size_name(uint64_t size, char *buf, size_t len)
+{
+	/* mm/slab_common.c's kmalloc_info[]: bytes up to 512, then k, M */
+	if (size >= 1024 * 1024 && !(size % (1024 * 1024)))
+		snprintf(buf, len, "%" PRIu64 "M", size / (1024 * 1024));
+	else if (size >= 1024 && !(size % 1024))
+		snprintf(buf, len, "%" PRIu64 "k", size / 1024);
+	else
+		snprintf(buf, len, "%" PRIu64, size);
+}
+
+void kmt_cache_name(const struct kmt_trace *t, uint32_t cache, uint64_t size,
+		    char *buf, size_t len)
+{
+	const struct kmt_cache *k = cache ? kmt_trace_cache(t, cache) : NULL;
+	char sz[32];
+
+	if (k) {
+		snprintf(buf, len, "%s", k->name);
+	} else if (cache) {
+		snprintf(buf, len, "cache#%" PRIu32, cache);
+	} else {
+		kmt_kmalloc_size_name(size, sz, sizeof(sz));
+		snprintf(buf, len, "kmalloc-%s", sz);
+	}
+}
+
 const struct kmt_cache *kmt_trace_cache(const struct kmt_trace *t, uint32_t id)
 {
 	size_t lo = 0, hi = t->nr_caches;

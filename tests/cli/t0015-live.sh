@@ -102,6 +102,64 @@ test_expect_success 'bad --time and --at values exit 2 and say what is wanted' '
 	grep -q "^kmemflight report: --at wants a time in s, ms, us or ns (e.g. 2.5s), not .1.0000000001.$" err
 '
 
+# mktrace kmalloc-caches: kmalloc events of 64 bytes with GFP_KERNEL,
+# GFP_KERNEL_ACCOUNT (two, one freed), __GFP_RECLAIMABLE (one of them
+# accounted too: reclaimable wins), __GFP_DMA; a kmem_cache_alloc on
+# kmalloc-64 itself; 4096 bytes (kmalloc-4k is defined); 96 and 192
+# bytes (no such caches: by size); a large one of 16384 (pages); an
+# undefined cache id.
+test_expect_success 'kmalloc objects in the cache their size and GFP flags pick: one name in every view' '
+	"$MKTRACE" kmalloc-caches k.kmt &&
+	"$KMF" report --live k.kmt 2> err | sed -n "/^ Cache /,/^\$/p" > out &&
+	cat > expect <<-\EOF &&
+	 Cache                              |     Retained |  Objects
+	--------------------------------------------------------------
+	 kmalloc-16k                        |        16384 |        1
+	 kmalloc-4k                         |         4096 |        1
+	 kmalloc-192                        |          192 |        1
+	 dentry                             |          192 |        1
+	 kmalloc-64                         |          128 |        2
+	 kmalloc-rcl-64                     |          128 |        2
+	 kmalloc-96                         |           96 |        1
+	 kmalloc-cg-64                      |           64 |        1
+	 dma-kmalloc-64                     |           64 |        1
+	 cache#9                            |            0 |        1
+
+	EOF
+	test_cmp expect out &&
+	"$KMF" flame k.kmt 2> err | grep "^slab;" > out &&
+	cat > expect <<-\EOF &&
+	slab;alloc_thing;[dentry] 192
+	slab;alloc_thing;[kmalloc-16k] 16384
+	slab;alloc_thing;[kmalloc-64] 64
+	slab;alloc_thing;[kmalloc-cg-64] 64
+	slab;free_thing;[kmalloc-192] 192
+	slab;free_thing;[kmalloc-4k] 4096
+	slab;free_thing;[kmalloc-64] 64
+	slab;free_thing;[kmalloc-96] 96
+	slab;helper_init;[dma-kmalloc-64] 64
+	slab;helper_init;[kmalloc-rcl-64] 128
+	EOF
+	test_cmp expect out &&
+	"$KMF" summary k.kmt 2> err | grep "^row cache " > out &&
+	cat > expect <<-\EOF &&
+	row cache cache#9 0 1 0 0
+	row cache dentry 192 1 0 0
+	row cache dma-kmalloc-64 64 1 0 0
+	row cache kmalloc-16k 16384 1 0 0
+	row cache kmalloc-192 192 1 0 0
+	row cache kmalloc-4k 4096 1 0 0
+	row cache kmalloc-64 128 2 0 0
+	row cache kmalloc-96 96 1 0 0
+	row cache kmalloc-cg-64 64 1 0 0
+	row cache kmalloc-rcl-64 128 2 0 0
+	EOF
+	test_cmp expect out &&
+	"$KMF" report --live --json k.kmt 2> err | grep -o "\"cache\": \"[^\"]*\"" | sort > out &&
+	sed -n "s/^row cache \([^ ]*\) .*/\"cache\": \"\1\"/p" expect | sort > names &&
+	test_cmp names out
+'
+
 test_expect_success 'an unknown option lists the valid ones (exit 2)' '
 	test_must_fail --code=2 "$KMF" report --bogus t.kmt 2> err &&
 	grep -q "^kmemflight report: unknown option .--bogus. (valid: --slab, --page, --live, --phase, --latency, --memblock, --footprint, --window, --before, --threshold, --time, --at, --caller, --alloc, -s/--sort, -l/--line, -v/--verbose, --raw-ip, --vmlinux, --json, --csv, -h/--help)$" err &&

@@ -111,13 +111,25 @@ test_expect_success 'bad summaries: exit 1, naming the line' '
 	printf "kmemflight-summary 1\n" > s &&
 	test_must_fail "$KMF" diff s good 2> err &&
 	grep -q "no .release. line" err &&
-	sed "1s/.*/kmemflight-summary 3/" good > s &&
+	sed "1s/.*/kmemflight-summary 4/" good > s &&
 	test_must_fail "$KMF" diff s good 2> err &&
-	grep -q "^kmemflight diff: error: s: summary version 3: this kmemflight reads versions 1 to 2$" err &&
+	grep -q "^kmemflight diff: error: s: summary version 4: this kmemflight reads versions 1 to 3$" err &&
 	{ cat good; echo "row memblock setup_arch 1 1 1 1"; } > s &&
 	bad 11 "not a row (row CATEGORY KEY RETAINED OBJECTS ALLOCATED HITS)" &&
 	{ cat good; echo "memblock 5"; } > s &&
 	bad 11 "unknown line"
+'
+
+test_expect_success 'a version 2 summary and a budget name kmalloc sizes in bytes: read as this version names them' '
+	sum b 100 0 &&
+	{ sed "1s/.*/kmemflight-summary 2/" b; echo "row cache kmalloc-4096 8192 2 8192 2"; } > v2 &&
+	{ sed "1s/.*/kmemflight-summary 3/" b; echo "row cache kmalloc-4k 24576 6 24576 6"; } > v3 &&
+	"$KMF" diff --no-default-budgets v2 v3 > out &&
+	grep -q "^ kmalloc-4k  *|       8192 |      24576 |      +16384 | +200.000% |            2 -> 6 | changed$" out &&
+	! grep -q "kmalloc-4096" out &&
+	echo "cache kmalloc-4096 8K" > budget &&
+	test_must_fail "$KMF" diff --no-default-budgets --budget budget v2 v3 > out &&
+	grep -q "^ cache kmalloc-4k  *|       8192 |      24576 |      +16384 | +200.000% | limit 8K (budget:1)$" out
 '
 
 test_expect_success 'a version 2 summary: memblock rows and total, optional' '

@@ -82,7 +82,7 @@ test_expect_success 'dump shows memblock events with their fields' '
 test_expect_success 'summary: memblock rows by caller function, and the total held' '
 	"$MKTRACE" memblock m.kmt &&
 	"$KMF" summary m.kmt > s &&
-	head -1 s | grep -q "^kmemflight-summary 2$" &&
+	head -1 s | grep -q "^kmemflight-summary 3$" &&
 	grep -q "^memblock 36876288$" s &&
 	grep -q "^row memblock setup_arch 17272832 2 19271680 2$" s &&
 	grep -q "^row memblock sparse_init_nid 16777216 1 16777216 1$" s &&

@@ -31,7 +31,7 @@ test_expect_success 'flame: the footprint as folded stacks, worked out by hand' 
 	pages;vmap_user;[order-0] 262144
 	recorder;[buffers-before-the-trace] 262144
 	slab;dev_probe;[dev_cache] 8192
-	slab;early_table_init;[kmalloc-4096] 4096
+	slab;early_table_init;[kmalloc-4k] 4096
 	EOF
 	test_cmp want got &&
 	test ! -s err

@@ -476,6 +476,39 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "kmalloc-caches")) {
+		/*
+		 * kmalloc objects put to the kernel's kmalloc caches by size
+		 * and GFP flags, where the trace defines them: no table of
+		 * GFP names, so 6.12's bits (DMA 0x01, RECLAIMABLE 0x10,
+		 * ACCOUNT 0x400000).  No kmalloc-96 or -192 cache: by size.
+		 */
+		b = kb_new(1, 4096);
+		kb_set_kallsyms(b, kb_kallsyms);
+		kb_cache_def(b, 0, 10, 1, 64, 64, 8, "kmalloc-64");
+		kb_cache_def(b, 0, 11, 2, 64, 64, 8, "kmalloc-cg-64");
+		kb_cache_def(b, 0, 12, 3, 64, 64, 8, "kmalloc-rcl-64");
+		kb_cache_def(b, 0, 13, 4, 64, 64, 8, "dma-kmalloc-64");
+		kb_cache_def(b, 0, 14, 5, 4096, 4096, 8, "kmalloc-4k");
+		kb_cache_def(b, 0, 15, 6, 192, 192, 8, "dentry");
+		kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 1, T(0x1010), D(0x100), 50, 64, 0xcc0, -1);
+		kb_kmalloc(b, 0, 1100, KMT_CTX_TASK, 1, T(0x1010), D(0x140), 60, 64, 0x400cc0, -1);
+		kb_kmalloc(b, 0, 1200, KMT_CTX_TASK, 1, T(0x1010), D(0x180), 64, 64, 0x400cc0, -1);
+		kb_kmalloc(b, 0, 1300, KMT_CTX_TASK, 1, T(0x2005), D(0x1c0), 64, 64, 0xcd0, -1);
+		kb_kmalloc(b, 0, 1400, KMT_CTX_TASK, 1, T(0x2005), D(0x200), 64, 64, 0x400cd0, -1);
+		kb_kmalloc(b, 0, 1500, KMT_CTX_TASK, 1, T(0x2005), D(0x240), 64, 64, 0xcc1, -1);
+		kb_cache_alloc(b, 0, 1600, KMT_CTX_TASK, 1, T(0x3008), D(0x280), 1, 0xcc0, -1);
+		kb_kmalloc(b, 0, 1700, KMT_CTX_TASK, 1, T(0x3008), D(0x1000), 4000, 4096, 0xcc0, -1);
+		kb_kmalloc(b, 0, 1800, KMT_CTX_TASK, 1, T(0x3008), D(0x2000), 90, 96, 0xcc0, -1);
+		kb_kmalloc(b, 0, 1900, KMT_CTX_TASK, 1, T(0x3008), D(0x2060), 150, 192, 0x400cc0, -1);
+		kb_kmalloc(b, 0, 2000, KMT_CTX_TASK, 1, T(0x1040), D(0x10000), 10000, 16384, 0xcc0, -1);
+		kb_cache_alloc(b, 0, 2100, KMT_CTX_TASK, 1, T(0x1040), D(0x3000), 6, 0xcc0, -1);
+		kb_cache_alloc(b, 0, 2200, KMT_CTX_TASK, 1, T(0x1040), D(0x3100), 9, 0xcc0, -1);
+		kb_kfree(b, 0, 2300, KMT_CTX_TASK, 1, T(0x3008), D(0x180));
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "repeat")) {
 		/*
 		 * What an import of a perf.data holds where perf record
