@@ -3,15 +3,20 @@
  * kmemflight: record, save and analyse the kernel's boot-time memory.
  * One binary, git-style subcommands.
  */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "../lib/kmt.h"
 
 const char *kmf_cmd_name = "kmemflight";
 char *kmf_argv0;
+/* an error or a usage error was printed: the command said why it failed */
+static bool said_error;
 
 static const struct kmf_cmd cmds[] = {
 	{ "attach", cmd_attach, "drain the kernel recorder into a spool as it fills (boot-long)" },
@@ -38,6 +43,7 @@ void kmf_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	said_error = true;
 	va_start(ap, fmt);
 	vmsg("error: ", fmt, ap);
 	va_end(ap);
@@ -67,6 +73,7 @@ int kmf_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	said_error = true;
 	va_start(ap, fmt);
 	vmsg("", fmt, ap);
 	va_end(ap);
@@ -95,24 +102,59 @@ static void summary(FILE *f)
 	fprintf(f, "'kmemflight <command> --help' for a command's options.\n");
 }
 
+/*
+ * The commands print with stdio and check no printf: a full disk, a
+ * closed pipe or a failed write of the last buffer shows here, once the
+ * command has returned and stdout is flushed and closed.  A write error
+ * makes a success a failure; a command that has said why it failed is
+ * not given a second message.  A stdout closed by the caller (>&-) is no
+ * error as long as nothing was written to it.
+ */
+static int close_stdout(int status)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(stdout))
+		err = errno ? errno : EIO;
+	else if (ferror(stdout))
+		err = -1;	/* an earlier write failed, its errno is gone */
+	if (fclose(stdout) && !err && errno != EBADF)
+		err = errno ? errno : EIO;
+	if (!err)
+		return status;
+	if (!said_error)
+		kmf_error("cannot write the output%s%s", err > 0 ? ": " : "",
+			  err > 0 ? strerror(err) : "");
+	return status == KMF_EXIT_OK ? KMF_EXIT_FAIL : status;
+}
+
 int main(int argc, char **argv)
 {
+	static char outbuf[1 << 16];
 	size_t i;
 
 	kmf_argv0 = argv[0];
+	/*
+	 * A buffer that holds a help text whole, so that close_stdout()'s
+	 * flush meets a write error again and can say which one; a terminal
+	 * keeps its line buffering.
+	 */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (argc < 2) {
 		summary(stdout);
-		return KMF_EXIT_OK;
+		return close_stdout(KMF_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		summary(stdout);
-		return KMF_EXIT_OK;
+		return close_stdout(KMF_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("kmemflight %s (trace file version %d, recorder ABI %d)\n",
 		       KMT_VERSION, KMT_FILE_VERSION, KMT_ABI_VERSION);
-		return KMF_EXIT_OK;
+		return close_stdout(KMF_EXIT_OK);
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		if (!strcmp(argv[1], cmds[i].name)) {
@@ -120,7 +162,7 @@ int main(int argc, char **argv)
 
 			snprintf(name, sizeof(name), "kmemflight %s", cmds[i].name);
 			kmf_cmd_name = name;
-			return cmds[i].fn(argc - 1, argv + 1);
+			return close_stdout(cmds[i].fn(argc - 1, argv + 1));
 		}
 	}
 	fprintf(stderr, "kmemflight: '%s' is not a kmemflight command.\n\n",

@@ -249,6 +249,15 @@ test_expect_success 'unwritable directory: error, nothing left behind' '
 	grep -q "cannot create a file next to nodir/boot.kmt" err
 '
 
+test_expect_success 'its report to a full disk: the file is saved, the write error said, exit 1' '
+	"$MKTRACE" tracefs tfs && mkks &&
+	test_must_fail save boot.kmt > /dev/full 2> err &&
+	echo "kmemflight save: error: cannot write the output: No space left on device" > want &&
+	test_cmp want err &&
+	"$KMF" report boot.kmt > got &&
+	test_cmp "$TEST_DIR/expect/basic.report" got
+'
+
 test_expect_success 'a symlink at the target is replaced, not followed' '
 	"$MKTRACE" tracefs tfs && mkks &&
 	echo precious > victim && ln -s victim boot.kmt &&
