@@ -130,6 +130,8 @@ static int parse_args(int argc, char **argv, struct flame_opts *o)
 	while ((c = getopt_long(argc, argv, "+o:f:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			if (!*optarg)
+				return kmf_usage_error("option '-o' wants a file name ('-' for standard output)");
 			o->out = optarg;
 			break;
 		case 'f':

@@ -173,6 +173,8 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 	while ((c = getopt_long(argc, argv, "+o:n:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			if (!*optarg)
+				return kmf_usage_error("option '-o' wants a file name ('-' for standard output)");
 			o->out = optarg;
 			break;
 		case OPT_TIME:

@@ -357,31 +357,37 @@ int kmt_out_write(const char *path, int (*fn)(FILE *f, void *arg), void *arg,
 	if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
 		f = fopen(path, "w");
 		if (!f)
-			return kmt_errf(err, errno, "%s: %s", path, strerror(errno));
+			return kmt_errf(err, errno, "cannot open %s: %s", path,
+					strerror(errno));
 		ret = emit(f, fn, arg, false);
-		return ret ? kmt_errf(err, -ret, "%s: %s", path, strerror(-ret)) : 0;
+		return ret ? kmt_errf(err, -ret, "cannot write %s: %s", path,
+				      strerror(-ret)) : 0;
 	}
 	if (exists && S_ISDIR(st.st_mode))
 		return kmt_errf(err, EISDIR, "%s is a directory", path);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
 	    (int)sizeof(tmp))
 		return kmt_errf(err, ENAMETOOLONG, "%s: name too long", path);
+	/* the messages name @path, the file asked for, never the temporary */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return kmt_errf(err, errno, "%s: %s", tmp, strerror(errno));
+		return kmt_errf(err, errno, "cannot create %s: %s", path,
+				strerror(errno));
 	f = fdopen(fd, "w");
 	if (!f) {
 		ret = errno;
 		close(fd);
 		unlink(tmp);
-		return kmt_errf(err, ret, "%s: %s", tmp, strerror(ret));
+		return kmt_errf(err, ret, "cannot create %s: %s", path,
+				strerror(ret));
 	}
 	ret = emit(f, fn, arg, true);
 	if (!ret && rename(tmp, path) < 0)
 		ret = -errno;
 	if (ret) {
 		unlink(tmp);
-		return kmt_errf(err, -ret, "%s: %s", path, strerror(-ret));
+		return kmt_errf(err, -ret, "cannot write %s: %s", path,
+				strerror(-ret));
 	}
 	return 0;
 }

@@ -375,6 +375,8 @@ int kmf_save_from_ftrace(int argc, char **argv, int first, bool keep,
 	if (n == 2)
 		o.instance = argv[first];
 	o.path = argv[argc - 1];
+	if (!*o.path)
+		return kmf_usage_error("<file>: an empty file name");
 	return ftrace_save(&o);
 }
 

@@ -132,6 +132,8 @@ static int parse_args(int argc, char **argv, struct imp_opts *o)
 				       "one <perf.data> and one <file> only");
 	o->in = argv[optind];
 	o->out = argv[optind + 1];
+	if (!*o->out)
+		return kmf_usage_error("<file>: an empty file name");
 	return 0;
 }
 

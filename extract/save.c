@@ -329,6 +329,8 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 	if (optind != argc - 1)
 		return kmf_usage_error(optind == argc ? "missing <file> to save to" :
 				       "one <file> only");
+	if (!*argv[optind])
+		return kmf_usage_error("<file>: an empty file name");
 	o->path = argv[optind];
 	return 0;
 }

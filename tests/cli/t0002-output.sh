@@ -2,7 +2,8 @@
 # shellcheck disable=SC2016,SC1091
 # Where the output goes: a write error on standard output fails the
 # command with one message (cli/main.c checks stdout once the command
-# has returned).
+# has returned); the messages about an output file name the file asked
+# for, not its temporary; an empty output file name is a usage error.
 . "$(dirname "$0")/lib.sh"
 
 # full WHAT: the one message of a command whose stdout was /dev/full
@@ -77,6 +78,71 @@ test_expect_success 'a closed standard output: an error once something is writte
 	"$MKTRACE" basic t.kmt &&
 	test_must_fail "$KMF" info t.kmt >&- 2> err &&
 	echo "kmemflight info: error: cannot write the output: Bad file descriptor" > want &&
+	test_cmp want err
+'
+
+test_expect_success 'plot, flame -o into a missing directory name the file asked for' '
+	"$MKTRACE" plot t.kmt &&
+	test_must_fail "$KMF" plot -o no/dir/boot.svg t.kmt 2> err &&
+	echo "kmemflight plot: error: cannot create no/dir/boot.svg: No such file or directory" > want &&
+	test_cmp want err &&
+	test_must_fail "$KMF" flame -o no/dir/boot.folded t.kmt 2> err &&
+	echo "kmemflight flame: error: cannot create no/dir/boot.folded: No such file or directory" > want &&
+	test_cmp want err &&
+	test_must_fail "$KMF" flame -f speedscope -o no/dir/boot.json t.kmt 2> err &&
+	echo "kmemflight flame: error: cannot create no/dir/boot.json: No such file or directory" > want &&
+	test_cmp want err &&
+	test ! -e no
+'
+
+test_expect_success 'plot -o into a directory it may not write names the file asked for' '
+	"$MKTRACE" plot t.kmt &&
+	mkdir ro && chmod 555 ro &&
+	if touch ro/probe 2> /dev/null; then
+		rm ro/probe && echo "skipped: root writes into a read-only directory"
+	else
+		test_must_fail "$KMF" plot -o ro/boot.svg t.kmt 2> err &&
+		echo "kmemflight plot: error: cannot create ro/boot.svg: Permission denied" > want &&
+		test_cmp want err
+	fi
+'
+
+test_expect_success 'plot, flame -o /dev/full: the write error names the device' '
+	"$MKTRACE" plot t.kmt &&
+	test_must_fail "$KMF" plot -o /dev/full t.kmt 2> err &&
+	echo "kmemflight plot: error: cannot write /dev/full: No space left on device" > want &&
+	test_cmp want err &&
+	test_must_fail "$KMF" flame --output /dev/full t.kmt 2> err &&
+	echo "kmemflight flame: error: cannot write /dev/full: No space left on device" > want &&
+	test_cmp want err
+'
+
+for cmd in plot flame; do
+	test_expect_success "$cmd -o '' is a usage error" '
+		"$MKTRACE" plot t.kmt &&
+		test_must_fail --code=2 "$KMF" '"$cmd"' -o "" t.kmt 2> err &&
+		printf "%s\n" "kmemflight '"$cmd"': option '"'-o'"' wants a file name ('"'-'"' for standard output)" \
+			"Try '"'kmemflight $cmd --help'"'." > want &&
+		test_cmp want err &&
+		test_must_fail --code=2 "$KMF" '"$cmd"' --output= t.kmt 2> err &&
+		test_cmp want err &&
+		test "$(ls)" = "$(printf "err\nt.kmt\nwant")"
+	'
+done
+
+# save --from-ftrace is given an instance that does not exist: were the
+# usage error missed, it would stop there, not turn this machine's
+# tracing off
+test_expect_success "save, save --from-ftrace and import with an empty <file> are usage errors" '
+	test_must_fail --code=2 env KMEMFLIGHT_TRACEFS="$PWD/none" "$KMF" save "" 2> err &&
+	printf "%s\n" "kmemflight save: <file>: an empty file name" \
+		"Try '"'kmemflight save --help'"'." > want &&
+	test_cmp want err &&
+	test_must_fail --code=2 "$KMF" save --from-ftrace kmf-no-such-instance "" 2> err &&
+	test_cmp want err &&
+	test_must_fail --code=2 "$KMF" import perf.data "" 2> err &&
+	printf "%s\n" "kmemflight import: <file>: an empty file name" \
+		"Try '"'kmemflight import --help'"'." > want &&
 	test_cmp want err
 '
 
