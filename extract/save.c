@@ -906,6 +906,12 @@ int cmd_save(int argc, char **argv)
 		}
 		o.path = bd.path;
 	}
+	/* before anything is stopped or drained: a target we cannot replace */
+	if (kmt_writer_check(o.path, &err)) {
+		kmf_error("%s", err.msg);
+		kmf_bootdir_close(&bd);
+		return KMF_EXIT_FAIL;
+	}
 
 	ret = kmt_recorder_open(&r, &err);
 	if (ret) {

@@ -640,6 +640,8 @@ struct kmt_writer {
 	char *path;
 };
 
+/* 0 if @path may be replaced by a trace: absent, a file or a symlink. */
+int kmt_writer_check(const char *path, struct kmt_err *err);
 int kmt_writer_open(struct kmt_writer *w, const char *path, struct kmt_err *err);
 int kmt_writer_section(struct kmt_writer *w, uint32_t type, const void *data,
 		       uint64_t size, struct kmt_err *err);

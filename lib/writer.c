@@ -53,6 +53,25 @@ static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
+int kmt_writer_check(const char *path, struct kmt_err *err)
+{
+	struct stat st;
+
+	/*
+	 * The file is written beside @path and renamed over it: a device,
+	 * a FIFO or a directory there would be replaced, not written to
+	 * (a save to /dev/null as root would leave a trace in its place).
+	 * A symbolic link is replaced, never followed.
+	 */
+	if (lstat(path, &st) || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return kmt_errf(err, EISDIR, "%s: is a directory", path);
+	return kmt_errf(err, EINVAL,
+			"%s: not a regular file: a trace is written to a new file and renamed into place",
+			path);
+}
+
 int kmt_writer_open(struct kmt_writer *w, const char *path, struct kmt_err *err)
 {
 	struct kmt_file_header h;
@@ -74,6 +93,12 @@ int kmt_writer_open(struct kmt_writer *w, const char *path, struct kmt_err *err)
 		free(dup);
 		free(w->path);
 		return kmt_errf(err, EISDIR, "%s: is a directory", path);
+	}
+	ret = kmt_writer_check(path, err);
+	if (ret) {
+		free(dup);
+		free(w->path);
+		return ret;
 	}
 	if (asprintf(&w->tmp_path, "%s/.%s.XXXXXX", dir, base) < 0) {
 		free(dup);

@@ -26,6 +26,17 @@ test_expect_success 'save writes a 0600 file that reports like the source' '
 	test_cmp "$TEST_DIR/expect/basic.report" got
 '
 
+test_expect_success 'save onto a FIFO or a directory: refused, exit 1, the FIFO stays one' '
+	"$MKTRACE" tracefs tfs && mkks && mkfifo fifo && mkdir dir &&
+	test_must_fail save -q fifo 2> err &&
+	test -p fifo &&
+	grep -q "^kmemflight save: error: fifo: not a regular file: a trace is written to a new file and renamed into place$" err &&
+	test_must_fail save -q dir 2> err &&
+	test -d dir &&
+	grep -q "^kmemflight save: error: dir: is a directory$" err &&
+	test ! -e spool
+'
+
 test_expect_success 'save keeps the kernel totals: /proc/meminfo and /proc/vmstat at the save' '
 	"$MKTRACE" tracefs tfs && mkks && mkdir proc &&
 	printf "MemTotal:        1008892 kB\nMemFree:          936448 kB\nSlab:              12345 kB\n" > proc/meminfo &&
@@ -190,12 +201,12 @@ test_expect_success 'lockdown=integrity and an older kernel: debugfs refuses, sa
 	mkdir tfs && "$MKTRACE" debugfs olddbg && mkks &&
 	chmod 0755 . olddbg olddbg/kmemtrace &&
 	echo "none [integrity] confidentiality" > lockdown && chmod 0644 lockdown &&
-	cp "$KMF" ./kmf && chmod 0755 ./kmf &&
+	cp "$KMF" ./kmf && chmod 0755 ./kmf && mkdir out && chmod 1777 out &&
 	test_must_fail setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env KMEMFLIGHT_TRACEFS=$PWD/tfs KMEMFLIGHT_DEBUGFS=$PWD/olddbg \
-		KMEMFLIGHT_LOCKDOWN=$PWD/lockdown ./kmf save /tmp/x.kmt 2> err &&
+		KMEMFLIGHT_LOCKDOWN=$PWD/lockdown ./kmf save out/x.kmt 2> err &&
 	grep -q "olddbg/kmemtrace/header: Permission denied: the kernel is locked down (lockdown=integrity, as Secure Boot sets it), which closes debugfs, where this kernel has its recorder (kmemtrace before it moved to tracefs); a kernel with /sys/kernel/tracing/kmemtrace can be saved under lockdown=integrity" err &&
-	test ! -e /tmp/x.kmt
+	test ! -e out/x.kmt
 '
 
 test_expect_success 'a flush that fails is reported, no file written' '
@@ -269,9 +280,9 @@ test_expect_success 'a symlink at the target is replaced, not followed' '
 test_expect_success 'not root: the recorder is root-only' '
 	command -v setpriv >/dev/null || exit 0
 	"$MKTRACE" tracefs tfs && mkks && chmod 0700 tfs/kmemtrace && chmod 0755 . &&
-	cp "$KMF" ./kmf && chmod 0755 ./kmf &&
+	cp "$KMF" ./kmf && chmod 0755 ./kmf && mkdir out && chmod 1777 out &&
 	test_must_fail setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env KMEMFLIGHT_TRACEFS=$PWD/tfs KMEMFLIGHT_DEBUGFS=$PWD/olddbg KMEMFLIGHT_LOCKDOWN=$PWD/lockdown ./kmf save /tmp/x.kmt 2> err &&
+		env KMEMFLIGHT_TRACEFS=$PWD/tfs KMEMFLIGHT_DEBUGFS=$PWD/olddbg KMEMFLIGHT_LOCKDOWN=$PWD/lockdown ./kmf save out/x.kmt 2> err &&
 	grep -q "permission denied: the recorder is root-only (run as root)" err
 '
 
