@@ -1,6 +1,7 @@
 #!/bin/sh
 # The main job: build the patched kernel, boot it under QEMU with the
-# recorder on, save the trace in the guest and print the caller report.
+# recorder on, save the trace in the guest and print where the boot's
+# memory went, then the callers by bytes (demo-report.sh).
 #
 #   qemu-tests/demo.sh [-c CPUS] [-l LINES]
 set -eu
@@ -25,7 +26,4 @@ echo "Booting Linux 6.12 + kmemtrace on $cpus vCPUs under QEMU (TCG) ..."
 cat "$out/save.out" "$out/save.err"
 [ "$(cat "$out/save.rc")" = 0 ] || exit 1
 echo
-"$repo/build/kmemflight" info "$out/boot.kmt"
-echo
-echo "\$ kmemflight report --caller -l $lines $out/boot.kmt"
-"$repo/build/kmemflight" report --caller -l "$lines" "$out/boot.kmt"
+"$repo/qemu-tests/demo-report.sh" "$out/boot.kmt" "$lines"

@@ -188,6 +188,21 @@ print("explained %.3f %%, not explained %d, vmalloc %d (VmallocUsed %d; areas wh
 sys.exit(0 if ok else 1)' "$out/$1/footprint.json" "$out/$1/footprint.dump"
 }
 
+# The main job's first screen (demo.sh): what the trace holds, then where
+# the boot's memory went (the balance, who holds it), then the callers by
+# bytes allocated, most first; not perf's fragmentation order.
+demo_screen() {	# NAME
+	"$repo/qemu-tests/demo-report.sh" "$out/$1/boot.kmt" 10 > "$out/$1/demo.txt" &&
+	grep '^\$ kmemflight' "$out/$1/demo.txt" | sed "s|$out/$1/||" > "$out/$1/demo.cmds" &&
+	printf '%s\n' '$ kmemflight info boot.kmt' '$ kmemflight report --footprint boot.kmt' \
+		'$ kmemflight report --caller -s bytes -l 10 boot.kmt' | cmp - "$out/$1/demo.cmds" &&
+	grep -q '^The kernel holds [0-9]* bytes (RAM, less what is free); the trace explains' "$out/$1/demo.txt" &&
+	grep -q '^Who holds it: the 3 callers holding most of each part' "$out/$1/demo.txt" &&
+	sed -n '/^\$ kmemflight report --caller/,$p' "$out/$1/demo.txt" |
+		awk -F'|' '/\+0x/ { split($2, a, "/"); n++; if (n > 1 && a[1] + 0 > last) bad = 1; last = a[1] + 0 }
+			END { print n " callers, by bytes"; exit bad || n != 10 }'
+}
+
 # The recorder's own objects, all of them: those it allocated before its
 # kmalloc probe (the pool's arrays and the boot CPU's slots, written with
 # the early pages before the first mark; the wrappers' filter is static
@@ -341,6 +356,8 @@ for cpus in 1 2; do
 		memblock_recorded "$name"
 	check "$name: the footprint adds up to the kernel's totals and explains >= 99.9 %; vmalloc == VmallocUsed but for what save overlapped" \
 		footprint_balance "$name"
+	check "$name: the main job's first screen: the trace, where its memory went, the callers by bytes" \
+		demo_screen "$name"
 	check "$name: kvmalloc() users named, not the wrapper; -v lists the wrappers" \
 		wrappers_named "$name"
 	check "$name: the wrappers kept their callers: no allocation through one was unwound" \
