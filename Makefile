@@ -29,7 +29,7 @@ TOOL_SRC := cli/main.c extract/recorder.c extract/spool.c extract/attach.c extra
             analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/footprint.c analyze/report.c analyze/report_out.c \
             analyze/info.c analyze/diff.c analyze/latency.c analyze/report_latency.c \
             analyze/memblock.c analyze/report_memblock.c analyze/report_footprint.c analyze/report_window.c \
-            analyze/plot.c analyze/flame.c analyze/svg.c lib/vmlinux.c
+            analyze/plot.c analyze/flame.c analyze/svg.c analyze/pass.c lib/vmlinux.c
 # FreeType and fontconfig: their headers only; svg.c opens them to draw
 # the trace library: libzstd for compressed sections
 LIB_LIBS := -lzstd
@@ -40,13 +40,13 @@ FUZZ_CC := clang
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -I$(UAPI) -g -O1 -fno-sanitize-recover=all
 
 UNIT := tests/unit/test_varint tests/unit/test_trace tests/unit/test_slab tests/unit/test_latency \
-        tests/unit/test_memblock
+        tests/unit/test_memblock tests/unit/test_pass
 FUZZ := fuzz_trace fuzz_cursor fuzz_kallsyms fuzz_summary fuzz_budget fuzz_vmlinux fuzz_perfdata fuzz_previous
 # the footprint parsers need the analysis they summarise
 FUZZ_SRC := $(LIB_SRC) analyze/footprint.c analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/latency.c \
             analyze/report_window.c \
-            analyze/memblock.c
-UNIT_ANALYZE := analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/latency.c analyze/memblock.c
+            analyze/memblock.c analyze/pass.c
+UNIT_ANALYZE := analyze/slab.c analyze/tasks.c analyze/pagesite.c analyze/latency.c analyze/memblock.c analyze/pass.c
 TEST_HELPERS := tests/unit/kmt_build.c
 
 # Objects: one tree per build flavour, beside the binaries it links.

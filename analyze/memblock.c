@@ -330,52 +330,47 @@ static int cmp_given(const void *a, const void *b)
 	return strcmp(x->what, y->what);
 }
 
-int kmt_memblock_analyze(const struct kmt_trace *t, uint64_t end,
-			 struct kmt_memblock *mb, struct kmt_err *err)
+static int mb_event(struct kmt_consumer *c, const struct kmt_event *ev,
+		    struct kmt_err *err)
 {
-	struct mb_state st = { .mb = mb };
-	struct kmt_merge m;
-	struct kmt_event ev;
+	struct mb_state *st = c->self;
+	struct kmt_memblock *mb = st->mb;
 	int ret;
 
-	memset(mb, 0, sizeof(*mb));
-	if (!t->layout[KMT_EV_MEMBLOCK].present &&
-	    !t->layout[KMT_EV_MEMBLOCK_EARLY].present)
+	if (ev->type == KMT_EV_MEMBLOCK_EARLY) {
+		mb->have_early = true;
+		mb->nr_kept = ev->nr_kept;
+		mb->nr_dropped = ev->nr_dropped;
+		mb->capacity = ev->capacity;
+		mb->have_early_pages = ev->has & KMT_HAS(KMT_F_PG_KEPT);
+		mb->pg_kept = ev->pg_kept;
+		mb->pg_dropped = ev->pg_dropped;
 		return 0;
-	if (kmt_hm_init(&st.by_site, 64))
-		return kmt_errf(err, ENOMEM, "out of memory");
-	ret = kmt_merge_init(&m, t, err);
-	if (ret) {
-		kmt_hm_free(&st.by_site);
-		return ret;
 	}
-	while ((ret = kmt_merge_next(&m, &ev, err)) > 0) {
-		if (ev.ts > end)
-			break;
-		if (ev.type == KMT_EV_MEMBLOCK_EARLY) {
-			mb->have_early = true;
-			mb->nr_kept = ev.nr_kept;
-			mb->nr_dropped = ev.nr_dropped;
-			mb->capacity = ev.capacity;
-			mb->have_early_pages = ev.has & KMT_HAS(KMT_F_PG_KEPT);
-			mb->pg_kept = ev.pg_kept;
-			mb->pg_dropped = ev.pg_dropped;
-			continue;
-		}
-		if (ev.type != KMT_EV_MEMBLOCK)
-			continue;
-		ret = on_memblock(&st, &ev);
-		if (ret) {
-			ret = kmt_errf(err, -ret, "out of memory");
-			break;
-		}
+	if (ev->type != KMT_EV_MEMBLOCK)
+		return 0;
+	ret = on_memblock(st, ev);
+	return ret ? kmt_errf(err, -ret, "out of memory") : 0;
+}
+
+static void mb_release(struct kmt_consumer *c)
+{
+	struct mb_state *st = c->self;
+
+	if (st) {
+		kmt_hm_free(&st->by_site);
+		free(st);
+		c->self = NULL;
 	}
-	kmt_merge_free(&m);
-	kmt_hm_free(&st.by_site);
-	if (ret < 0) {
-		kmt_memblock_free(mb);
-		return ret;
-	}
+}
+
+static int mb_done(struct kmt_consumer *c, const struct kmt_pass_info *pi,
+		   struct kmt_err *err)
+{
+	struct kmt_memblock *mb = ((struct mb_state *)c->self)->mb;
+
+	(void)pi;
+	(void)err;
 	mb->ram_ranges = mb->ram_set.nr;
 	mb->held_ram = overlap(&mb->res_set, &mb->ram_set);
 	if (mb->nr_callers)
@@ -383,6 +378,63 @@ int kmt_memblock_analyze(const struct kmt_trace *t, uint64_t end,
 	if (mb->nr_givens)
 		qsort(mb->givens, mb->nr_givens, sizeof(*mb->givens), cmp_given);
 	return 0;
+}
+
+int kmt_memblock_consumer(struct kmt_consumer *c, const struct kmt_trace *t,
+			  uint64_t end, struct kmt_memblock *mb,
+			  struct kmt_err *err)
+{
+	struct mb_state *st;
+
+	memset(mb, 0, sizeof(*mb));
+	memset(c, 0, sizeof(*c));
+	st = calloc(1, sizeof(*st));
+	if (!st || kmt_hm_init(&st->by_site, 64)) {
+		free(st);
+		return kmt_errf(err, ENOMEM, "out of memory");
+	}
+	st->mb = mb;
+	c->self = st;
+	c->start = 0;
+	c->end = end;
+	/* a trace without memblock records: take nothing, stop at once */
+	if (!t->layout[KMT_EV_MEMBLOCK].present &&
+	    !t->layout[KMT_EV_MEMBLOCK_EARLY].present) {
+		c->start = 1;
+		c->end = 0;
+	}
+	c->event = mb_event;
+	c->done = mb_done;
+	return 0;
+}
+
+void kmt_memblock_consumer_end(struct kmt_consumer *c, bool ok)
+{
+	struct mb_state *st = c->self;
+
+	if (st && !ok)
+		kmt_memblock_free(st->mb);
+	mb_release(c);
+}
+
+int kmt_memblock_analyze(const struct kmt_trace *t, uint64_t end,
+			 struct kmt_memblock *mb, struct kmt_err *err)
+{
+	struct kmt_consumer c, *cs[] = { &c };
+	struct kmt_pass_info pi;
+	int ret;
+
+	ret = kmt_memblock_consumer(&c, t, end, mb, err);
+	if (ret)
+		return ret;
+	if (!t->layout[KMT_EV_MEMBLOCK].present &&
+	    !t->layout[KMT_EV_MEMBLOCK_EARLY].present) {
+		mb_release(&c);
+		return 0;
+	}
+	ret = kmt_pass_run(t, cs, 1, &pi, err);
+	kmt_memblock_consumer_end(&c, !ret);
+	return ret;
 }
 
 void kmt_memblock_free(struct kmt_memblock *mb)

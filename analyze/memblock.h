@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../lib/kmt.h"
+#include "pass.h"
 
 /*
  * The boot memory memblock handed out, from its KMT_EV_MEMBLOCK records:
@@ -75,6 +76,16 @@ struct kmt_memblock {
  */
 int kmt_memblock_analyze(const struct kmt_trace *t, uint64_t end,
 			 struct kmt_memblock *mb, struct kmt_err *err);
+/*
+ * The same as a consumer of a pass that other analyses share: @mb is
+ * filled when the pass ends without an error.  After the pass,
+ * kmt_memblock_consumer_end() frees the consumer's state, and @mb too
+ * unless @ok.
+ */
+int kmt_memblock_consumer(struct kmt_consumer *c, const struct kmt_trace *t,
+			  uint64_t end, struct kmt_memblock *mb,
+			  struct kmt_err *err);
+void kmt_memblock_consumer_end(struct kmt_consumer *c, bool ok);
 void kmt_memblock_free(struct kmt_memblock *mb);
 
 #endif
