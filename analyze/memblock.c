@@ -330,10 +330,9 @@ static int cmp_given(const void *a, const void *b)
 	return strcmp(x->what, y->what);
 }
 
-static int mb_event(struct kmt_consumer *c, const struct kmt_event *ev,
+static int mb_event(struct mb_state *st, const struct kmt_event *ev,
 		    struct kmt_err *err)
 {
-	struct mb_state *st = c->self;
 	struct kmt_memblock *mb = st->mb;
 	int ret;
 
@@ -351,6 +350,20 @@ static int mb_event(struct kmt_consumer *c, const struct kmt_event *ev,
 		return 0;
 	ret = on_memblock(st, ev);
 	return ret ? kmt_errf(err, -ret, "out of memory") : 0;
+}
+
+static int mb_events(struct kmt_consumer *c, const struct kmt_event *ev,
+		     size_t n, struct kmt_err *err)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = mb_event(c->self, &ev[i], err);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static void mb_release(struct kmt_consumer *c)
@@ -403,7 +416,7 @@ int kmt_memblock_consumer(struct kmt_consumer *c, const struct kmt_trace *t,
 		c->start = 1;
 		c->end = 0;
 	}
-	c->event = mb_event;
+	c->events = mb_events;
 	c->done = mb_done;
 	return 0;
 }

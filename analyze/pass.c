@@ -2,51 +2,72 @@
 /*
  * One pass over a trace: the CPUs' events merged into time order once,
  * each handed to the consumers whose range holds it (pass.h).
+ *
+ * Events go out in batches: while one batch is handed out, the next has
+ * been read and what its events will touch prefetched, so that a miss
+ * in a big table overlaps with the work on a batch of events, and each
+ * consumer is called once a batch rather than once an event.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "pass.h"
 
-/* Events read ahead of the one handed out: each consumer's prefetch. */
-#define LOOKAHEAD	16
+#define BATCH	16
 
-static void prefetch(struct kmt_consumer *const *cs, size_t nr,
-		     const struct kmt_event *ev)
+/*
+ * Inlined before GCC's interprocedural passes: as a function of its own
+ * it counts as pure (it only reads), and a call to a pure void function
+ * is dropped, prefetches and all.
+ */
+static inline __attribute__((always_inline)) void
+read_ahead(struct kmt_consumer *const *cs, size_t nr, const struct kmt_event *ev)
 {
 	size_t i;
 
-	for (i = 0; i < nr; i++)
-		if (cs[i]->prefetch)
-			__builtin_prefetch(cs[i]->prefetch(cs[i], ev));
+	for (i = 0; i < nr; i++) {
+		const struct kmt_hm *hm = cs[i]->prefetch;
+
+		if (hm)
+			__builtin_prefetch(&hm->s[kmt_hm_hash(ev->ptr) & hm->mask]);
+	}
 }
 
-static bool takes(const struct kmt_consumer *c, uint64_t ts)
+/* Read up to BATCH events into @b; their number, or a negative errno. */
+static int fill(struct kmt_merge *m, struct kmt_consumer *const *cs, size_t nr,
+		struct kmt_event *b, struct kmt_err *err)
 {
-	return ts >= c->start && ts <= c->end;
+	int n, more;
+
+	for (n = 0; n < BATCH; n++) {
+		more = kmt_merge_next(m, &b[n], err);
+		if (more < 0)
+			return more;
+		if (!more)
+			break;
+		read_ahead(cs, nr, &b[n]);
+	}
+	return n;
 }
 
-/* Hand @ev to the consumers: first every moment due, then every event(). */
-static int hand(struct kmt_consumer *const *cs, size_t nr,
-		const struct kmt_event *ev, struct kmt_err *err)
+/* Events [lo, hi) of @b to each consumer: those its range holds. */
+static int deliver(struct kmt_consumer *const *cs, size_t nr,
+		   const struct kmt_event *b, size_t lo, size_t hi,
+		   struct kmt_err *err)
 {
-	size_t i;
+	size_t i, a, z;
 	int ret;
 
 	for (i = 0; i < nr; i++) {
 		struct kmt_consumer *c = cs[i];
 
-		if (c->moment && ev->ts >= c->next && takes(c, ev->ts)) {
-			ret = c->moment(c, ev->ts, err);
-			if (ret)
-				return ret;
-		}
-	}
-	for (i = 0; i < nr; i++) {
-		struct kmt_consumer *c = cs[i];
-
-		if (takes(c, ev->ts)) {
-			ret = c->event(c, ev, err);
+		/* time-ordered: what a range holds is one run */
+		for (a = lo; a < hi && b[a].ts < c->start; a++)
+			;
+		for (z = a; z < hi && b[z].ts <= c->end; z++)
+			;
+		if (a < z) {
+			ret = c->events(c, b + a, z - a, err);
 			if (ret)
 				return ret;
 		}
@@ -54,19 +75,74 @@ static int hand(struct kmt_consumer *const *cs, size_t nr,
 	return 0;
 }
 
+/* The moments due at @ts, of the consumers whose range holds it. */
+static int moments_at(struct kmt_consumer *const *cs, size_t nr, uint64_t ts,
+		      struct kmt_err *err)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		struct kmt_consumer *c = cs[i];
+
+		if (c->moment && ts >= c->next && ts >= c->start && ts <= c->end) {
+			ret = c->moment(c, ts, err);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* The earliest moment any consumer waits for. */
+static uint64_t next_moment(struct kmt_consumer *const *cs, size_t nr)
+{
+	uint64_t next = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (cs[i]->moment && cs[i]->next < next)
+			next = cs[i]->next;
+	return next;
+}
+
+/*
+ * Hand out @n events of @b: up to each event a moment is due for, the
+ * events before it to every consumer, then the moments.
+ */
+static int hand(struct kmt_consumer *const *cs, size_t nr, bool moments,
+		const struct kmt_event *b, size_t n, struct kmt_err *err)
+{
+	uint64_t next = moments ? next_moment(cs, nr) : UINT64_MAX;
+	size_t lo = 0, k;
+	int ret;
+
+	for (k = 0; k < n; k++) {
+		if (b[k].ts < next)
+			continue;
+		ret = deliver(cs, nr, b, lo, k, err) ?: moments_at(cs, nr, b[k].ts, err);
+		if (ret)
+			return ret;
+		lo = k;
+		next = next_moment(cs, nr);
+	}
+	return deliver(cs, nr, b, lo, n, err);
+}
+
 int kmt_pass_run(const struct kmt_trace *t, struct kmt_consumer *const *cs,
 		 size_t nr, struct kmt_pass_info *pi, struct kmt_err *err)
 {
-	struct kmt_event ring[LOOKAHEAD];
-	uint64_t head, tail, stop = 0;
+	struct kmt_event batch[2][BATCH];
+	bool whole = false, moments = false;
+	uint64_t stop = 0;
 	struct kmt_merge m;
-	bool whole = false;
-	int ret, more = 1;
-	size_t i;
+	int ret, n, cur = 0;
+	size_t i, k;
 
 	memset(pi, 0, sizeof(*pi));
 	for (i = 0; i < nr; i++) {
 		whole |= cs[i]->whole;
+		moments |= cs[i]->moment != NULL;
 		if (cs[i]->end > stop)
 			stop = cs[i]->end;
 	}
@@ -75,35 +151,32 @@ int kmt_pass_run(const struct kmt_trace *t, struct kmt_consumer *const *cs,
 	ret = kmt_merge_init(&m, t, err);
 	if (ret)
 		return ret;
-	for (head = 0; head < LOOKAHEAD; head++) {
-		more = kmt_merge_next(&m, &ring[head], err);
-		if (more <= 0)
-			break;
-		prefetch(cs, nr, &ring[head]);
-	}
-	ret = more < 0 ? more : 0;
-	for (tail = 0; tail < head && !ret; tail++) {
-		struct kmt_event *ev = &ring[tail % LOOKAHEAD];
+	n = fill(&m, cs, nr, batch[cur], err);
+	while (n > 0) {
+		const struct kmt_event *b = batch[cur];
+		int next = n == BATCH ? fill(&m, cs, nr, batch[cur ^ 1], err) : 0;
 
-		if (ev->ts > stop) {
+		/* past every range: stop reading */
+		for (k = 0; k < (size_t)n && b[k].ts <= stop; k++)
+			;
+		if (k) {
+			if (!pi->nr_events)
+				pi->first_ts = b[0].ts;
+			pi->nr_events += k;
+			pi->last_ts = b[k - 1].ts;
+			ret = hand(cs, nr, moments, b, k, err);
+			if (ret)
+				break;
+		}
+		if (k < (size_t)n) {
 			pi->stopped = true;
 			break;
 		}
-		if (!pi->nr_events++)
-			pi->first_ts = ev->ts;
-		pi->last_ts = ev->ts;
-		ret = hand(cs, nr, ev, err);
-		/* the slot is free again: read the next event into it */
-		if (more > 0 && !ret) {
-			more = kmt_merge_next(&m, ev, err);
-			if (more < 0) {
-				ret = more;
-			} else if (more > 0) {
-				prefetch(cs, nr, ev);
-				head++;
-			}
-		}
+		n = next;
+		cur ^= 1;
 	}
+	if (!ret && n < 0)
+		ret = n;
 	kmt_merge_free(&m);
 	for (i = 0; i < nr && !ret; i++)
 		if (cs[i]->done)

@@ -6,13 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../lib/hashmap.h"
 #include "../lib/kmt.h"
 
 /*
  * One pass over a trace, many consumers: the pass merges the CPUs'
  * events into time order once and hands each event to every consumer
  * whose time range holds it, in the order the consumers were given, as
- * perf's session hands its events to a tool.  An analysis is a consumer
+ * perf's session hands its events to a tool (a batch at a time).  An analysis is a consumer
  * (its state, an event function, an end function); a command runs one
  * pass with the consumers it needs.
  */
@@ -31,26 +32,28 @@ struct kmt_consumer {
 	/* the pass info its done() reads covers the whole trace, past @end */
 	bool whole;
 	/*
-	 * Each event it takes, in time order.  A negative errno with @err
-	 * set stops the pass with that error.
+	 * The events it takes, in time order, @n at a time (a batch of
+	 * the pass).  A negative errno with @err set stops the pass with
+	 * that error.  Consumers see a batch one after the other: one
+	 * reads another's state in moment() and done(), not here.
 	 */
-	int (*event)(struct kmt_consumer *c, const struct kmt_event *ev,
-		     struct kmt_err *err);
+	int (*events)(struct kmt_consumer *c, const struct kmt_event *ev,
+		      size_t n, struct kmt_err *err);
 	/*
 	 * Optional: called before the first event it takes whose time is
 	 * at or after @next, with that event's time; it moves @next on
-	 * (UINT64_MAX: no more).  Every consumer's moment comes before any
-	 * consumer's event function sees that event.
+	 * (UINT64_MAX: no more).  Every consumer has taken every event
+	 * before that one, and none has taken it, when a moment comes.
 	 */
 	uint64_t next;
 	int (*moment)(struct kmt_consumer *c, uint64_t ts, struct kmt_err *err);
 	/*
-	 * Optional: what event() will touch first for @ev, prefetched some
-	 * events before it comes, so that a miss in a big table overlaps
-	 * with the work on the events before.
+	 * Optional: a table keyed by object address whose slot for an
+	 * event's ptr event() probes first: prefetched some events before
+	 * the event comes, so that a miss in a big table overlaps with the
+	 * work on the events before.
 	 */
-	const void *(*prefetch)(const struct kmt_consumer *c,
-				const struct kmt_event *ev);
+	const struct kmt_hm *prefetch;
 	/* Optional: after the last event (not after an error). */
 	int (*done)(struct kmt_consumer *c, const struct kmt_pass_info *pi,
 		    struct kmt_err *err);

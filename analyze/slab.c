@@ -111,6 +111,20 @@ static const uint32_t kmalloc_sizes[KMALLOC_SIZES] = {
 	512 << 10, 1 << 20, 2 << 20,
 };
 
+/* The index of @n in kmalloc_sizes[], -1 if none: once per kmalloc. */
+static inline int kmalloc_index(uint64_t n)
+{
+	int log;
+
+	if (n == 96 || n == 192)
+		return n == 96 ? 4 : 6;
+	if (n < 8 || n > kmalloc_sizes[KMALLOC_SIZES - 1] || (n & (n - 1)))
+		return -1;
+	log = __builtin_ctzll(n);
+	/* 8 .. 64, then 128 past 96, then 256 .. past 192 */
+	return log <= 6 ? log - 3 : log == 7 ? 5 : log - 1;
+}
+
 /* lk->kmalloc[][] from the caches the trace defines, by their names */
 static void lookup_kmalloc(struct lookup *lk, const struct kmt_trace *t)
 {
@@ -151,11 +165,9 @@ static void lookup_kmalloc(struct lookup *lk, const struct kmt_trace *t)
  */
 static uint32_t kmalloc_cache(const struct lookup *lk, uint64_t alloc, uint64_t gfp)
 {
-	unsigned int i;
+	int i = kmalloc_index(alloc);
 
-	for (i = 0; i < KMALLOC_SIZES && kmalloc_sizes[i] != alloc; i++)
-		;
-	if (i == KMALLOC_SIZES)
+	if (i < 0)
 		return 0;
 	if ((gfp & lk->gfp_dma) && lk->kmalloc[KM_DMA][i])
 		return lk->kmalloc[KM_DMA][i];
