@@ -121,6 +121,7 @@ static int parse_args(int argc, char **argv, struct flame_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned int range_given = 0;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -149,7 +150,8 @@ static int parse_args(int argc, char **argv, struct flame_opts *o)
 			break;
 		case OPT_TIME:
 		case OPT_AT:
-			if (kmf_time_option(c == OPT_AT, optarg, &o->start, &o->end))
+			if (kmf_time_option(c == OPT_AT, optarg, &range_given,
+					    &o->start, &o->end))
 				return KMF_EXIT_USAGE;
 			break;
 		case OPT_OFFSETS:
@@ -168,6 +170,8 @@ static int parse_args(int argc, char **argv, struct flame_opts *o)
 			return kmf_bad_option(optopt, argv[optind - 1]);
 		}
 	}
+	if (o->offsets && o->raw_ip)
+		return kmf_usage_error("--offsets and --raw-ip: a frame is a function+offset or an address, not both");
 	if (optind == argc)
 		return kmf_usage_error("missing <file> to read");
 	if (argc - optind > 1)

@@ -160,6 +160,7 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned int range_given = 0;
 	char *end;
 	long v;
 	int c;
@@ -179,7 +180,8 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 			break;
 		case OPT_TIME:
 		case OPT_AT:
-			if (kmf_time_option(c == OPT_AT, optarg, &o->start, &o->end))
+			if (kmf_time_option(c == OPT_AT, optarg, &range_given,
+					    &o->start, &o->end))
 				return KMF_EXIT_USAGE;
 			o->have_range = true;
 			break;

@@ -185,8 +185,12 @@ int kmf_symbols(const struct kmt_trace *t, const char *path, const char *vmlinux
 	return 0;
 }
 
-int kmf_time_option(bool at, const char *arg, uint64_t *start, uint64_t *end)
+int kmf_time_option(bool at, const char *arg, unsigned int *given,
+		    uint64_t *start, uint64_t *end)
 {
+	*given |= 1u << at;
+	if (*given == 3)
+		return kmf_usage_error("--time and --at: one range at a time (--at <time> is --time ,<time>)");
 	if (at) {
 		*start = 0;
 		if (kmt_parse_time(arg, strlen(arg), end))
@@ -234,6 +238,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	struct kmt_err err;
 	const char *sort = DEFAULT_SORT;
 	bool sort_given = false, threshold_given = false;
+	unsigned int range_given = 0;
 	char *end;
 	int c;
 
@@ -269,7 +274,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_TIME:
 		case OPT_AT:
-			if (kmf_time_option(c == OPT_AT, optarg, &o->start, &o->end))
+			if (kmf_time_option(c == OPT_AT, optarg, &range_given,
+					    &o->start, &o->end))
 				return KMF_EXIT_USAGE;
 			break;
 		case OPT_PAGE: o->page = true; break;
@@ -325,6 +331,10 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		o->slab = true;
 	if (!o->caller && !o->alloc)
 		o->caller = true;
+	if (sort_given && !o->slab && !o->page)
+		return kmf_usage_error("--sort and %s: --sort orders the tables of --slab and --page, which %s alone does not print",
+				       o->live ? "--live" : "--phase",
+				       o->live ? "--live" : "--phase");
 	if (o->start > o->end)
 		return kmf_usage_error("--time: the start is after the end");
 	if (o->json && o->csv)

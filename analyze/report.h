@@ -44,9 +44,11 @@ int kmt_parse_time(const char *s, size_t len, uint64_t *ns);
 int kmt_parse_range(const char *s, uint64_t *start, uint64_t *end);
 /*
  * The CLI's --time (@at false) or --at: 0 with the range set, or the
- * usage error printed and KMF_EXIT_USAGE.
+ * usage error printed and KMF_EXIT_USAGE.  *@given (0 before the first)
+ * remembers which of the two came, so that both are refused.
  */
-int kmf_time_option(bool at, const char *arg, uint64_t *start, uint64_t *end);
+int kmf_time_option(bool at, const char *arg, unsigned int *given,
+		    uint64_t *start, uint64_t *end);
 
 /*
  * The CLI's names for @t's addresses: @vmlinux's (opened into @vm, its
