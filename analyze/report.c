@@ -327,7 +327,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	if (!o->slab && !o->page && !o->live && !o->phase && !o->latency &&
 	    !o->memblock && !o->footprint && !o->window)
 		o->slab = true;
-	if (o->alloc && !o->page && !o->live && !o->phase)
+	/* --alloc is a table of the slab view, or of the page view */
+	if (o->alloc && !o->page)
 		o->slab = true;
 	if (!o->caller && !o->alloc)
 		o->caller = true;

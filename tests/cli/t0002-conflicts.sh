@@ -50,6 +50,20 @@ test_expect_success 'flame and plot: --time and --at; flame --offsets and --raw-
 	test ! -e p.svg
 '
 
+# kmemflight-report(1): "--alloc ... implies the slab view, unless
+# --page is given"; it printed nothing with --live or --phase
+test_expect_success 'report --live --alloc: the footprint, then the slab view per address' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report --live t.kmt > want &&
+	echo >> want &&
+	"$KMF" report --alloc t.kmt >> want &&
+	"$KMF" report --live --alloc t.kmt > out &&
+	test_cmp want out &&
+	grep -q "^ Alloc Ptr " out &&
+	"$KMF" report --phase --alloc -s ptr t.kmt > out &&
+	grep -q "^ Alloc Ptr " out && grep -q "^SUMMARY (SLAB allocator)$" out
+'
+
 test_expect_success 'documented combinations still work' '
 	"$MKTRACE" basic t.kmt &&
 	"$KMF" report --live --at 3500ns t.kmt > out &&
