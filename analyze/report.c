@@ -490,6 +490,17 @@ static void print_page_rows(const struct kmt_trace *t, const struct kmt_slab *s,
 	size_t i, n = nr;
 	int w = KMT_NAME_COL;
 
+	/* without a stack every row is "(unknown)": say so, once, instead */
+	if (!pfns && !s->pg_with_stack) {
+		char src[16] = "";
+
+		kmt_trace_meta(t, "source", src, sizeof(src));
+		if (!strcmp(src, "ftrace"))
+			printf("(ftrace's mm_page_alloc event carries no caller: 'perf kmem record --page' records them, then 'kmemflight import')\n");
+		else
+			printf("(no page allocation carries its callers: boot with kmemtrace.page_stack=6 to record them)\n");
+		return;
+	}
 	if (o->verbose && !pfns) {
 		const char *const *ex, *const *pre;
 		size_t ne, np;
@@ -531,15 +542,6 @@ static void print_page_rows(const struct kmt_trace *t, const struct kmt_slab *s,
 		printf(" %-*s | %-17s | %-8s | %-5s | %-12s | %s\n", w, "...", "...",
 		       "...", "...", "...", "...");
 	kmt_rule(120 + w - KMT_NAME_COL);
-	if (!pfns && !s->pg_with_stack) {
-		char src[16] = "";
-
-		kmt_trace_meta(t, "source", src, sizeof(src));
-		if (!strcmp(src, "ftrace"))
-			printf("(ftrace's mm_page_alloc event carries no caller: 'perf kmem record --page' records them, then 'kmemflight import')\n");
-		else
-			printf("(no page allocation carries its callers: boot with kmemtrace.page_stack=6 to record them)\n");
-	}
 }
 
 static void print_page_summary(const struct kmt_slab *s)

@@ -22,6 +22,34 @@ test_expect_success 'report --page: page SUMMARY and the order x migrate type ta
 	test_cmp "$TEST_DIR/expect/pages.report" out
 '
 
+# perf kmem puts a page allocation without a callchain to the
+# tracepoint's own address and prints its rows all the same; a caller
+# table of nothing but "(unknown)" says nothing, so report says once,
+# first, that there are no callers, and prints no such table
+test_expect_success 'report --page without page stacks: said once, up front, no (unknown) rows' '
+	"$MKTRACE" pages t.kmt &&
+	"$KMF" report --page -v t.kmt > out &&
+	head -3 out > got &&
+	printf "%s\n" "(no page allocation carries its callers: boot with kmemtrace.page_stack=6 to record them)" \
+		"" "SUMMARY (page allocator)" > want &&
+	test_cmp want got &&
+	test "$(grep -c "page_stack" out)" = 1 &&
+	! grep -q "(unknown)\|^ Callsite\|^Frames taken" out &&
+	"$KMF" report --page --caller --alloc t.kmt > out &&
+	sed -n "1p;3,4p" out > got &&
+	printf "%s\n" "(no page allocation carries its callers: boot with kmemtrace.page_stack=6 to record them)" \
+		"------------------------------------------------------------------------------------------------------------------------" \
+		" Page                               | Total_alloc/Per   | Hit      | Order | Migrate type | GFP flags" > want &&
+	test_cmp want got &&
+	"$KMF" report --page --json t.kmt > j &&
+	python3 -c "
+import json
+d = json.load(open(\"j\"))
+assert d[\"page_summary\"][\"with_stack\"] == 0
+assert [r[\"callsite\"] for r in d[\"page_callers\"]] == [None] * 4, d[\"page_callers\"]
+"
+'
+
 test_expect_success 'dump names GFP flags with the kernel'"'"'s own table' '
 	"$MKTRACE" pages t.kmt &&
 	"$KMF" dump t.kmt > out &&
@@ -70,7 +98,7 @@ test_expect_success 'report --slab --page prints both, slab first' '
 	"$MKTRACE" pages t.kmt &&
 	"$KMF" report --slab --page t.kmt > out &&
 	grep -n "^SUMMARY" out > got &&
-	printf "%s\n" "6:SUMMARY (SLAB allocator)" "30:SUMMARY (page allocator)" > want &&
+	printf "%s\n" "6:SUMMARY (SLAB allocator)" "22:SUMMARY (page allocator)" > want &&
 	test_cmp want got &&
 	grep -q "^Events: 8 (kmalloc 0, kmem_cache_alloc 0, kfree 0, kmem_cache_free 0, page alloc 5, page free 3, other 0)$" out
 '
