@@ -138,6 +138,13 @@ int kmt_report_latency(const struct kmt_trace *t, const struct kmt_symtab *st,
 int kmt_report_memblock(const struct kmt_trace *t, const struct kmt_symtab *st,
 			const struct report_opts *o, const char *path,
 			struct kmt_err *err);
+/*
+ * The warnings of the views that count what memblock and the pages hold
+ * (--memblock, --footprint): events lost while recording, and the early
+ * memblock and page events the kernel's arrays had no room for.
+ */
+struct kmt_memblock;
+void kmt_memblock_warn(const struct kmt_trace *t, const struct kmt_memblock *mb);
 
 /*
  * --footprint: the memory at the save, the trace against the kernel's

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cli/cli.h"
 #include "memblock.h"
 #include "report.h"
 #include "slab.h"
@@ -28,7 +29,10 @@
 /* Everything the balance is made of, in bytes. */
 struct balance {
 	bool have_ram, have_pcp;
-	uint64_t ram, reserved, memblock_held, memblock_callers;
+	uint64_t ram, reserved, memblock_callers;
+	/* what memblock's callers hold in the RAM, and in all (--memblock) */
+	uint64_t memblock_held, memblock_all;
+	uint64_t lost;		/* events lost while recording */
 	uint64_t mem_total, mem_free, pcp, allocated;
 	uint64_t pages, buffers, slab_objs, vmalloc;
 	/* the recorder's own objects and other pages (in the pages) */
@@ -70,6 +74,7 @@ static void json_balance(const struct balance *b, const char *path)
 		kmt_json_u64(stdout, &first, "ram", b->ram);
 		kmt_json_u64(stdout, &first, "reserved", b->reserved);
 		kmt_json_u64(stdout, &first, "memblock_held", b->memblock_held);
+		kmt_json_u64(stdout, &first, "memblock_held_total", b->memblock_all);
 	}
 	kmt_json_u64(stdout, &first, "mem_total", b->mem_total);
 	kmt_json_u64(stdout, &first, "mem_free", b->mem_free);
@@ -106,9 +111,20 @@ static void print_balance(const struct balance *b, uint64_t at)
 	kmt_rule(LINE_W + 18 + 40);
 	if (b->have_ram) {
 		line("", "RAM (the ranges memblock was given)", b->ram, "trace");
-		snprintf(note, sizeof(note),
-			 "memblock callers hold %" PRIu64 " of it: report --memblock",
-			 b->memblock_held);
+		/*
+		 * --memblock's total counts what lies outside the RAM too
+		 * (the firmware's ranges below 1 MiB): the part of it in the
+		 * RAM is the part of this line, when it is not more
+		 */
+		if (b->memblock_all != b->memblock_held)
+			snprintf(note, sizeof(note),
+				 "memblock callers hold %" PRIu64 " (report --memblock), %"
+				 PRIu64 " in the RAM", b->memblock_all, b->memblock_held);
+		else
+			snprintf(note, sizeof(note),
+				 "memblock callers hold %" PRIu64 "%s: report --memblock",
+				 b->memblock_held,
+				 b->memblock_held <= b->reserved ? " of it" : "");
 		line("  ", "reserved at boot, still held (RAM - MemTotal)",
 		     b->reserved, note);
 	}
@@ -132,6 +148,13 @@ static void print_balance(const struct balance *b, uint64_t at)
 	       b->unexplained < 0 ? "the trace holds more: frees it did not see" :
 	       "allocated without a page event the trace has");
 	kmt_rule(LINE_W + 18 + 40);
+	if (b->have_ram && b->memblock_held > b->reserved) {
+		printf("(the memblock callers hold %" PRIu64 " bytes more of the RAM than RAM - MemTotal: frees the trace did not see",
+		       b->memblock_held - b->reserved);
+		if (b->lost)
+			printf(" (%" PRIu64 " events were lost while recording)", b->lost);
+		printf("; the trace explains no more than RAM - MemTotal)\n");
+	}
 	printf("The kernel holds %" PRIu64 " bytes (%s, less what is free); the trace explains %"
 	       PRIu64 " of them: %.3f%%\n", b->holds,
 	       b->have_ram ? "RAM" : "MemTotal", b->explained,
@@ -252,6 +275,7 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 	b.have_ram = mb.have_early && mb.ram >= b.mem_total;
 	b.ram = mb.ram;
 	b.memblock_held = mb.held_ram;
+	b.memblock_all = mb.held;
 	b.memblock_callers = mb.nr_callers;
 	if (b.have_ram)
 		b.reserved = b.ram - b.mem_total;
@@ -260,6 +284,8 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 		kmt_memblock_free(&mb);
 		return ret;
 	}
+	b.lost = s.lost;
+	kmt_memblock_warn(t, &mb);
 	/* the buffer pages the trace saw are counted with the buffers */
 	b.pages = s.pg_live_bytes - s.rec_buffer_bytes;
 	b.slab_objs = s.live_bytes;

@@ -155,6 +155,7 @@ int kmt_report_memblock(const struct kmt_trace *t, const struct kmt_symtab *st,
 					path);
 		return kmt_errf(err, ENOENT, "%s: no memblock event up to --at", path);
 	}
+	kmt_memblock_warn(t, &mb);
 	if (o->json) {
 		json_memblock(stdout, &mb, st, o);
 		kmt_memblock_free(&mb);
@@ -178,13 +179,26 @@ int kmt_report_memblock(const struct kmt_trace *t, const struct kmt_symtab *st,
 		printf("Page events from before the probes attached (mem_init(), kmem_cache_init()): %" PRIu64
 		       " kept (in --live and --footprint), %" PRIu64 " missing\n",
 		       mb.pg_kept, mb.pg_dropped);
-	if (mb.pg_dropped)
-		kmf_warn("%" PRIu64 " page events of kmem_cache_init() did not fit in the kernel's array: the page totals are short",
-			 mb.pg_dropped);
-	if (mb.nr_dropped)
-		kmf_warn("%" PRIu64 " memblock events of the early boot did not fit in the kernel's array (CONFIG_KMEMTRACE_MEMBLOCK_EARLY=%"
-			 PRIu64 "): the memblock totals are short", mb.nr_dropped,
-			 mb.capacity);
 	kmt_memblock_free(&mb);
 	return 0;
+}
+
+void kmt_memblock_warn(const struct kmt_trace *t, const struct kmt_memblock *mb)
+{
+	uint64_t lost = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->nr_cpus; i++)
+		lost += t->cpus[i].lost;
+	/* a lost free leaves its bytes held: held totals may be long */
+	if (lost)
+		kmf_warn("%" PRIu64 " events were lost while recording: totals are short, and what is held counts whatever they freed",
+			 lost);
+	if (mb->pg_dropped)
+		kmf_warn("%" PRIu64 " page events of kmem_cache_init() did not fit in the kernel's array: the page totals are short",
+			 mb->pg_dropped);
+	if (mb->nr_dropped)
+		kmf_warn("%" PRIu64 " memblock events of the early boot did not fit in the kernel's array (CONFIG_KMEMTRACE_MEMBLOCK_EARLY=%"
+			 PRIu64 "): the memblock totals are short", mb->nr_dropped,
+			 mb->capacity);
 }

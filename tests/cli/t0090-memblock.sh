@@ -134,6 +134,60 @@ assert d[\"recorder_objects\"] == 256 and d[\"recorder_pages\"] == 4096
 "
 '
 
+# It said "memblock callers hold 36478976", the part in the RAM, where
+# --memblock says 36876288: both figures now, the total first.
+test_expect_success 'report --footprint: the memblock callers hold what --memblock holds, and this much in the RAM' '
+	"$MKTRACE" footprint f.kmt &&
+	"$KMF" report --footprint f.kmt > out &&
+	sed -n "s/.*|  memblock callers hold \([0-9]*\) (report --memblock), \([0-9]*\) in the RAM$/\1 \2/p" out > got &&
+	"$KMF" report --memblock f.kmt > mb &&
+	total=$(sed -n "s/^ total  *|  *\([0-9]*\) |.*/\1/p" mb) &&
+	echo "$total 36478976" > want && test_cmp want got &&
+	test "$total" = 36876288 &&
+	"$KMF" report --footprint --json f.kmt > fp.json &&
+	"$KMF" report --memblock --json f.kmt > mb.json &&
+	python3 -c "
+import json
+f = json.load(open(\"fp.json\"))
+m = json.load(open(\"mb.json\"))
+assert f[\"memblock_held_total\"] == m[\"held\"] == 36876288, (f, m[\"held\"])
+assert f[\"memblock_held\"] == f[\"reserved\"] == 36478976, f
+"
+'
+
+# "mktrace footprint-lost": the footprint boot, but the event that gave
+# the kernel image's gap (1998848) to the page allocator was lost, and
+# the kernel's early arrays had no room for 2 memblock events and 1 page
+# event.  MemTotal is that of the boot that gave it, so the callers hold
+# 36478976 + 1998848 = 38477824 of the RAM (38875136 in all): 1998848
+# more than RAM - MemTotal, which is all the trace explains of it.
+test_expect_success 'report --footprint on a trace that lost events: warned, and why the callers hold more' '
+	"$MKTRACE" footprint-lost f.kmt &&
+	"$KMF" report --footprint f.kmt > out 2> err &&
+	cat > want <<-\EOF &&
+	kmemflight report: warning: 1 events were lost while recording: totals are short, and what is held counts whatever they freed
+	kmemflight report: warning: 1 page events of kmem_cache_init() did not fit in the kernel'"'"'s array: the page totals are short
+	kmemflight report: warning: 2 memblock events of the early boot did not fit in the kernel'"'"'s array (CONFIG_KMEMTRACE_MEMBLOCK_EARLY=4096): the memblock totals are short
+	EOF
+	test_cmp want err &&
+	sed -n "4p;13,15p" out > got &&
+	cat > want <<-\EOF &&
+	   reserved at boot, still held (RAM - MemTotal)            |     36478976 |  memblock callers hold 38875136 (report --memblock), 38477824 in the RAM
+	--------------------------------------------------------------------------------------------------------------------
+	(the memblock callers hold 1998848 bytes more of the RAM than RAM - MemTotal: frees the trace did not see (1 events were lost while recording); the trace explains no more than RAM - MemTotal)
+	The kernel holds 47882240 bytes (RAM, less what is free); the trace explains 37052416 of them: 77.382%
+	EOF
+	test_cmp want got &&
+	"$KMF" report --memblock f.kmt > mb 2> err2 &&
+	test_cmp err err2 &&
+	"$KMF" report --memblock --json f.kmt > mb.json 2> err2 &&
+	test_cmp err err2 &&
+	grep -q "^ total  *|  *38875136 |" mb &&
+	"$MKTRACE" footprint f.kmt &&
+	"$KMF" report --footprint f.kmt > out 2> err &&
+	test ! -s err && ! grep -q "more of the RAM" out
+'
+
 test_expect_success 'report --live: the recorder'"'"'s own objects, pages and buffers, in one line' '
 	"$MKTRACE" footprint f.kmt &&
 	"$KMF" report --live f.kmt > out &&

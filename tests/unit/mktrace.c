@@ -37,9 +37,12 @@ static void many(struct kb *b)
  * added and 1 MiB of it removed, the memmap, a per-CPU chunk that frees
  * its unused part, two hash tables, a reserve inside an earlier one; then
  * live, on CPU 1, part of the kernel image and an initrd the trace never
- * saw reserved, given to the page allocator.
+ * saw reserved, given to the page allocator.  @lossy: the kernel image's
+ * part is given all the same, but its event is lost (CPU 1 lost 1), and
+ * the kernel's early arrays had no room for 2 memblock events and 1 page
+ * event.
  */
-static void memblock(struct kb *b)
+static void memblock(struct kb *b, bool lossy)
 {
 	kb_set_kallsyms(b, "ffffffff81000000 T _stext\n"
 			"ffffffff81010000 T setup_arch\n"
@@ -74,11 +77,14 @@ static void memblock(struct kb *b)
 		    T(0x30133), "");
 	/* a slab page of kmem_cache_init()'s, kept until the recorder started */
 	kb_page_alloc(b, 0, 6800, KMT_CTX_TASK, 0, 0x1101, 0, 0xcc0, 0);
-	kb_memblock_early(b, 0, 7000, 11, 0, 4096, 1, 0);
+	kb_memblock_early(b, 0, 7000, 11, lossy ? 2 : 0, 4096, 1, lossy);
 	kb_kmalloc(b, 0, 8000, KMT_CTX_TASK, 1, T(0x50010), D(0x1000), 32, 32,
 		   0xcc0, -1);
-	kb_memblock(b, 1, 9000, KMT_MB_FREE_AREA, 0x1a18000, 0x1e8000, -1, 0,
-		    T(0x50037), "unused kernel image (rodata/data gap)");
+	if (lossy)
+		kb_set_lost(b, 1, 1);
+	else
+		kb_memblock(b, 1, 9000, KMT_MB_FREE_AREA, 0x1a18000, 0x1e8000, -1, 0,
+			    T(0x50037), "unused kernel image (rodata/data gap)");
 	kb_memblock(b, 1, 9500, KMT_MB_FREE_AREA, 0x3fcb7000, 0x329000, -1, 0,
 		    T(0x8009a), "initrd");
 }
@@ -650,10 +656,11 @@ int main(int argc, char **argv)
 		return ret ? 1 : 0;
 	}
 	if (argc == 3 && (!strcmp(argv[1], "memblock") ||
-			  !strcmp(argv[1], "footprint"))) {
+			  !strcmp(argv[1], "footprint") ||
+			  !strcmp(argv[1], "footprint-lost"))) {
 		b = kb_new(2, 4096);
-		memblock(b);
-		if (!strcmp(argv[1], "footprint"))
+		memblock(b, !strcmp(argv[1], "footprint-lost"));
+		if (strcmp(argv[1], "memblock"))
 			footprint(b);
 		ret = kb_write(b, argv[2]);
 		kb_free(b);
@@ -670,6 +677,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|zstd FILE\n"
 			"       mktrace tracefs|debugfs|hotplug|pool DIR\n"
 			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown|memblock FILE\n"
+			"       mktrace footprint|footprint-lost FILE\n"
 			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock FILE\n"
 			"       mktrace flight|flight-v1 FILE, mktrace flight-recorder DIR\n"
 			"       mktrace big N FILE\n"
