@@ -99,7 +99,7 @@ static void summary(FILE *f)
 	fprintf(f, "\nRecord: boot with kmemtrace.enable=1, then 'kmemflight save boot.kmt'.\n");
 	fprintf(f, "Analyse: 'kmemflight report --caller boot.kmt'.\n");
 	fprintf(f, "Compare: 'kmemflight diff --max-growth 5%% base.kmt new.kmt'.\n");
-	fprintf(f, "'kmemflight <command> --help' for a command's options.\n");
+	fprintf(f, "'kmemflight help <command>' for a command's options.\n");
 }
 
 /*
@@ -129,10 +129,59 @@ static int close_stdout(int status)
 	return status == KMF_EXIT_OK ? KMF_EXIT_FAIL : status;
 }
 
+static const struct kmf_cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(name, cmds[i].name))
+			return &cmds[i];
+	return NULL;
+}
+
+static int not_a_command(const char *name)
+{
+	fprintf(stderr, "kmemflight: '%s' is not a kmemflight command.\n\n", name);
+	summary(stderr);
+	return KMF_EXIT_USAGE;
+}
+
+/* Run @cmd under its own name: "kmemflight report" in its messages. */
+static int run_cmd(const struct kmf_cmd *cmd, int argc, char **argv)
+{
+	static char name[64];
+
+	snprintf(name, sizeof(name), "kmemflight %s", cmd->name);
+	kmf_cmd_name = name;
+	return close_stdout(cmd->fn(argc, argv));
+}
+
+/* "kmemflight help <command>": what "kmemflight <command> --help" prints. */
+static int help(int argc, char **argv)
+{
+	static char opt[] = "--help";
+	const struct kmf_cmd *cmd;
+	char *args[3];
+
+	if (argc > 3)
+		return kmf_usage_error("help takes one command: 'kmemflight help <command>'");
+	if (!strcmp(argv[2], "help")) {
+		summary(stdout);
+		return close_stdout(KMF_EXIT_OK);
+	}
+	cmd = find_cmd(argv[2]);
+	if (!cmd)
+		return not_a_command(argv[2]);
+	args[0] = argv[2];
+	args[1] = opt;
+	args[2] = NULL;
+	return run_cmd(cmd, 2, args);
+}
+
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
-	size_t i;
+	const struct kmf_cmd *cmd;
 
 	kmf_argv0 = argv[0];
 	/*
@@ -146,6 +195,8 @@ int main(int argc, char **argv)
 		summary(stdout);
 		return close_stdout(KMF_EXIT_OK);
 	}
+	if (!strcmp(argv[1], "help") && argc > 2)
+		return help(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		summary(stdout);
@@ -156,17 +207,8 @@ int main(int argc, char **argv)
 		       KMT_VERSION, KMT_FILE_VERSION, KMT_ABI_VERSION);
 		return close_stdout(KMF_EXIT_OK);
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (!strcmp(argv[1], cmds[i].name)) {
-			static char name[64];
-
-			snprintf(name, sizeof(name), "kmemflight %s", cmds[i].name);
-			kmf_cmd_name = name;
-			return close_stdout(cmds[i].fn(argc - 1, argv + 1));
-		}
-	}
-	fprintf(stderr, "kmemflight: '%s' is not a kmemflight command.\n\n",
-		argv[1]);
-	summary(stderr);
-	return KMF_EXIT_USAGE;
+	cmd = find_cmd(argv[1]);
+	if (!cmd)
+		return not_a_command(argv[1]);
+	return run_cmd(cmd, argc - 1, argv + 1);
 }

@@ -31,6 +31,28 @@ for cmd in save report info dump; do
 	'
 done
 
+for cmd in $("$KMF" | awk '/^   [a-z]+  / { print $1 }'); do
+	test_expect_success "help $cmd prints what $cmd --help prints, exit 0" '
+		"$KMF" '"$cmd"' --help > want &&
+		"$KMF" help '"$cmd"' > got &&
+		test_cmp want got
+	'
+done
+
+test_expect_success 'help of an unknown command is a usage error (exit 2)' '
+	test_must_fail --code=2 "$KMF" help frobnicate > out 2> err &&
+	test ! -s out &&
+	head -1 err > got &&
+	echo "kmemflight: '"'"'frobnicate'"'"' is not a kmemflight command." > want &&
+	test_cmp want got
+'
+
+test_expect_success 'help takes one command (exit 2); help help is the summary' '
+	test_must_fail --code=2 "$KMF" help report info 2> err &&
+	grep -qx "kmemflight: help takes one command: '"'"'kmemflight help <command>'"'"'" err &&
+	"$KMF" help help > got && "$KMF" > want && test_cmp want got
+'
+
 test_expect_success 'report with an unknown sort key lists the valid ones' '
 	"$MKTRACE" basic t.kmt &&
 	test_must_fail --code=2 "$KMF" report -s frag,size t.kmt 2> err &&

@@ -21,8 +21,18 @@ complete_words() {
 
 test_expect_success 'the subcommands' '
 	complete_words kmemflight "" | sort > got &&
-	printf "%s\n" --help attach diff dump flame import info plot report save summary watch | sort > want &&
+	printf "%s\n" --help help attach diff dump flame import info plot report save summary watch | sort > want &&
 	test_cmp want got
+'
+
+test_expect_success 'help completes one subcommand' '
+	complete_words kmemflight help "" | sort > got &&
+	printf "%s\n" attach diff dump flame import info plot report save summary watch | sort > want &&
+	test_cmp want got &&
+	complete_words kmemflight help re > got &&
+	echo report > want && test_cmp want got &&
+	complete_words kmemflight help report "" > got &&
+	! grep -q . got
 '
 
 for cmd in attach save watch report info dump plot flame diff summary import; do
