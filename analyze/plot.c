@@ -134,7 +134,7 @@ static void usage(FILE *f)
 		"      --time <start>,<end>  the time axis: from, to (s, ms, us, ns;\n"
 		"                            either may be left out)\n"
 		"      --at <time>           the same as --time ,<time>\n"
-		"  -n, --callers <N>         callers to follow (default %d, at most %d)\n"
+		"      --callers <N>         callers to follow (default %d, at most %d)\n"
 		"      --width <px>          the picture's width (default %d, 640 to 4000)\n"
 		"      --title <text>        the picture's title (default: the release\n"
 		"                            and file)\n"
@@ -146,13 +146,13 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct plot_opts *o)
 {
-	enum { OPT_TIME = 256, OPT_AT, OPT_WIDTH, OPT_TITLE, OPT_VMLINUX,
-	       OPT_RAW_IP };
+	enum { OPT_TIME = 256, OPT_AT, OPT_CALLERS, OPT_WIDTH, OPT_TITLE,
+	       OPT_VMLINUX, OPT_RAW_IP };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "at", required_argument, NULL, OPT_AT },
-		{ "callers", required_argument, NULL, 'n' },
+		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
@@ -171,7 +171,7 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 	o->width = DEFAULT_WIDTH;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg)
@@ -185,7 +185,7 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 				return KMF_EXIT_USAGE;
 			o->have_range = true;
 			break;
-		case 'n':
+		case OPT_CALLERS:
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || v < 1 || v > KMT_WATCH_MAX)
@@ -214,6 +214,9 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 			usage(stdout);
 			return -1;
 		default:
+			/* -n was --callers up to 0.21.0: one meaning per short option */
+			if (optopt == 'n')
+				return kmf_usage_error("option '-n' is now '--callers <N>' (-n is watch's --keep)");
 			return kmf_bad_option(optopt, argv[optind - 1]);
 		}
 	}

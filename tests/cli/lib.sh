@@ -28,6 +28,23 @@ columns_aligned() {
 	[ "$(wc -l < "$1.columns")" = 1 ] || { echo "columns not aligned in $1:"; cat "$1.columns"; return 1; }
 }
 
+# kmf_commands: the commands the bare summary lists, one a line
+kmf_commands() {
+	"$KMF" | awk '/^   [a-z]+  / { print $1 }'
+}
+
+# help_terms: the option terms of a --help text on stdin, one a line
+# ("-n, --keep <n>"): its lines indented by at most 8 spaces that start
+# with "-", up to the two spaces before the description
+help_terms() {
+	grep -E '^ {1,8}-' | sed -E 's/^ +//; s/(  |$).*//'
+}
+
+# option_words: the options (-x, --long) in the text on stdin, one a line
+option_words() {
+	grep -oE -- '(^|[^a-zA-Z0-9*-])\**--?[a-zA-Z][a-zA-Z0-9-]*' | sed 's/^[^-]*//' | sort -u
+}
+
 test_must_fail() {
 	want=1
 	case $1 in

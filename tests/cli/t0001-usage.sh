@@ -53,6 +53,15 @@ test_expect_success 'help takes one command (exit 2); help help is the summary' 
 	"$KMF" help help > got && "$KMF" > want && test_cmp want got
 '
 
+test_expect_success 'a short option means one long option in every command' '
+	{ for cmd in $(kmf_commands); do "$KMF" "$cmd" --help; done
+	  "$KMF" save --from-ftrace --help; } | help_terms |
+		sed -n "s/^\(-[a-zA-Z]\), \(--[a-z][a-z-]*\).*/\1 \2/p" | sort -u > pairs &&
+	grep -q "^-q --quiet$" pairs &&
+	awk "{ n[\$1]++; l[\$1] = l[\$1] \" \" \$2 } END { for (s in n) if (n[s] > 1) print s \":\" l[s] }" pairs > got &&
+	: > want && test_cmp want got
+'
+
 test_expect_success 'report with an unknown sort key lists the valid ones' '
 	"$MKTRACE" basic t.kmt &&
 	test_must_fail --code=2 "$KMF" report -s frag,size t.kmt 2> err &&

@@ -49,6 +49,20 @@ test_expect_success 'an option that takes a directory completes directories' '
 	grep -qx spooldir got && ! grep -qx spoolfile got
 '
 
+test_expect_success 'after an option that takes a value, nothing; after a flag, files' '
+	: > a.kmt &&
+	for w in "watch -n" "watch --keep" "watch -c" "plot --callers" \
+		"report --line" "report --before" "report -s" "diff --max-growth-bytes"; do
+		# shellcheck disable=SC2086 # the words, split
+		complete_words kmemflight $w "" > got &&
+		! grep -q . got || { echo "$w: $(cat got)"; return 1; }
+	done &&
+	complete_words kmemflight report --caller "" > got && grep -qx a.kmt got &&
+	complete_words kmemflight plot --raw-ip "" > got && grep -qx a.kmt got &&
+	complete_words kmemflight flame -f "" > got &&
+	printf "%s\n" folded speedscope > want && test_cmp want got
+'
+
 test_expect_success 'a report completes trace files' '
 	: > a.kmt && : > b.txt && mkdir -p sub &&
 	complete_words kmemflight report "" > got &&

@@ -22,13 +22,22 @@ test_expect_success 'plot --help, and usage errors exit 2' '
 	grep -q "missing <file> to draw" err &&
 	test_must_fail --code=2 "$KMF" plot -o x.svg t.kmt t.kmt t.kmt 2> err &&
 	grep -q "not 3 files" err &&
-	test_must_fail --code=2 "$KMF" plot -n 0 -o x.svg t.kmt 2> err &&
+	test_must_fail --code=2 "$KMF" plot --callers 0 -o x.svg t.kmt 2> err &&
 	grep -q "callers wants 1 to 16" err &&
 	test_must_fail --code=2 "$KMF" plot --width 100 -o x.svg t.kmt 2> err &&
 	grep -q "width wants 640 to 4000" err &&
 	test_must_fail --code=2 "$KMF" plot --time 3ms,1ms -o x.svg t.kmt 2> err &&
 	grep -q "the start first" err &&
 	test_must_fail --code=2 "$KMF" plot --bogus -o x.svg t.kmt &&
+	test ! -e x.svg
+'
+
+test_expect_success 'plot -n: gone, -n is watch'"'"'s --keep; the message says --callers' '
+	"$MKTRACE" plot t.kmt &&
+	test_must_fail --code=2 "$KMF" plot -n 2 -o x.svg t.kmt 2> err &&
+	printf "%s\n" "kmemflight plot: option '"'"'-n'"'"' is now '"'"'--callers <N>'"'"' (-n is watch'"'"'s --keep)" \
+		"Try '"'"'kmemflight plot --help'"'"'." > want &&
+	test_cmp want err &&
 	test ! -e x.svg
 '
 
@@ -113,7 +122,7 @@ test_expect_success 'plot base new: the base'"'"'s total and callers dashed over
 
 test_expect_success 'plot --time 1ms,3ms: the axis and what is held then' '
 	"$MKTRACE" plot t.kmt &&
-	"$KMF" plot --time 1ms,3ms -n 2 -o t.svg t.kmt &&
+	"$KMF" plot --time 1ms,3ms --callers 2 -o t.svg t.kmt &&
 	$SVGCHECK render t.svg &&
 	$SVGCHECK values t.svg > got &&
 	grep -q "^subtitle t.kmt: 100 events from 0.001000000 s to 0.003000000 s; held at the end: 3,407,872 bytes (3.25 MiB)$" got &&
@@ -189,7 +198,7 @@ test_expect_success 'plot: the processes holding most are lines too, as report -
 	grep "^caller process" got > procs &&
 	printf "%s\n" "caller process systemd end=8256" "caller process (udev-worker) end=1024" > want &&
 	test_cmp want procs &&
-	"$KMF" plot -n 16 -o t.svg t.kmt &&
+	"$KMF" plot --callers 16 -o t.svg t.kmt &&
 	$SVGCHECK values t.svg | grep "^caller process" > procs &&
 	printf "%s\n" "caller process systemd end=8256" "caller process (udev-worker) end=1024" \
 		"caller process systemd-udevd end=512" "caller process swapper/0 end=200" > want &&
