@@ -22,4 +22,16 @@ for cmd in attach save watch report info dump plot flame diff summary import; do
 	'
 done
 
+# The boot parameters of save --from-ftrace, on one line to paste: the
+# same in its help, in kmemflight-save(1) and in the user guide.
+FTRACE_BOOT='trace_event=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_alloc,kmem:mm_page_free trace_buf_size=64M trace_options=nooverwrite'
+test_expect_success 'save --from-ftrace --help: the boot parameters on one line, as in the docs' '
+	"$KMF" save --from-ftrace --help > help &&
+	grep "trace_event=\|trace_buf_size=\|trace_options=\|kmem:" help > got &&
+	echo "    $FTRACE_BOOT" > want &&
+	test_cmp want got &&
+	grep -x "    $FTRACE_BOOT" "$MAN/kmemflight-save.1.rst" &&
+	grep -x "$FTRACE_BOOT" "$TEST_DIR/../../Documentation/user-guide.md"
+'
+
 test_done
