@@ -121,15 +121,17 @@ int cmd_info(int argc, char **argv)
 	static const char usage_text[] =
 		"usage: kmemflight info <file>\n"
 		"\n"
-		"Print what a saved trace holds: the recording kernel, the format, and per\n"
-		"CPU the sub-buffers, the events the kernel counted, the events in the\n"
-		"file and the events lost.\n"
+		"Print what a saved trace holds: the recording kernel, the format, the\n"
+		"times of the earliest and the latest event (s since boot) and the span\n"
+		"between them, and per CPU the sub-buffers, the events the kernel\n"
+		"counted, the events in the file and the events lost.\n"
 		"\n"
 		"    -h, --help   this help\n";
 	struct kmt_trace t;
 	struct kmt_err err = { "" };
 	const char *path;
 	uint64_t *n, total = 0, kern = 0, lost = 0, bytes = 0, over = 0, frozen = 0;
+	uint64_t first, last;
 	char val[4096], boot[16];
 	unsigned int i;
 	int ret;
@@ -149,7 +151,7 @@ int cmd_info(int argc, char **argv)
 		kmf_error("out of memory");
 		return KMF_EXIT_FAIL;
 	}
-	ret = kmt_trace_count(&t, n, &err);
+	ret = kmt_trace_span(&t, n, &first, &last, &err);
 	if (ret) {
 		kmf_error("%s: %s", path, err.msg);
 		free(n);
@@ -225,6 +227,14 @@ int cmd_info(int argc, char **argv)
 		printf("symbols:     %zu text symbols, %zu bytes, %" PRIu64 " in the file%s\n",
 		       count_lines(t.kallsyms, t.kallsyms_len), t.kallsyms_len,
 		       t.kallsyms_stored, t.kallsyms_zstd ? " (zstd)" : "");
+	if (first <= last)
+		printf("time:        %" PRIu64 ".%09" PRIu64 " s to %" PRIu64 ".%09" PRIu64
+		       " s, a span of %" PRIu64 ".%09" PRIu64 " s\n",
+		       first / 1000000000u, first % 1000000000u,
+		       last / 1000000000u, last % 1000000000u,
+		       (last - first) / 1000000000u, (last - first) % 1000000000u);
+	else
+		printf("time:        no events\n");
 	printf("%-6s %6s %10s %12s %12s %10s%s\n", "cpu", "node", "subbufs",
 	       "kernel", "in_file", "lost",
 	       t.flight.present ? "  overwritten     frozen  window" : "");

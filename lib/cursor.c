@@ -883,27 +883,40 @@ int kmt_records_rebase(const struct kmt_format *fmt,
 	}
 }
 
-int kmt_trace_count(const struct kmt_trace *t, uint64_t *per_cpu,
-		    struct kmt_err *err)
+int kmt_trace_span(const struct kmt_trace *t, uint64_t *per_cpu,
+		   uint64_t *first, uint64_t *last, struct kmt_err *err)
 {
 	struct kmt_cursor c;
 	struct kmt_event ev;
+	uint64_t n, lo = UINT64_MAX, hi = 0;
 	unsigned int i;
-	uint64_t n;
 	int ret;
 
 	for (i = 0; i < t->nr_cpus; i++) {
 		kmt_cursor_init(&c, &t->fmt, t->layout, t->swap, t->cpus[i].cpu,
 				t->cpus[i].data, t->cpus[i].size);
 		n = 0;
-		while ((ret = kmt_cursor_next(&c, &ev, err)) > 0)
+		while ((ret = kmt_cursor_next(&c, &ev, err)) > 0) {
 			n++;
+			lo = ev.ts < lo ? ev.ts : lo;
+			hi = ev.ts > hi ? ev.ts : hi;
+		}
 		if (ret < 0)
 			return ret;
 		if (per_cpu)
 			per_cpu[i] = n;
 	}
+	if (first)
+		*first = lo;
+	if (last)
+		*last = hi;
 	return 0;
+}
+
+int kmt_trace_count(const struct kmt_trace *t, uint64_t *per_cpu,
+		    struct kmt_err *err)
+{
+	return kmt_trace_span(t, per_cpu, NULL, NULL, err);
 }
 
 /* Heap order: earlier time first; equal times go to the lower index. */

@@ -440,6 +440,13 @@ int kmt_records_rebase(const struct kmt_format *fmt,
 /* Validate every record of every CPU; fills counts per CPU if asked. */
 int kmt_trace_count(const struct kmt_trace *t, uint64_t *per_cpu,
 		    struct kmt_err *err);
+/*
+ * The same, and the earliest and the latest time of any record (not the
+ * first and last of a CPU: a CPU's clock can step back); with no record,
+ * *first is UINT64_MAX and *last 0.
+ */
+int kmt_trace_span(const struct kmt_trace *t, uint64_t *per_cpu,
+		   uint64_t *first, uint64_t *last, struct kmt_err *err);
 
 /* ---- encoding events (traces from ftrace and perf) -------------------- */
 

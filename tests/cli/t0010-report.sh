@@ -200,6 +200,19 @@ test_expect_success 'dump: absolute timestamps across a 3 s gap and 91 sub-buffe
 	"$KMF" info t.kmt | grep -q "^recorder:    ABI 2, "
 '
 
+test_expect_success 'info: the earliest and the latest event, and the span, to the ns' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" info t.kmt > out &&
+	grep "^time:" out > got &&
+	echo "time:        0.000000100 s to 0.000007000 s, a span of 0.000006900 s" > want &&
+	test_cmp want got &&
+	grep -B1 "^cpu " out | head -1 | grep -q "^time:" &&
+	"$MKTRACE" clock-step t.kmt &&
+	"$KMF" info t.kmt | grep "^time:" > got &&
+	echo "time:        0.000001000 s to 0.000003000 s, a span of 0.000002000 s" > want &&
+	test_cmp want got
+'
+
 test_expect_success 'dump: where a CPU'"'"'s clock stepped back, and only there, clock_step says how far' '
 	"$MKTRACE" clock-step t.kmt &&
 	"$KMF" dump t.kmt > out &&

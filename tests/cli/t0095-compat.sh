@@ -5,7 +5,8 @@
 # at commit 8a34043 (QEMU, 2 vCPUs, kmemtrace.subbufs=2
 # kmemtrace.subbuf_size=4096: the earliest 1018 events kept, 342243
 # lost): no wrapper, vmalloc or early page records, a three-field
-# memblock_early record.  The numbers below are what that version printed.
+# memblock_early record.  The numbers below are what that version printed
+# (expect/prev.info has the time line info prints since).
 . "$(dirname "$0")/lib.sh"
 
 prev() { xz -dc "$TEST_DIR/data/prev-small-2cpu.kmt.xz" > prev.kmt; }

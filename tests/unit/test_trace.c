@@ -313,7 +313,7 @@ static void check_small(const struct kmt_trace *t, bool swap)
 {
 	const struct kmt_cache *c;
 	char buf[64];
-	uint64_t per_cpu[2] = { 99, 99 };
+	uint64_t per_cpu[2] = { 99, 99 }, first = 0, last = 0;
 	struct kmt_err err;
 
 	assert_int_equal(t->swap, swap);
@@ -369,6 +369,10 @@ static void check_small(const struct kmt_trace *t, bool swap)
 	assert_true(per_cpu[0] == 6);
 	assert_true(per_cpu[1] == 3);
 	assert_int_equal(kmt_trace_count(t, NULL, &err), 0);
+	/* the earliest and the latest record of any CPU */
+	assert_int_equal(kmt_trace_span(t, NULL, &first, &last, &err), 0);
+	assert_true(first == 100);
+	assert_true(last == 4000);
 
 	/* caches, sorted by id though defined 2 then 1 */
 	assert_int_equal(t->nr_caches, 2);
