@@ -40,9 +40,33 @@ help_terms() {
 	grep -E '^ {1,8}-' | sed -E 's/^ +//; s/(  |$).*//'
 }
 
-# option_words: the options (-x, --long) in the text on stdin, one a line
+# option_words: the options (-x, --long) in the text on stdin, sorted,
+# one a line; "**--spool** *DIR*" and "[**-k**]" of a man page too
 option_words() {
 	grep -oE -- '(^|[^a-zA-Z0-9*-])\**--?[a-zA-Z][a-zA-Z0-9-]*' | sed 's/^[^-]*//' | sort -u
+}
+
+# help_options: the options of a --help text on stdin, from its option
+# terms, not from what its prose mentions
+help_options() {
+	help_terms | option_words
+}
+
+# man_section FILE SECTION: the lines of a man page's SECTION (a title
+# underlined with "="), without its title
+man_section() {
+	awk -v want="$2" '{ l[NR] = $0 } END {
+		for (i = 1; i <= NR; i++) {
+			if (l[i + 1] ~ /^=+$/ && l[i] ~ /^[A-Z]/) { sec = l[i]; i++; continue }
+			if (sec == want) print l[i]
+		}
+	}' "$1"
+}
+
+# man_options FILE: the options a man page's OPTIONS section describes,
+# from its terms (the unindented lines that start with "-")
+man_options() {
+	man_section "$1" OPTIONS | grep -- '^-' | option_words
 }
 
 test_must_fail() {

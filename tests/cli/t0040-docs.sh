@@ -5,15 +5,11 @@
 . "$(dirname "$0")/lib.sh"
 MAN=$TEST_DIR/../../Documentation/man
 
-longopts() { grep -o -- '--[a-z][a-z-]*' "$1" | sort -u; }
-# the option terms of a man page: unindented lines that start with "-"
-manopts() { grep -- '^-' "$1" | grep -o -- '--[a-z][a-z-]*' | sort -u; }
-
-for cmd in attach save watch report info dump plot flame diff summary import; do
-	test_expect_success "$cmd: --help and kmemflight-$cmd(1) list the same options" '
-		"$KMF" '"$cmd"' --help > help &&
-		longopts help > from-help &&
-		manopts "$MAN/kmemflight-'"$cmd"'.1.rst" > from-man &&
+for cmd in $(kmf_commands); do
+	test_expect_success "$cmd: --help and kmemflight-$cmd(1)'s OPTIONS: the same options, short and long" '
+		"$KMF" '"$cmd"' --help | help_options > from-help &&
+		grep -q -- "^--help$" from-help && grep -qx -- -h from-help &&
+		man_options "$MAN/kmemflight-'"$cmd"'.1.rst" > from-man &&
 		test_cmp from-help from-man
 	'
 	test_expect_success "$cmd: listed in kmemflight(1) and the bare summary" '

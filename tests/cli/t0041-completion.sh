@@ -1,13 +1,13 @@
 #!/bin/sh
 # shellcheck disable=SC2016,SC1091,SC2034 # used inside the test strings
 # The bash completion (completion/kmemflight) offers every subcommand, and
-# for each one the long options its man page lists, no more, no less.
+# for each one the long options of its help's option terms, which are
+# those its man page describes, no more, no less.
 . "$(dirname "$0")/lib.sh"
 MAN=$TEST_DIR/../../Documentation/man
 COMP=$TEST_DIR/../../completion/kmemflight
 BC=/usr/share/bash-completion/bash_completion
 
-manopts() { grep -- '^-' "$1" | grep -o -- '--[a-z][a-z-]*' | sort -u; }
 # complete WORDS...: what the completion offers for the last word
 complete_words() {
 	bash -c '
@@ -35,10 +35,12 @@ test_expect_success 'help completes one subcommand' '
 	! grep -q . got
 '
 
-for cmd in attach save watch report info dump plot flame diff summary import; do
-	test_expect_success "$cmd: the long options of kmemflight-$cmd(1)" '
+for cmd in $(kmf_commands); do
+	test_expect_success "$cmd: the long options of kmemflight-$cmd(1), and of its help" '
 		complete_words kmemflight '"$cmd"' -- | sort > got &&
-		manopts "$MAN/kmemflight-'"$cmd"'.1.rst" > want &&
+		man_options "$MAN/kmemflight-'"$cmd"'.1.rst" | grep -- "^--" > want &&
+		test_cmp want got &&
+		"$KMF" '"$cmd"' --help | help_options | grep -- "^--" > want &&
 		test_cmp want got
 	'
 done
