@@ -13,11 +13,13 @@
 #include "../lib/kmt.h"
 #include "latency.h"
 
+/* info's and dump's options: @raw and @seconds NULL where not taken. */
 static int one_file_args(int argc, char **argv, const char *usage_text,
-			 bool *raw, const char **path)
+			 bool *raw, bool *seconds, const char **path)
 {
 	static const struct option longopts[] = {
 		{ "raw-ip", no_argument, NULL, 'r' },
+		{ "seconds", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -31,6 +33,11 @@ static int one_file_args(int argc, char **argv, const char *usage_text,
 			if (!raw)
 				return kmf_usage_error("unknown option '--raw-ip'");
 			*raw = true;
+			break;
+		case 'S':
+			if (!seconds)
+				return kmf_usage_error("unknown option '--seconds'");
+			*seconds = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -136,7 +143,7 @@ int cmd_info(int argc, char **argv)
 	unsigned int i;
 	int ret;
 
-	ret = one_file_args(argc, argv, usage_text, NULL, &path);
+	ret = one_file_args(argc, argv, usage_text, NULL, NULL, &path);
 	if (ret)
 		return ret < 0 ? KMF_EXIT_OK : ret;
 	ret = kmt_trace_open(path, &t, &err);
@@ -404,11 +411,14 @@ static void print_stack(const struct kmt_trace *t, const struct kmt_symtab *st,
 int cmd_dump(int argc, char **argv)
 {
 	static const char usage_text[] =
-		"usage: kmemflight dump [--raw-ip] <file>\n"
+		"usage: kmemflight dump [--seconds] [--raw-ip] <file>\n"
 		"\n"
-		"Print every event of a saved trace in time order, one per line:\n"
-		"time (ns), CPU, context[:pid], event name, then its fields.\n"
+		"Print every event of a saved trace in time order, one per line: its\n"
+		"time in nanoseconds since boot (an integer: 2353058776), CPU,\n"
+		"context[:pid], event name, then its fields.  report --time and --at\n"
+		"take such a time with its unit: --at 2353058776ns.\n"
 		"\n"
+		"    --seconds    the time in seconds, with nine decimals: 2.353058776\n"
 		"    --raw-ip     print callsites as addresses, not sym+0xoff\n"
 		"    -h, --help   this help\n";
 	struct kmt_trace t;
@@ -421,11 +431,11 @@ int cmd_dump(int argc, char **argv)
 	char sym[256];
 	uint32_t nr_cpu_ids = 0;
 	uint64_t *last;
-	bool raw = false;
+	bool raw = false, seconds = false;
 	unsigned int i;
 	int ret;
 
-	ret = one_file_args(argc, argv, usage_text, &raw, &path);
+	ret = one_file_args(argc, argv, usage_text, &raw, &seconds, &path);
 	if (ret)
 		return ret < 0 ? KMF_EXIT_OK : ret;
 	ret = kmt_trace_open(path, &t, &err);
@@ -446,7 +456,12 @@ int cmd_dump(int argc, char **argv)
 		return KMF_EXIT_FAIL;
 	}
 	while ((ret = kmt_merge_next(&m, &ev, &err)) > 0) {
-		printf("%" PRIu64 " %u %s", ev.ts, ev.cpu, ctx_names[ev.ctx & 3]);
+		if (seconds)
+			printf("%" PRIu64 ".%09" PRIu64, ev.ts / 1000000000u,
+			       ev.ts % 1000000000u);
+		else
+			printf("%" PRIu64, ev.ts);
+		printf(" %u %s", ev.cpu, ctx_names[ev.ctx & 3]);
 		if (ev.ctx == KMT_CTX_TASK)
 			printf(":%u", ev.pid);
 		printf(" %s", t.layout[ev.type].name);

@@ -213,6 +213,30 @@ test_expect_success 'info: the earliest and the latest event, and the span, to t
 	test_cmp want got
 '
 
+test_expect_success 'dump --seconds: the same lines, the time in s with nine decimals' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" dump t.kmt > ns &&
+	"$KMF" dump --seconds t.kmt > s &&
+	head -1 s | grep -q "^0\.000000100 0 task:1 cache_def " &&
+	awk "{ \$1 = sprintf(\"%d.%09d\", \$1 / 1000000000, \$1 % 1000000000); print }" ns > want &&
+	test_cmp want s &&
+	test_must_fail --code=2 "$KMF" info --seconds t.kmt 2> err &&
+	grep -q "unknown option .--seconds." err
+'
+
+test_expect_success 'dump'"'"'s times go to --at and --time: ns with ns, or --seconds'"'"'s as they are' '
+	"$MKTRACE" basic t.kmt &&
+	ns=$("$KMF" dump t.kmt | sed -n 6p | cut -d" " -f1) &&
+	s=$("$KMF" dump --seconds t.kmt | sed -n 6p | cut -d" " -f1) &&
+	test "$ns $s" = "3000 0.000003000" &&
+	"$KMF" report --at "${ns}ns" t.kmt > a &&
+	"$KMF" report --at "$s" t.kmt > b &&
+	test_cmp a b &&
+	grep -q "^Events: 6 (" a &&
+	"$KMF" report --time "${ns}ns,$s" t.kmt > c &&
+	grep -q "^Events: 1 (kmalloc 0, kmem_cache_alloc 1," c
+'
+
 test_expect_success 'dump: where a CPU'"'"'s clock stepped back, and only there, clock_step says how far' '
 	"$MKTRACE" clock-step t.kmt &&
 	"$KMF" dump t.kmt > out &&
