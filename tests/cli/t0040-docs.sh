@@ -1,7 +1,8 @@
 #!/bin/sh
 # shellcheck disable=SC2016,SC1091,SC2034 # MAN is used inside the test strings
-# The help texts and the man pages' OPTIONS agree option for option, and every
-# subcommand has a man page listed in kmemflight(1).
+# The docs against the tool: every command's --help and its man page's
+# OPTIONS and SYNOPSIS agree option for option; kmemflight(1) lists every
+# command that kmemflight --help lists.
 . "$(dirname "$0")/lib.sh"
 MAN=$TEST_DIR/../../Documentation/man
 
@@ -12,11 +13,33 @@ for cmd in $(kmf_commands); do
 		man_options "$MAN/kmemflight-'"$cmd"'.1.rst" > from-man &&
 		test_cmp from-help from-man
 	'
-	test_expect_success "$cmd: listed in kmemflight(1) and the bare summary" '
-		grep -q "kmemflight-'"$cmd"'" "$MAN/kmemflight.1.rst" &&
-		"$KMF" | grep -q "^   '"$cmd"' "
+	test_expect_success "$cmd: --help and kmemflight-$cmd(1)'s SYNOPSIS: the same options" '
+		"$KMF" '"$cmd"' --help | help_options > from-help &&
+		man_section "$MAN/kmemflight-'"$cmd"'.1.rst" SYNOPSIS | option_words > from-synopsis &&
+		test_cmp from-help from-synopsis
+	'
+	test_expect_success "$cmd: in kmemflight(1)'s SEE ALSO" '
+		man_section "$MAN/kmemflight.1.rst" "SEE ALSO" | grep -qF "**kmemflight-'"$cmd"'**"
 	'
 done
+
+# "**kmemflight report** [*OPTIONS*] *FILE*": the commands of the lines
+# of a man page's section that start with one
+man_commands() {
+	man_section "$1" "$2" | sed -n "s/^\*\*kmemflight \([a-z]*\)\*\*.*/\1/p" | sort -u
+}
+
+test_expect_success 'kmemflight(1)'"'"'s SYNOPSIS: every command of --help, and help' '
+	{ kmf_commands; echo help; } | sort > want &&
+	man_commands "$MAN/kmemflight.1.rst" SYNOPSIS > got &&
+	test_cmp want got
+'
+
+test_expect_success 'kmemflight(1)'"'"'s DESCRIPTION: every command of --help' '
+	kmf_commands | sort > want &&
+	man_commands "$MAN/kmemflight.1.rst" DESCRIPTION > got &&
+	test_cmp want got
+'
 
 # The boot parameters of save --from-ftrace, on one line to paste: the
 # same in its help, in kmemflight-save(1) and in the user guide.
