@@ -41,6 +41,21 @@ test_expect_success 'kmemflight(1)'"'"'s DESCRIPTION: every command of --help' '
 	test_cmp want got
 '
 
+DOC=$TEST_DIR/../../Documentation
+test_expect_success 'Documentation/README.md links every man page and every document' '
+	for f in "$DOC"/man/*.rst "$DOC"/*.md; do
+		name=${f#"$DOC"/}
+		[ "$name" = README.md ] || grep -qF "]($name)" "$DOC/README.md" || echo "$name"
+	done > got &&
+	: > want && test_cmp want got
+'
+
+test_expect_success 'Documentation/README.md: a page for every command of --help' '
+	kmf_commands | sort > want &&
+	sed -n "s/^| \[man\/kmemflight-\([a-z]*\)\.1\.rst\](.*/\1/p" "$DOC/README.md" | sort > got &&
+	test_cmp want got
+'
+
 # The boot parameters of save --from-ftrace, on one line to paste: the
 # same in its help, in kmemflight-save(1) and in the user guide.
 FTRACE_BOOT='trace_event=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_alloc,kmem:mm_page_free trace_buf_size=64M trace_options=nooverwrite'
