@@ -56,6 +56,18 @@ test_expect_success 'Documentation/README.md: a page for every command of --help
 	test_cmp want got
 '
 
+GUIDE=$DOC/user-guide.md
+# guide_section N: the lines of the user guide's section "## N. ..."
+guide_section() {
+	awk -v n="## $1. " 'index($0, n) == 1 { p = 1; next } /^## / { p = 0 } p' "$GUIDE"
+}
+
+test_expect_success 'user guide, section 6: its option tables list every option of report --help' '
+	"$KMF" report --help | help_options > want &&
+	guide_section 6 | sed -n "s/^| \(\`-[^|]*\) |.*/\1/p" | option_words > got &&
+	test_cmp want got
+'
+
 # The boot parameters of save --from-ftrace, on one line to paste: the
 # same in its help, in kmemflight-save(1) and in the user guide.
 FTRACE_BOOT='trace_event=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_alloc,kmem:mm_page_free trace_buf_size=64M trace_options=nooverwrite'
