@@ -68,6 +68,28 @@ test_expect_success 'user guide, section 6: its option tables list every option 
 	test_cmp want got
 '
 
+# bench_bytes: the bytes per event of benchmarks.md's section 2, the last
+# column of its table
+bench_bytes() {
+	awk '/^## 2\. Bytes per event/ { p = 1; next } /^## / { p = 0 } p && /^\|/' "$DOC/benchmarks.md" |
+		awk -F'|' '{ print $(NF - 1) }' | grep -oE '[0-9]+(\.[0-9]+)?' | sort -u
+}
+# bytes_claims FILE...: every figure the prose of FILE gives as bytes per
+# event ("15.33 bytes per event", "16.16 B/event", over a line break too),
+# not the output its code blocks show
+bytes_claims() {
+	for f; do awk '/^```/ { c = !c; next } !c' "$f"; done | tr '\n' ' ' |
+		grep -oE '[0-9]+(\.[0-9]+)? +(bytes|B) +(per +|/)event' | grep -oE '^[0-9.]+' | sort -u
+}
+
+test_expect_success 'README.md and the user guide give bytes per event as benchmarks.md does' '
+	bench_bytes > figures &&
+	printf "%s\n" 15.33 16.16 53.9 | sort > want && test_cmp want figures &&
+	bytes_claims "$TEST_DIR/../../README.md" "$GUIDE" > claims &&
+	test -s claims &&
+	comm -23 claims figures > got && : > want && test_cmp want got
+'
+
 # The boot parameters of save --from-ftrace, on one line to paste: the
 # same in its help, in kmemflight-save(1) and in the user guide.
 FTRACE_BOOT='trace_event=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_alloc,kmem:mm_page_free trace_buf_size=64M trace_options=nooverwrite'
