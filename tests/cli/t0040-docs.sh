@@ -90,6 +90,33 @@ test_expect_success 'README.md and the user guide give bytes per event as benchm
 	comm -23 claims figures > got && : > want && test_cmp want got
 '
 
+# guide_start_commands: the kmemflight commands in the code blocks of the
+# guide's "Getting started", without the kmemflight and the comments
+guide_start_commands() {
+	awk '/^## Getting started/ { p = 1; next } /^## / { p = 0 } p' "$GUIDE" |
+		awk '/^ *```/ { c = !c; next } c' |
+		sed -n 's/^ *kmemflight \(.*\)/\1/p' | sed 's/  *#.*//'
+}
+# run_commands: each line of stdin as the arguments of $KMF, its stdout
+# redirected where the line says, else thrown away; fails at the first
+# that fails
+run_commands() {
+	while IFS= read -r args; do
+		eval "\"\$KMF\" $args" > /dev/null || { echo "failed: kmemflight $args"; return 1; }
+	done
+}
+
+test_expect_success 'user guide, Getting started: its commands run on a trace, exit 0' '
+	"$MKTRACE" footprint boot.kmt && cp boot.kmt new.kmt &&
+	guide_start_commands > cmds &&
+	cut -d" " -f1 cmds | sort -u > got &&
+	printf "%s\n" diff info report summary > want && test_cmp want got &&
+	grep -qx "report --footprint boot.kmt" cmds &&
+	grep -q "^report --caller -s bytes " cmds &&
+	run_commands < cmds &&
+	test -s base.summary
+'
+
 # The boot parameters of save --from-ftrace, on one line to paste: the
 # same in its help, in kmemflight-save(1) and in the user guide.
 FTRACE_BOOT='trace_event=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_alloc,kmem:mm_page_free trace_buf_size=64M trace_options=nooverwrite'
