@@ -155,7 +155,7 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 	o->cli.cat = KMT_FP_TOTAL;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+l:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_MAX_GROWTH:
 			len = strlen(optarg);
@@ -1047,7 +1047,7 @@ int cmd_summary(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			summary_usage(stdout);
 			return KMF_EXIT_OK;

@@ -128,7 +128,7 @@ static int parse_args(int argc, char **argv, struct flame_opts *o)
 	o->end = UINT64_MAX;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg)

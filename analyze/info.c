@@ -27,7 +27,7 @@ static int one_file_args(int argc, char **argv, const char *usage_text,
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			if (!raw)

@@ -171,7 +171,7 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 	o->width = DEFAULT_WIDTH;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg)

@@ -247,7 +247,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->lines = -1;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+s:l:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:l:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_CALLER: o->caller = true; break;
 		case OPT_ALLOC: o->alloc = true; break;

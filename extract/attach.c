@@ -106,7 +106,7 @@ static int parse_args(int argc, char **argv, struct attach_opts *o)
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:dqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":dqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->daemon = true; break;
 		case 'N': o->if_not_attached = true; break;

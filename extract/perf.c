@@ -117,7 +117,7 @@ static int parse_args(int argc, char **argv, struct imp_opts *o)
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'A': o->no_addresses = true; break;
 		case 'q': o->quiet = true; break;

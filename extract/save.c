@@ -269,7 +269,7 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:kqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":kqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': o->keep = true; break;
 		case 'A': o->no_addresses = true; break;

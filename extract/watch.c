@@ -97,7 +97,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->keep = WATCH_DEFAULT_KEEP;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:n:c:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:c:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			ret = parse_uint(optarg, "--keep", KMF_BOOTDIR_MAX_KEEP, &o->keep);

@@ -68,6 +68,27 @@ test_expect_success 'report with an unknown sort key lists the valid ones' '
 	grep -q "unknown sort key .size. (valid: frag, hit, bytes, callsite, pingpong, ptr)" err
 '
 
+test_expect_success 'options after the file, as in every GNU tool; -- ends them' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" report --live -l 1 t.kmt > before && "$KMF" report t.kmt --live -l 1 > after &&
+	test_cmp before after &&
+	"$KMF" flame --allocated t.kmt > before && "$KMF" flame t.kmt --allocated > after &&
+	test_cmp before after &&
+	"$KMF" plot t.kmt -o after.svg && "$KMF" plot -o before.svg t.kmt &&
+	test_cmp before.svg after.svg &&
+	"$KMF" dump --seconds t.kmt > before && "$KMF" dump t.kmt --seconds > after &&
+	test_cmp before after &&
+	"$KMF" summary t.kmt > s && "$KMF" diff s t.kmt -l 1 > after && "$KMF" diff -l 1 s t.kmt > before &&
+	test_cmp before after &&
+	"$KMF" info t.kmt --help > after && "$KMF" info --help > before &&
+	test_cmp before after &&
+	cp t.kmt ./-t.kmt &&
+	"$KMF" report --live -- -t.kmt > after && "$KMF" report --live t.kmt > before &&
+	test_cmp before after &&
+	test_must_fail --code=2 "$KMF" report --live -t.kmt 2> err &&
+	grep -q "^kmemflight report: " err
+'
+
 test_expect_success 'report --line wants a number' '
 	"$MKTRACE" basic t.kmt &&
 	test_must_fail --code=2 "$KMF" report -l many t.kmt 2> err &&
