@@ -567,7 +567,7 @@ int cmd_flame(int argc, char **argv)
 		return ret < 0 ? KMF_EXIT_OK : ret;
 	memset(&fl, 0, sizeof(fl));
 	memset(&s, 0, sizeof(s));
-	if (kmt_trace_open(o.path, &t, &err)) {
+	if (kmt_trace_open_flags(o.path, KMT_OPEN_TRUNCATED, &t, &err)) {
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
 	}
@@ -627,6 +627,8 @@ out:
 	kmt_slab_free(&s);
 	kmt_vmlinux_close(&vm);
 	kmt_symtab_free(&st);
+	if (kmf_warn_cut(o.path, &t))
+		status = KMF_EXIT_FAIL;
 	kmt_trace_close(&t);
 	return status;
 }

@@ -263,12 +263,19 @@ int kmt_fp_from_trace(struct kmt_footprint *fp, const char *path,
 	struct kmt_symtab st = { 0 };
 	struct kmt_trace t;
 	struct kmt_slab s;
+	char cut[256];
 	int ret;
 
 	memset(fp, 0, sizeof(*fp));
-	ret = kmt_trace_open(path, &t, err);
+	ret = kmt_trace_open_flags(path, KMT_OPEN_TRUNCATED, &t, err);
 	if (ret)
 		return ret;
+	if (kmt_trace_cut_text(&t, cut, sizeof(cut))) {
+		kmt_trace_close(&t);
+		return kmt_errf(err, EBADMSG,
+				"%.200s is %s; a partial trace is not compared (dump, info and report read what is whole)",
+				path, cut);
+	}
 	memset(&s, 0, sizeof(s));
 	if (kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len)) {
 		ret = kmt_errf(err, ENOMEM, "out of memory");

@@ -74,7 +74,10 @@ struct kmt_footprint {
 
 int kmt_fp_add(struct kmt_footprint *fp, enum kmt_fp_cat cat, const char *key,
 	       const struct kmt_fp_vals *v);
-/* Analyse a trace; -errno with err set. */
+/*
+ * Analyse a trace; -errno with err set.  A cut trace is refused with
+ * what it lacks: compared, it would look like a boot that shrank.
+ */
 int kmt_fp_from_trace(struct kmt_footprint *fp, const char *path,
 		      struct kmt_err *err);
 /* A summary file's contents: -EINVAL with err naming the line. */

@@ -73,8 +73,7 @@ static void print_groups(const struct kmt_trace *t)
 	if (!t->layout[KMT_EV_GROUPS].present)
 		return;
 	for (i = 0; i < t->nr_cpus; i++) {
-		kmt_cursor_init(&c, &t->fmt, t->layout, t->swap, t->cpus[i].cpu,
-				t->cpus[i].data, t->cpus[i].size);
+		kmt_cursor_init_cpu(&c, t, i);
 		while (kmt_cursor_next(&c, &ev, &err) > 0) {
 			if (ev.type != KMT_EV_GROUPS || !(ev.has & KMT_HAS(KMT_F_GROUPS)))
 				continue;
@@ -146,7 +145,7 @@ int cmd_info(int argc, char **argv)
 	ret = one_file_args(argc, argv, usage_text, NULL, NULL, &path);
 	if (ret)
 		return ret < 0 ? KMF_EXIT_OK : ret;
-	ret = kmt_trace_open(path, &t, &err);
+	ret = kmt_trace_open_flags(path, KMT_OPEN_TRUNCATED, &t, &err);
 	if (ret) {
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
@@ -161,12 +160,18 @@ int cmd_info(int argc, char **argv)
 	ret = kmt_trace_span(&t, n, &first, &last, &err);
 	if (ret) {
 		kmf_error("%s: %s", path, err.msg);
+		kmf_warn_cut(path, &t);
 		free(n);
 		kmt_trace_close(&t);
 		return KMF_EXIT_FAIL;
 	}
-	printf("file:        %s (%zu bytes, %s byte order)\n", path, t.len,
-	       t.swap ? "foreign" : "native");
+	if (t.cut.file_size)
+		printf("file:        %s (%zu bytes, cut: its header says %" PRIu64
+		       "; %s byte order)\n", path, t.len, t.cut.file_size,
+		       t.swap ? "foreign" : "native");
+	else
+		printf("file:        %s (%zu bytes, %s byte order)\n", path, t.len,
+		       t.swap ? "foreign" : "native");
 	if (kmt_trace_meta(&t, "release", val, sizeof(val)))
 		printf("release:     %s\n", val);
 	if (kmt_trace_meta(&t, "build_id", val, sizeof(val)))
@@ -277,9 +282,10 @@ int cmd_info(int argc, char **argv)
 	if (total)
 		printf("bytes/event: %.2f (sub-buffers), %.2f (whole file)\n",
 		       (double)bytes / (double)total, (double)t.len / (double)total);
+	ret = kmf_warn_cut(path, &t) ? KMF_EXIT_FAIL : KMF_EXIT_OK;
 	free(n);
 	kmt_trace_close(&t);
-	return KMF_EXIT_OK;
+	return ret;
 }
 
 static const char *const ctx_names[] = { "task", "softirq", "hardirq", "nmi" };
@@ -438,7 +444,7 @@ int cmd_dump(int argc, char **argv)
 	ret = one_file_args(argc, argv, usage_text, &raw, &seconds, &path);
 	if (ret)
 		return ret < 0 ? KMF_EXIT_OK : ret;
-	ret = kmt_trace_open(path, &t, &err);
+	ret = kmt_trace_open_flags(path, KMT_OPEN_TRUNCATED, &t, &err);
 	if (ret) {
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
@@ -450,6 +456,7 @@ int cmd_dump(int argc, char **argv)
 	if (!last || kmt_symtab_load(&st, t.kallsyms, t.kallsyms_len) ||
 	    kmt_merge_init(&m, &t, &err)) {
 		kmf_error("%s: %s", path, err.msg[0] ? err.msg : "out of memory");
+		kmf_warn_cut(path, &t);
 		free(last);
 		kmt_symtab_free(&st);
 		kmt_trace_close(&t);
@@ -536,6 +543,8 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (ret < 0)
 		kmf_error("%s: %s", path, err.msg);
+	if (kmf_warn_cut(path, &t))
+		ret = -1;
 	free(last);
 	kmt_merge_free(&m);
 	kmt_symtab_free(&st);

@@ -241,7 +241,7 @@ static int open_series(struct series *sr, const char *path,
 
 	sr->path = path;
 	sr->vm.fd = -1;
-	if (kmt_trace_open(path, &sr->t, &err)) {
+	if (kmt_trace_open_flags(path, KMT_OPEN_TRUNCATED, &sr->t, &err)) {
 		kmf_error("%s", err.msg);
 		return -1;
 	}
@@ -1469,6 +1469,9 @@ int cmd_plot(int argc, char **argv)
 	else
 		status = KMF_EXIT_OK;
 out:
+	for (i = 0; i < o.nr_paths; i++)
+		if (sv[i].open && kmf_warn_cut(sv[i].path, &sv[i].t))
+			status = KMF_EXIT_FAIL;
 	for (i = 0; i < o.nr_paths; i++)
 		close_series(&sv[i]);
 	kmt_font_close(&fn);

@@ -940,7 +940,7 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? KMF_EXIT_OK : ret;
-	ret = kmt_trace_open(o.path, &t, &err);
+	ret = kmt_trace_open_flags(o.path, KMT_OPEN_TRUNCATED, &t, &err);
 	if (ret) {
 		kmf_error("%s", err.msg);
 		return KMF_EXIT_FAIL;
@@ -1039,6 +1039,8 @@ int cmd_report(int argc, char **argv)
 		print_page_summary(&s);
 	}
 out:
+	if (kmf_warn_cut(o.path, &t))
+		status = KMF_EXIT_FAIL;
 	kmt_vmlinux_close(&vm);
 	kmt_symtab_free(&st);
 	kmt_slab_free(&s);

@@ -25,6 +25,12 @@ void kmf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Once per text: what the source of a non-recorder trace could not see. */
 struct kmt_trace;
 void kmf_note_coverage(const struct kmt_trace *t);
+/*
+ * After the output of a trace opened with KMT_OPEN_TRUNCATED: if the file
+ * is cut, a warning that says where and what is missing.  true if so
+ * (the command then exits 1).
+ */
+bool kmf_warn_cut(const char *path, const struct kmt_trace *t);
 int kmf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* getopt's '?': @opt its optopt, @arg the word it stopped at. */
 int kmf_bad_option(int opt, const char *arg);

@@ -69,6 +69,16 @@ void kmf_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+bool kmf_warn_cut(const char *path, const struct kmt_trace *t)
+{
+	char buf[512];
+
+	if (!kmt_trace_cut_text(t, buf, sizeof(buf)))
+		return false;
+	kmf_warn("%s is %s", path, buf);
+	return true;
+}
+
 int kmf_usage_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -117,6 +117,11 @@ static int next_subbuf(struct kmt_cursor *c, struct kmt_err *err)
 	if (c->released)
 		release_read(c);
 
+	if ((uint64_t)(c->end - c->p) < hsz && c->cut) {
+		/* a file's cut falls in this header: the end */
+		c->p = c->end;
+		return 0;
+	}
 	if ((uint64_t)(c->end - c->p) < hsz)
 		return kmt_errf(err, EBADMSG,
 				"cpu %u: %zu stray bytes after sub-buffer %" PRIu64,
@@ -139,7 +144,7 @@ static int next_subbuf(struct kmt_cursor *c, struct kmt_err *err)
 				"cpu %u: sub-buffer %" PRIu64 " says it is from cpu %" PRIu32,
 				c->cpu, c->nr_subbufs, h.cpu);
 	if (h.size < hsz || h.size > c->fmt->subbuf_size ||
-	    h.size > (uint64_t)(c->end - c->p))
+	    (h.size > (uint64_t)(c->end - c->p) && !c->cut))
 		return kmt_errf(err, EBADMSG,
 				"cpu %u: sub-buffer %" PRIu64 " has invalid size %" PRIu32,
 				c->cpu, c->nr_subbufs, h.size);
@@ -160,8 +165,15 @@ static int next_subbuf(struct kmt_cursor *c, struct kmt_err *err)
 	c->lost_before = h.lost;
 	c->sb = c->p;
 	c->rp = c->p + hsz;
-	c->rend = c->p + h.size;
-	c->p += h.size;
+	if (h.size > (uint64_t)(c->end - c->p)) {
+		/* a file's cut falls in it: its records up to the cut */
+		c->tail = true;
+		c->rend = c->end;
+		c->p = c->end;
+	} else {
+		c->rend = c->p + h.size;
+		c->p += h.size;
+	}
 	c->nr_subbufs++;
 	return 0;
 }
@@ -722,8 +734,8 @@ static int next_fixed(struct kmt_cursor *c, const uint8_t *q,
 	return record_end(c, q, ev);
 }
 
-int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
-		    struct kmt_err *err)
+static inline __attribute__((always_inline)) int
+cursor_next(struct kmt_cursor *c, struct kmt_event *ev, struct kmt_err *err)
 {
 	const struct kmt_layout_info *l;
 	const uint8_t *q;
@@ -812,6 +824,30 @@ int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
 	return record_end(c, q, ev);
 }
 
+int kmt_cursor_next(struct kmt_cursor *c, struct kmt_event *ev,
+		    struct kmt_err *err)
+{
+	int ret = cursor_next(c, ev, err);
+
+	/*
+	 * In the sub-buffer a file's cut falls in, a record the cut runs
+	 * through cannot be told from a damaged one: the records end there.
+	 */
+	if (ret < 0 && c->tail) {
+		c->rp = c->rend;
+		return 0;
+	}
+	return ret;
+}
+
+void kmt_cursor_init_cpu(struct kmt_cursor *c, const struct kmt_trace *t,
+			 unsigned int i)
+{
+	kmt_cursor_init(c, &t->fmt, t->layout, t->swap, t->cpus[i].cpu,
+			t->cpus[i].data, t->cpus[i].size);
+	c->cut = t->cpus[i].cut;
+}
+
 static void le_store64(uint8_t *q, uint64_t v)
 {
 	unsigned int i;
@@ -893,8 +929,7 @@ int kmt_trace_span(const struct kmt_trace *t, uint64_t *per_cpu,
 	int ret;
 
 	for (i = 0; i < t->nr_cpus; i++) {
-		kmt_cursor_init(&c, &t->fmt, t->layout, t->swap, t->cpus[i].cpu,
-				t->cpus[i].data, t->cpus[i].size);
+		kmt_cursor_init_cpu(&c, t, i);
 		n = 0;
 		while ((ret = kmt_cursor_next(&c, &ev, err)) > 0) {
 			n++;
@@ -961,9 +996,7 @@ int kmt_merge_init(struct kmt_merge *m, const struct kmt_trace *t,
 		return -ENOMEM;
 	}
 	for (i = 0; i < m->n; i++) {
-		kmt_cursor_init(&m->cur[i], &t->fmt, t->layout, t->swap,
-				t->cpus[i].cpu, t->cpus[i].data,
-				t->cpus[i].size);
+		kmt_cursor_init_cpu(&m->cur[i], t, i);
 		if (t->mapped)
 			kmt_cursor_release_pages(&m->cur[i]);
 		ret = kmt_cursor_next(&m->cur[i], &m->ev[i], err);

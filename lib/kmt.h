@@ -128,6 +128,12 @@ struct kmt_cpu_info {
 	uint64_t overwritten;	/* kernel's counter */
 	uint64_t frozen_dropped;	/* kernel's counter: dropped while frozen */
 	uint64_t window_start, window_end;
+	/*
+	 * Its section is the one a cut file ends in (KMT_OPEN_TRUNCATED):
+	 * data holds its sub-buffers up to the cut, the last one perhaps
+	 * in part.  Read it with kmt_cursor_init_cpu().
+	 */
+	bool cut;
 };
 
 /* The recorder's mode and freeze at the save (KMT_SEC_FLIGHT). */
@@ -136,6 +142,21 @@ struct kmt_flight {
 	uint32_t mode;		/* enum kmt_mode */
 	uint32_t trigger;	/* enum kmt_trigger, 0: not frozen */
 	uint64_t trigger_ts, frozen_ts;
+};
+
+/*
+ * Where a file shorter than its header says is cut, when it was opened
+ * with KMT_OPEN_TRUNCATED (file_size 0: the file is whole).  The cut
+ * falls in section @sec; the sections after it are missing.
+ */
+struct kmt_cut {
+	uint64_t file_size;	/* what the header says; the file has len */
+	uint32_t nr_sections;	/* what the header says */
+	uint32_t sec;		/* the section the cut falls in */
+	uint32_t type;		/* its type; 0: the cut falls in its header */
+	int64_t cpu;		/* a CPU section's CPU; -1 if cut before it */
+	bool events;		/* some of that CPU's events were read */
+	uint64_t last_ts;	/* ... the time of the last of them */
 };
 
 struct kmt_node_range {
@@ -197,6 +218,7 @@ struct kmt_trace {
 		size_t len;
 	} *owned;
 	unsigned int nr_owned;
+	struct kmt_cut cut;
 };
 
 /*
@@ -209,6 +231,22 @@ extern size_t kmt_inflate_limit;
 int kmt_trace_open(const char *path, struct kmt_trace *t, struct kmt_err *err);
 int kmt_trace_open_mem(const void *buf, size_t len, struct kmt_trace *t,
 		       struct kmt_err *err);
+/*
+ * The same, with KMT_OPEN_TRUNCATED: a file shorter than its header says
+ * opens too, with what lies wholly before the cut (t->cut says where it
+ * is).  The FORMAT section and one CPU section must be among it.
+ */
+#define KMT_OPEN_TRUNCATED	1u
+int kmt_trace_open_flags(const char *path, unsigned int flags,
+			 struct kmt_trace *t, struct kmt_err *err);
+int kmt_trace_open_mem_flags(const void *buf, size_t len, unsigned int flags,
+			     struct kmt_trace *t, struct kmt_err *err);
+/*
+ * A cut trace: "cut at 3000 of 6000 bytes, 3000 short: CPU 1's events
+ * after 0.000004500 s are missing, and so are the 2 sections that
+ * followed", into @buf.  false for a whole trace (buf is then "").
+ */
+bool kmt_trace_cut_text(const struct kmt_trace *t, char *buf, size_t size);
 void kmt_trace_close(struct kmt_trace *t);
 
 /* Value of "key" in the META section, copied into buf; false if absent. */
@@ -390,6 +428,8 @@ struct kmt_cursor {
 	uint32_t fast;			/* types with the known layout */
 	bool pext;			/* decode them with BMI2 pext */
 	uintptr_t released;		/* mapped pages given back below */
+	bool cut;			/* the data ends at a file's cut */
+	bool tail;			/* ... in the current sub-buffer */
 };
 
 /* Block decoders of the hot records: both give the same events. */
@@ -404,6 +444,13 @@ int kmt_cursor_decoder(int which);
 void kmt_cursor_init(struct kmt_cursor *c, const struct kmt_format *fmt,
 		     const struct kmt_layout_info *layout, bool swap,
 		     uint32_t cpu, const uint8_t *data, uint64_t size);
+/*
+ * The cursor of a trace's CPU (t->cpus[@i]).  For the CPU a cut file
+ * ends in, the sub-buffer the cut falls in gives the records before the
+ * first that does not decode (one the cut runs through), then the end.
+ */
+void kmt_cursor_init_cpu(struct kmt_cursor *c, const struct kmt_trace *t,
+			 unsigned int i);
 /* On a mapped trace: drop the pages read so far as the cursor goes. */
 void kmt_cursor_release_pages(struct kmt_cursor *c);
 /* 1 with *ev filled, 0 at the end, or -EBADMSG with err set. */

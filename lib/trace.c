@@ -373,6 +373,9 @@ static int parse_flight(struct kmt_trace *t, const uint8_t *p, size_t len,
 		       fs.cpu_size < sizeof(fc) ? fs.cpu_size : sizeof(fc));
 		key.cpu = sw32(t->swap, fc.cpu);
 		hit = bsearch(&key, by_cpu, t->nr_cpus, sizeof(*by_cpu), cmp_cpu_idx);
+		/* a cut file: its CPU section may be past the cut */
+		if (!hit && t->cut.file_size)
+			continue;
 		if (!hit) {
 			free(by_cpu);
 			return kmt_errf(err, EBADMSG,
@@ -461,7 +464,121 @@ static int inflate_section(struct kmt_trace *t, uint32_t i, uint32_t type,
 	return 0;
 }
 
-static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
+/* Version 1 has no section flags; version 2 those this reader knows. */
+static int check_section_flags(uint16_t version, uint32_t i,
+			       const struct kmt_section *s, struct kmt_err *err)
+{
+	/* version 1 has none: a flag there is damage */
+	if (version < 2 && s->flags)
+		return kmt_errf(err, EBADMSG,
+				"section %u (type %u) has flags 0x%" PRIx32
+				" in a version %u file, which has none",
+				i, s->type, s->flags, version);
+	if (s->flags & ~KMT_SECTION_KNOWN)
+		return kmt_errf(err, EPROTONOSUPPORT,
+				"section %u (type %u) has flags 0x%" PRIx32
+				" this kmemflight does not know",
+				i, s->type, s->flags);
+	return 0;
+}
+
+/* A CPU section (@size bytes at @data, section @i) onto t->cpus. */
+static int add_cpu(struct kmt_trace *t, uint32_t i, const uint8_t *data,
+		   uint64_t size, struct kmt_err *err)
+{
+	struct kmt_cpu_section cs;
+	struct kmt_cpu_info *c;
+
+	if (size < sizeof(cs))
+		return kmt_errf(err, EBADMSG, "CPU section %u is too short", i);
+	memcpy(&cs, data, sizeof(cs));
+	c = realloc(t->cpus, (t->nr_cpus + 1) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	t->cpus = c;
+	c += t->nr_cpus++;
+	memset(c, 0, sizeof(*c));
+	c->cpu = sw32(t->swap, cs.cpu);
+	c->nr_subbufs = sw32(t->swap, cs.nr_subbufs);
+	c->events = sw64(t->swap, cs.events);
+	c->lost = sw64(t->swap, cs.lost);
+	c->data = data + sizeof(cs);
+	c->size = size - sizeof(cs);
+	c->node = -1;
+	return 0;
+}
+
+/*
+ * The section a cut file ends in (@have of its @s->size bytes are in
+ * the file): a CPU section gives what it has of its sub-buffers, its
+ * cursor stopping at the cut; any other is left out, as if the file had
+ * none, and so is a compressed one, whose frame cannot be checked.
+ */
+static int cut_section(struct kmt_trace *t, uint32_t i,
+		       const struct kmt_section *s, const uint8_t *data,
+		       size_t have, struct kmt_err *err)
+{
+	uint32_t cpu;
+	int ret;
+
+	t->cut.sec = i;
+	t->cut.type = s->type;
+	if (s->type != KMT_SEC_CPU || (s->flags & KMT_SECTION_ZSTD))
+		return 0;
+	if (have >= sizeof(cpu)) {
+		memcpy(&cpu, data, sizeof(cpu));
+		t->cut.cpu = sw32(t->swap, cpu);
+	}
+	if (have < sizeof(struct kmt_cpu_section))
+		return 0;
+	ret = add_cpu(t, i, data, have, err);
+	if (ret)
+		return ret;
+	t->cpus[t->nr_cpus - 1].cut = true;
+	return 0;
+}
+
+/*
+ * The time of the last event of the CPU a cut file ends in: its last
+ * whole sub-buffer and what the cut left of the next decoded (each
+ * sub-buffer's times are its own).  Damage stops the walk: the readers
+ * of the trace report it.
+ */
+static void cut_last_ts(struct kmt_trace *t)
+{
+	const struct kmt_cpu_info *c = NULL;
+	const uint8_t *p, *end, *last;
+	uint32_t hsz = t->fmt.subbuf_header_size, sz;
+	struct kmt_cursor cur;
+	struct kmt_event ev;
+	unsigned int i;
+
+	for (i = 0; i < t->nr_cpus && !c; i++)
+		if (t->cpus[i].cut)
+			c = &t->cpus[i];
+	if (!c)
+		return;
+	p = last = c->data;
+	end = c->data + c->size;
+	while ((size_t)(end - p) >= hsz) {
+		memcpy(&sz, p + offsetof(struct kmt_subbuf_header, size), sizeof(sz));
+		sz = sw32(t->swap, sz);
+		if (sz < hsz || sz > t->fmt.subbuf_size || sz > (size_t)(end - p))
+			break;
+		last = p;
+		p += sz;
+	}
+	kmt_cursor_init(&cur, &t->fmt, t->layout, t->swap, c->cpu, last,
+			(uint64_t)(end - last));
+	cur.cut = true;
+	while (kmt_cursor_next(&cur, &ev, NULL) > 0) {
+		t->cut.events = true;
+		t->cut.last_ts = ev.ts;
+	}
+}
+
+static int parse_sections(struct kmt_trace *t, unsigned int flags,
+			  struct kmt_err *err)
 {
 	struct kmt_file_header h;
 	const uint8_t *p = t->base, *end = t->base + t->len;
@@ -497,11 +614,18 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 	if (h.header_size < sizeof(h) || h.header_size > t->len)
 		return kmt_errf(err, EBADMSG, "header size %u is invalid",
 				h.header_size);
-	if (h.file_size != t->len)
-		return kmt_errf(err, EBADMSG,
-				"file is %zu bytes but its header says %" PRIu64
-				" (truncated or incomplete save)",
-				t->len, (uint64_t)h.file_size);
+	if (h.file_size != t->len) {
+		if (h.file_size < t->len || !(flags & KMT_OPEN_TRUNCATED))
+			return kmt_errf(err, EBADMSG,
+					"file is %zu bytes but its header says %" PRIu64
+					" (truncated or incomplete save)",
+					t->len, (uint64_t)h.file_size);
+		t->cut.file_size = h.file_size;
+		t->cut.nr_sections = h.nr_sections;
+		/* past the last section: the cut took padding only */
+		t->cut.sec = h.nr_sections;
+		t->cut.cpu = -1;
+	}
 
 	/* sections start 8-byte aligned: that may be past a short file */
 	off = ((size_t)h.header_size + 7) & ~(size_t)7;
@@ -511,33 +635,43 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 		const uint8_t *data, *next;
 		uint64_t stored;
 
-		if ((size_t)(end - p) < sizeof(s))
+		if ((size_t)(end - p) < sizeof(s)) {
+			/* cut in this header: the rest is not known */
+			if (t->cut.file_size) {
+				t->cut.sec = i;
+				break;
+			}
 			return kmt_errf(err, EBADMSG,
 					"section %u of %u starts past the end of the file",
 					i, h.nr_sections);
+		}
 		memcpy(&s, p, sizeof(s));
 		s.type = sw32(t->swap, s.type);
 		s.flags = sw32(t->swap, s.flags);
 		s.size = sw64(t->swap, s.size);
 		data = p + sizeof(s);
-		if (s.size > (uint64_t)(end - data))
+		if (s.size > (uint64_t)(end - data)) {
+			/* the file's cut, not a size past the whole file's end */
+			if (t->cut.file_size && s.size <= t->cut.file_size -
+			    (uint64_t)(data - t->base)) {
+				ret = check_section_flags(h.version, i, &s, err);
+				if (!ret)
+					ret = cut_section(t, i, &s, data,
+							  (size_t)(end - data), err);
+				if (ret)
+					return ret;
+				break;
+			}
 			return kmt_errf(err, EBADMSG,
 					"section %u (type %u) has %" PRIu64
 					" bytes, more than the file holds",
 					i, s.type, (uint64_t)s.size);
+		}
 		stored = s.size;
 		next = data + ((s.size + 7) & ~7ull);
-		/* version 1 has none: a flag there is damage */
-		if (h.version < 2 && s.flags)
-			return kmt_errf(err, EBADMSG,
-					"section %u (type %u) has flags 0x%" PRIx32
-					" in a version %u file, which has none",
-					i, s.type, s.flags, h.version);
-		if (s.flags & ~KMT_SECTION_KNOWN)
-			return kmt_errf(err, EPROTONOSUPPORT,
-					"section %u (type %u) has flags 0x%" PRIx32
-					" this kmemflight does not know",
-					i, s.type, s.flags);
+		ret = check_section_flags(h.version, i, &s, err);
+		if (ret)
+			return ret;
 		/* what this reader skips, it does not decompress */
 		if ((s.flags & KMT_SECTION_ZSTD) &&
 		    s.type >= KMT_SEC_FORMAT && s.type <= KMT_SEC_CGROUPS) {
@@ -580,28 +714,11 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 			t->zoneinfo = (const char *)data;
 			t->zoneinfo_len = s.size;
 			break;
-		case KMT_SEC_CPU: {
-			struct kmt_cpu_section cs;
-			struct kmt_cpu_info *c;
-
-			if (s.size < sizeof(cs))
-				return kmt_errf(err, EBADMSG,
-						"CPU section %u is too short", i);
-			memcpy(&cs, data, sizeof(cs));
-			c = realloc(t->cpus, (t->nr_cpus + 1) * sizeof(*c));
-			if (!c)
-				return -ENOMEM;
-			t->cpus = c;
-			c += t->nr_cpus++;
-			c->cpu = sw32(t->swap, cs.cpu);
-			c->nr_subbufs = sw32(t->swap, cs.nr_subbufs);
-			c->events = sw64(t->swap, cs.events);
-			c->lost = sw64(t->swap, cs.lost);
-			c->data = data + sizeof(cs);
-			c->size = s.size - sizeof(cs);
-			c->node = -1;
+		case KMT_SEC_CPU:
+			ret = add_cpu(t, i, data, s.size, err);
+			if (ret)
+				return ret;
 			break;
-		}
 		case KMT_SEC_FLIGHT:
 			flight = data;
 			flight_len = s.size;
@@ -621,6 +738,11 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 		if (p > end)
 			p = end;
 	}
+	if (!fmt && t->cut.file_size)
+		return kmt_errf(err, EBADMSG,
+				"file is cut at %zu of %" PRIu64
+				" bytes, and no whole FORMAT section is before the cut: nothing can be read",
+				t->len, t->cut.file_size);
 	if (!fmt)
 		return kmt_errf(err, EBADMSG, "no format section");
 	ret = kmt_format_parse(fmt, fmt_len, t->swap, &t->fmt, t->layout, err);
@@ -629,8 +751,15 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 	ret = parse_gfp_names(t, fmt);
 	if (ret)
 		return kmt_errf(err, -ret, "out of memory");
+	if (!t->nr_cpus && t->cut.file_size)
+		return kmt_errf(err, EBADMSG,
+				"file is cut at %zu of %" PRIu64
+				" bytes, and no CPU section is before the cut: no events",
+				t->len, t->cut.file_size);
 	if (!t->nr_cpus)
 		return kmt_errf(err, EBADMSG, "no CPU sections: no events");
+	if (t->cut.file_size)
+		cut_last_ts(t);
 	if (flight) {
 		ret = parse_flight(t, flight, flight_len, err);
 		if (ret)
@@ -649,21 +778,33 @@ static int parse_sections(struct kmt_trace *t, struct kmt_err *err)
 	return 0;
 }
 
-int kmt_trace_open_mem(const void *buf, size_t len, struct kmt_trace *t,
-		       struct kmt_err *err)
+int kmt_trace_open_mem_flags(const void *buf, size_t len, unsigned int flags,
+			     struct kmt_trace *t, struct kmt_err *err)
 {
 	int ret;
 
 	memset(t, 0, sizeof(*t));
 	t->base = buf;
 	t->len = len;
-	ret = parse_sections(t, err);
+	ret = parse_sections(t, flags, err);
 	if (ret)
 		kmt_trace_close(t);
 	return ret;
 }
 
+int kmt_trace_open_mem(const void *buf, size_t len, struct kmt_trace *t,
+		       struct kmt_err *err)
+{
+	return kmt_trace_open_mem_flags(buf, len, 0, t, err);
+}
+
 int kmt_trace_open(const char *path, struct kmt_trace *t, struct kmt_err *err)
+{
+	return kmt_trace_open_flags(path, 0, t, err);
+}
+
+int kmt_trace_open_flags(const char *path, unsigned int flags,
+			 struct kmt_trace *t, struct kmt_err *err)
 {
 	struct stat st;
 	void *m;
@@ -696,7 +837,7 @@ int kmt_trace_open(const char *path, struct kmt_trace *t, struct kmt_err *err)
 	close(fd);
 	if (m == MAP_FAILED)
 		return kmt_errf(err, errno, "%s: %s", path, strerror(errno));
-	ret = kmt_trace_open_mem(m, st.st_size, t, err);
+	ret = kmt_trace_open_mem_flags(m, st.st_size, flags, t, err);
 	if (ret) {
 		char tmp[sizeof(err->msg)];
 
@@ -908,6 +1049,65 @@ bool kmt_trace_coverage(const struct kmt_trace *t, char *buf, size_t size)
 	}
 	snprintf(buf, size, "%s source: not recorded by kmemtrace; it covers from %s only",
 		 src, first[0] ? first : "its first event");
+	return true;
+}
+
+bool kmt_trace_cut_text(const struct kmt_trace *t, char *buf, size_t size)
+{
+	static const char *const names[] = {
+		[KMT_SEC_FORMAT] = "FORMAT", [KMT_SEC_META] = "META",
+		[KMT_SEC_KALLSYMS] = "KALLSYMS", [KMT_SEC_TOPOLOGY] = "TOPOLOGY",
+		[KMT_SEC_CACHES] = "CACHES", [KMT_SEC_MEMINFO] = "MEMINFO",
+		[KMT_SEC_VMSTAT] = "VMSTAT", [KMT_SEC_ZONEINFO] = "ZONEINFO",
+		[KMT_SEC_FLIGHT] = "FLIGHT", [KMT_SEC_TASKS] = "TASKS",
+		[KMT_SEC_CGROUPS] = "CGROUPS",
+	};
+	const struct kmt_cut *k = &t->cut;
+	uint32_t left = k->nr_sections - k->sec, after = left ? left - 1 : 0;
+	char what[128];
+	int n;
+
+	if (!size)
+		return k->file_size != 0;
+	buf[0] = '\0';
+	if (!k->file_size)
+		return false;
+	if (!left) {
+		snprintf(what, sizeof(what),
+			 "only the padding after its last section is");
+	} else if (!k->type && left == 1) {
+		snprintf(what, sizeof(what), "its last section (of %" PRIu32 ") is",
+			 k->nr_sections);
+	} else if (!k->type) {
+		snprintf(what, sizeof(what), "its last %" PRIu32 " sections (of %"
+			 PRIu32 ") are", left, k->nr_sections);
+	} else if (k->type == KMT_SEC_CPU && k->cpu >= 0 && k->events) {
+		snprintf(what, sizeof(what), "CPU %" PRId64 "'s events after %"
+			 PRIu64 ".%09" PRIu64 " s are", k->cpu,
+			 k->last_ts / 1000000000u, k->last_ts % 1000000000u);
+	} else if (k->type == KMT_SEC_CPU && k->cpu >= 0) {
+		snprintf(what, sizeof(what), "all of CPU %" PRId64 "'s events are",
+			 k->cpu);
+	} else if (k->type == KMT_SEC_CPU) {
+		snprintf(what, sizeof(what), "a CPU section is");
+	} else if (k->type < sizeof(names) / sizeof(names[0]) && names[k->type]) {
+		snprintf(what, sizeof(what), "the %s section is", names[k->type]);
+	} else {
+		snprintf(what, sizeof(what), "section %" PRIu32 " (type %" PRIu32
+			 ") is", k->sec, k->type);
+	}
+	n = snprintf(buf, size, "cut at %zu of %" PRIu64 " bytes, %" PRIu64
+		     " short: %s missing", t->len, k->file_size,
+		     k->file_size - t->len, what);
+	if (n < 0 || (size_t)n >= size || !k->type || !after)
+		return true;
+	if (after == 1)
+		snprintf(buf + n, size - (size_t)n,
+			 ", and so is the section that followed");
+	else
+		snprintf(buf + n, size - (size_t)n,
+			 ", and so are the %" PRIu32 " sections that followed",
+			 after);
 	return true;
 }
 

@@ -172,7 +172,7 @@ test_expect_success 'a missing or corrupt trace: exit 1 and why' '
 	test ! -s out &&
 	size=$(wc -c < b.kmt) && head -c $((size - 1)) b.kmt > cut.kmt &&
 	test_must_fail "$KMF" diff --max-growth 5% cut.kmt n.kmt > out 2> err &&
-	grep -q "cut.kmt: .*truncated or incomplete save" err &&
+	grep -q "^kmemflight diff: error: cut.kmt is cut at $((size - 1)) of $size bytes, 1 short: .*; a partial trace is not compared (dump, info and report read what is whole)$" err &&
 	test ! -s out
 '
 

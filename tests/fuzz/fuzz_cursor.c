@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: the input is one CPU's raw sub-buffers, decoded with
  * a fixed, valid format description (the recorder's own layouts, of ABI
- * versions 2 and 1) in both byte orders.
+ * versions 2 and 1) in both byte orders, whole and as a file's cut.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -92,6 +92,26 @@ static void walk(const uint8_t *data, size_t size, bool swap, unsigned int v)
 	/* at the end, the cursor stays at the end */
 	if (ret == 0)
 		CHECK(kmt_cursor_next(&c, &ev, &err) == 0);
+
+	/*
+	 * The same data as a file cut there: the records before what
+	 * failed, and perhaps some of a sub-buffer the end runs through.
+	 */
+	{
+		uint64_t m = 0;
+		int r2;
+
+		kmt_cursor_init(&c, &fmt[v], layout[v], swap, cpu, data, size);
+		c.cut = true;
+		while ((r2 = kmt_cursor_next(&c, &ev, &err)) > 0) {
+			m++;
+			CHECK(c.rp >= c.sb && c.rp <= c.rend);
+			CHECK(c.rend <= data + size);
+		}
+		CHECK(r2 == 0 || r2 == -EBADMSG);
+		CHECK(m >= n);
+		CHECK(ret < 0 || (r2 == 0 && m == n));
+	}
 
 	/* save --no-addresses: the same records, as many, decoded again */
 	if (size) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the input is a whole .kmt file.  Open it; if the
- * headers pass, validate every record, walk the time-ordered merge, look
+ * libFuzzer target: the input is a whole .kmt file, or one cut short.
+ * Open it as dump does (KMT_OPEN_TRUNCATED); if the headers pass,
+ * validate every record, walk the time-ordered merge, look
  * things up, load its kallsyms and pair its latency events.  Beyond the
  * sanitizers, it checks that the validating count and the merge agree on
  * every trace, and that the latency tallies add up.
@@ -213,10 +214,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t *per_cpu, total = 0, seen = 0, sites[32];
 	unsigned int i, nr_sites = 0;
 	char buf[32];
-	int count_ret, ret;
+	int count_ret, ret, strict;
 
-	if (kmt_trace_open_mem(data, size, &t, &err))
+	strict = kmt_trace_open_mem(data, size, &t, &err);
+	if (!strict)
+		kmt_trace_close(&t);
+	/* what dump and report open: a cut file too, in part */
+	if (kmt_trace_open_mem_flags(data, size, KMT_OPEN_TRUNCATED, &t, &err)) {
+		CHECK(strict);
 		return 0;
+	}
+	/* a whole file opens the same either way, a cut one only so */
+	CHECK(!strict == !t.cut.file_size);
+	CHECK(kmt_trace_cut_text(&t, buf, sizeof(buf)) == !!t.cut.file_size);
+	CHECK(!t.cut.file_size || (t.cut.file_size > size &&
+				   t.cut.sec <= t.cut.nr_sections));
 	cur = &t;
 	CHECK(t.nr_cpus > 0);
 	CHECK(t.fmt.magic == KMT_FORMAT_MAGIC);

@@ -7,7 +7,8 @@
 #   fuzz_trace     whole .kmt files: mktrace basic, swapped, many, nosyms,
 #                  in both record formats (ABI 2 and 1), and latency, memblock and
 #                  footprint (wrappers, vmalloc), tasks and flight in ABI 2;
-#                  zstd, basic with its sections compressed
+#                  zstd, basic with its sections compressed; cut, and
+#                  it and many cut short
 #   fuzz_cursor    the raw sub-buffers of every CPU section of those files
 #   fuzz_previous  those of basic and many, alone and every CPU's back to
 #                  back, as tracefs kmemtrace/previous/data gives them
@@ -103,6 +104,18 @@ done
 
 # sections stored as zstd frames: no plain section to split
 "$mktrace" zstd "$out/fuzz_trace/zstd.kmt"
+
+# files cut short, which dump and report read in part: many in a
+# sub-buffer; cut (two CPUs, then TASKS and CGROUPS) in CPU 1's last
+# sub-buffer and in its TASKS section
+"$mktrace" cut "$out/fuzz_trace/cut.kmt"
+split_sections cut "$out/fuzz_trace/cut.kmt"
+head -c $(($(wc -c < "$out/fuzz_trace/many.kmt") / 2)) "$out/fuzz_trace/many.kmt" \
+	> "$out/fuzz_trace/many-cut"
+for n in 150 40; do
+	head -c $(($(wc -c < "$out/fuzz_trace/cut.kmt") - n)) "$out/fuzz_trace/cut.kmt" \
+		> "$out/fuzz_trace/cut-$n"
+done
 
 # A bare file header claiming one section, so that small inputs reach the
 # header checks: basic.kmt's header (this build's magic), its counts

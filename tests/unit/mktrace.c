@@ -428,6 +428,31 @@ static void diff_boot(struct kb *b, bool new)
 	}
 }
 
+/*
+ * For the cut-file tests (t0021-cut.sh): two CPUs of 256-byte
+ * sub-buffers, 24 kmallocs each, CPU 0's at 1000, 3000, ... ns and CPU
+ * 1's at 2000, 4000, ...; alloc_thing keeps CPU 0's, helper_init frees
+ * half of CPU 1's.  The TASKS and CGROUPS sections come after the CPUs.
+ */
+static void cut(struct kb *b)
+{
+	uint64_t i;
+
+	kb_set_kallsyms(b, kb_kallsyms);
+	for (i = 0; i < 24; i++) {
+		kb_kmalloc(b, 0, 1000 + i * 2000, KMT_CTX_TASK, 1, T(0x1010),
+			   D(0x10000 + i * 0x100), 100, 128, 0xcc0, -1);
+		if (i % 2)
+			kb_kfree(b, 1, 2000 + i * 2000, KMT_CTX_TASK, 2, T(0x2008),
+				 D(0x20000 + (i - 1) * 0x100));
+		else
+			kb_kmalloc(b, 1, 2000 + i * 2000, KMT_CTX_TASK, 2, T(0x2005),
+				   D(0x20000 + i * 0x100), 60, 64, 0xcc0, -1);
+	}
+	kb_set_tasks(b, "1\tinit\t/\n2\tkthreadd\t/\n");
+	kb_set_cgroups(b, "1\t/\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct kb *b;
@@ -450,6 +475,13 @@ int main(int argc, char **argv)
 		kb_set_topology(b, "cpu 0 node 0\ncpu 1 node 0\nnode 0 start_pfn 0 end_pfn 16777216\n");
 		ret = big(b, strtoull(argv[2], NULL, 10));
 		ret = ret ?: kb_write(b, argv[3]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "cut")) {
+		b = kb_new(2, 256);
+		cut(b);
+		ret = kb_write(b, argv[2]);
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
@@ -676,8 +708,8 @@ int main(int argc, char **argv)
 	if (argc != 3) {
 		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|zstd FILE\n"
 			"       mktrace tracefs|debugfs|hotplug|pool DIR\n"
-			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown|memblock FILE\n"
-			"       mktrace footprint|footprint-lost FILE\n"
+			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown|memblock|cut FILE\n"
+			"       mktrace footprint|footprint-lost|kmalloc-caches FILE\n"
 			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock FILE\n"
 			"       mktrace flight|flight-v1 FILE, mktrace flight-recorder DIR\n"
 			"       mktrace big N FILE\n"

@@ -2578,6 +2578,276 @@ static void test_v2_errors(void **state)
 	free(p);
 }
 
+/* ---- cut files (KMT_OPEN_TRUNCATED) ----------------------------------- */
+
+#define CUT_MAX_EV	64
+
+/* Each record of a CPU of a whole trace: where it ends in the file. */
+struct cut_recs {
+	unsigned int n;
+	size_t end[CUT_MAX_EV];
+	uint64_t ts[CUT_MAX_EV];
+	uint8_t type[CUT_MAX_EV];
+};
+
+/*
+ * Two CPUs of 128-byte sub-buffers, records of several sizes (a name, a
+ * gap that takes an absolute time), and a TASKS section after them.
+ */
+static void build_cut(int abi, bool swap, uint8_t **p, size_t *len)
+{
+	struct kb *b = kb_new(2, 128);
+	uint64_t i, ts;
+
+	kb_set_abi(b, abi);
+	kb_set_swap(b, swap);
+	kb_set_kallsyms(b, small_kallsyms);
+	kb_cache_def(b, 0, 100, 1, 192, 192, 8, "dentry");
+	for (i = 0; i < 20; i++) {
+		ts = 1000 + i * 1000 + (i >= 10 ? 5000000000ULL : 0);
+		kb_kmalloc(b, 0, ts, KMT_CTX_TASK, 1, T(0x1010), D(0x1000 + i * 0x40),
+			   40, 64, 0xcc0, -1);
+		if (i % 3 == 0)
+			kb_page_alloc(b, 1, ts + 500, KMT_CTX_TASK, 2, 0x100 + i, 0,
+				      0xcc0, 0);
+		else
+			kb_kfree(b, 1, ts + 500, KMT_CTX_SOFTIRQ, 0, T(0x3008),
+				 D(0x1000 + i * 0x40));
+	}
+	kb_set_tasks(b, "1\tinit\t/\n");
+	finish(b, p, len);
+}
+
+/*
+ * A trace cut at every byte and opened with KMT_OPEN_TRUNCATED, from a
+ * buffer of exactly that size (ASan sees a read past it): it opens once
+ * the FORMAT section and a CPU section's header are whole, and then each
+ * CPU gives the records that end before the cut, no more, no less.
+ */
+static void test_cut_every_byte(void **state)
+{
+	struct cut_recs recs[2];
+	struct kmt_trace t;
+	struct kmt_cursor c;
+	struct kmt_merge m;
+	struct kmt_event ev;
+	struct kmt_err err;
+	char text[256];
+	uint8_t *p, *q;
+	size_t full, len, need;
+	unsigned int abi, swap, i, n, total, merged, want;
+	int ret;
+
+	(void)state;
+	for (abi = 1; abi <= 2; abi++) {
+		build_cut((int)abi, false, &p, &full);
+		need = find_sec(p, full, KMT_SEC_CPU, 0) + SEC_SZ + CS_SZ;
+		free(p);
+		for (swap = 0; swap < 2; swap++) {
+			build_cut((int)abi, swap, &p, &full);
+			assert_int_equal(kmt_trace_open_mem(p, full, &t, &err), 0);
+			assert_int_equal(t.nr_cpus, 2);
+			assert_true(t.tasks != NULL);
+			for (i = 0; i < 2; i++) {
+				recs[i].n = 0;
+				kmt_cursor_init_cpu(&c, &t, i);
+				while ((ret = kmt_cursor_next(&c, &ev, &err)) > 0) {
+					assert_true(recs[i].n < CUT_MAX_EV);
+					recs[i].end[recs[i].n] = (size_t)(c.rp - p);
+					recs[i].ts[recs[i].n] = ev.ts;
+					recs[i].type[recs[i].n++] = ev.type;
+				}
+				assert_int_equal(ret, 0);
+			}
+			assert_int_equal(recs[0].n, 21);
+			assert_int_equal(recs[1].n, 20);
+			assert_false(kmt_trace_cut_text(&t, text, sizeof(text)));
+			assert_string_equal(text, "");
+			kmt_trace_close(&t);
+
+			for (len = full; len-- > 0;) {
+				q = malloc(len ? len : 1);
+				assert_non_null(q);
+				memcpy(q, p, len);
+				memset(&err, 0, sizeof(err));
+				if (len >= HDR_SZ)
+					expect_open_err(q, len, -EBADMSG,
+							"(truncated or incomplete save)");
+				ret = kmt_trace_open_mem_flags(q, len, KMT_OPEN_TRUNCATED,
+							       &t, &err);
+				if (len < need) {
+					assert_int_equal(ret, -EBADMSG);
+					assert_msg(&err, len < HDR_SZ ?
+						   "too short for a kmemflight header" :
+						   "file is cut at ");
+					free(q);
+					continue;
+				}
+				if (ret)
+					fail_msg("cut at %zu: %s", len, err.msg);
+				assert_true(t.cut.file_size == full);
+				assert_true(kmt_trace_cut_text(&t, text, sizeof(text)));
+				assert_non_null(strstr(text, "cut at "));
+				total = 0;
+				for (i = 0; i < t.nr_cpus; i++) {
+					assert_int_equal(t.cpus[i].cpu, i);
+					for (want = 0; want < recs[i].n &&
+					     recs[i].end[want] <= len; want++)
+						;
+					kmt_cursor_init_cpu(&c, &t, i);
+					for (n = 0; (ret = kmt_cursor_next(&c, &ev, &err)) > 0; n++) {
+						assert_true(n < want);
+						assert_true(ev.ts == recs[i].ts[n]);
+						assert_int_equal(ev.type, recs[i].type[n]);
+					}
+					assert_int_equal(ret, 0);
+					if (n != want)
+						fail_msg("cut at %zu: cpu %u gave %u records of %u",
+							 len, i, n, want);
+					total += n;
+					/* the cut CPU: its last event is in the warning */
+					if (t.cpus[i].cut && n)
+						assert_true(t.cut.events &&
+							    t.cut.last_ts == recs[i].ts[n - 1]);
+					else if (t.cpus[i].cut)
+						assert_false(t.cut.events);
+				}
+				assert_int_equal(kmt_trace_count(&t, NULL, &err), 0);
+				assert_int_equal(kmt_merge_init(&m, &t, &err), 0);
+				for (merged = 0; kmt_merge_next(&m, &ev, &err) > 0; merged++)
+					;
+				kmt_merge_free(&m);
+				assert_int_equal(merged, total);
+				kmt_trace_close(&t);
+				free(q);
+			}
+			free(p);
+		}
+	}
+}
+
+/* What a cut says it took, section by section. */
+static void test_cut_text(void **state)
+{
+	struct kmt_trace t;
+	struct kmt_err err;
+	char text[256], want[256];
+	uint8_t *p;
+	size_t full, cpu1, tasks, len;
+
+	(void)state;
+	build_cut(2, false, &p, &full);
+	cpu1 = find_sec(p, full, KMT_SEC_CPU, 1);
+	tasks = find_sec(p, full, KMT_SEC_TASKS, 0);
+
+	/* in CPU 1's second sub-buffer, after its first record */
+	len = find_subbuf(p, cpu1, 1) + SB_SZ + 20;
+	assert_int_equal(kmt_trace_open_mem_flags(p, len, KMT_OPEN_TRUNCATED, &t, &err), 0);
+	assert_int_equal(t.cut.sec, 6);
+	assert_int_equal(t.cut.type, KMT_SEC_CPU);
+	assert_int_equal(t.cut.cpu, 1);
+	assert_int_equal(t.cut.nr_sections, 8);
+	assert_true(t.cpus[1].cut && !t.cpus[0].cut);
+	/* that record: a kfree at 8500 ns */
+	assert_true(t.cut.events);
+	assert_true(t.cut.last_ts == 8500);
+	kmt_trace_cut_text(&t, text, sizeof(text));
+	snprintf(want, sizeof(want),
+		 "cut at %zu of %zu bytes, %zu short: CPU 1's events after 0.000008500 s are missing, and so is the section that followed",
+		 len, full, full - len);
+	assert_string_equal(text, want);
+	/* a buffer too small for it: cut, never overrun */
+	assert_true(kmt_trace_cut_text(&t, text, 10));
+	want[9] = '\0';
+	assert_string_equal(text, want);
+	assert_true(kmt_trace_cut_text(&t, text, 0));
+	kmt_trace_close(&t);
+
+	/* in the TASKS section: every event, the section named */
+	len = tasks + SEC_SZ + 3;
+	assert_int_equal(kmt_trace_open_mem_flags(p, len, KMT_OPEN_TRUNCATED, &t, &err), 0);
+	assert_int_equal(t.cut.type, KMT_SEC_TASKS);
+	assert_null(t.tasks);
+	kmt_trace_cut_text(&t, text, sizeof(text));
+	snprintf(want, sizeof(want),
+		 "cut at %zu of %zu bytes, %zu short: the TASKS section is missing",
+		 len, full, full - len);
+	assert_string_equal(text, want);
+	kmt_trace_close(&t);
+
+	/* in CPU 1's section header */
+	len = cpu1 + 3;
+	assert_int_equal(kmt_trace_open_mem_flags(p, len, KMT_OPEN_TRUNCATED, &t, &err), 0);
+	assert_int_equal(t.cut.type, 0);
+	assert_int_equal(t.nr_cpus, 1);
+	kmt_trace_cut_text(&t, text, sizeof(text));
+	snprintf(want, sizeof(want),
+		 "cut at %zu of %zu bytes, %zu short: its last 2 sections (of 8) are missing",
+		 len, full, full - len);
+	assert_string_equal(text, want);
+	kmt_trace_close(&t);
+
+	/* a size past the whole file's end is damage, cut or not */
+	len = find_subbuf(p, cpu1, 1) + 5;
+	put64(p + cpu1 + offsetof(struct kmt_section, size), full);
+	assert_int_equal(kmt_trace_open_mem_flags(p, len, KMT_OPEN_TRUNCATED, &t, &err),
+			 -EBADMSG);
+	assert_msg(&err, "section 6 (type 5) has");
+	assert_msg(&err, "bytes, more than the file holds");
+	/* a header that says less than there is, likewise */
+	put64(p + offsetof(struct kmt_file_header, file_size), full - 8);
+	assert_int_equal(kmt_trace_open_mem_flags(p, full, KMT_OPEN_TRUNCATED, &t, &err),
+			 -EBADMSG);
+	assert_msg(&err, "(truncated or incomplete save)");
+	free(p);
+}
+
+/*
+ * A FLIGHT section that lists one CPU of two: the other's counters are 0.
+ * One that names a CPU without a section is damage in a whole file; in a
+ * cut one that section may be past the cut, and the entry is skipped.
+ */
+static void test_flight_cpus(void **state)
+{
+	struct kb *b = kb_new(2, 4096);
+	struct kmt_trace t;
+	struct kmt_err err;
+	uint8_t *p, *q;
+	size_t len, sec, fc;
+
+	(void)state;
+	kb_scenario_flight(b);
+	finish(b, &p, &len);
+	sec = find_sec(p, len, KMT_SEC_FLIGHT, 0) + SEC_SZ;
+	fc = sec + sizeof(struct kmt_flight_section);
+	assert_int_equal(get32(p + fc + sizeof(struct kmt_flight_cpu) +
+			       offsetof(struct kmt_flight_cpu, cpu)), 1);
+	put32(p + sec + offsetof(struct kmt_flight_section, nr_cpus), 1);
+	assert_int_equal(kmt_trace_open_mem(p, len, &t, &err), 0);
+	assert_true(t.cpus[0].overwritten == 1000);
+	assert_true(t.cpus[0].frozen_dropped == 30);
+	assert_true(t.cpus[1].overwritten == 0 && t.cpus[1].frozen_dropped == 0);
+	assert_true(t.cpus[1].window_start == 0 && t.cpus[1].window_end == 0);
+	kmt_trace_close(&t);
+
+	put32(p + sec + offsetof(struct kmt_flight_section, nr_cpus), 2);
+	put32(p + fc + sizeof(struct kmt_flight_cpu) +
+	      offsetof(struct kmt_flight_cpu, cpu), 7);
+	expect_open_err(p, len, -EBADMSG, "flight section: cpu 7 has no CPU section");
+	/* the same file said to be 8 bytes longer: cut in padding */
+	q = malloc(len);
+	assert_non_null(q);
+	memcpy(q, p, len);
+	put64(q + offsetof(struct kmt_file_header, file_size), len + 8);
+	assert_int_equal(kmt_trace_open_mem_flags(q, len, KMT_OPEN_TRUNCATED, &t, &err), 0);
+	assert_true(t.flight.present);
+	assert_true(t.cpus[0].overwritten == 1000);
+	assert_true(t.cpus[1].overwritten == 0);
+	kmt_trace_close(&t);
+	free(q);
+	free(p);
+}
+
 /* The kernel's totals at the save: meminfo in kB, vmstat in pages or _B. */
 static void test_proc_totals(void **state)
 {
@@ -2694,6 +2964,9 @@ int main(void)
 		cmocka_unit_test(test_symtab_edge),
 		cmocka_unit_test(test_symtab_from_trace),
 		cmocka_unit_test(test_no_meta_no_kallsyms),
+		cmocka_unit_test(test_cut_every_byte),
+		cmocka_unit_test(test_cut_text),
+		cmocka_unit_test(test_flight_cpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
