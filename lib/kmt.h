@@ -204,6 +204,13 @@ struct kmt_trace {
 
 	struct kmt_gfp_name *gfp;	/* the kernel's GFP names, native */
 	unsigned int nr_gfp;
+	/*
+	 * The flags of Linux 6.12 that its table does not name, where the
+	 * trace shows their bits (kmt_gfp_format()): __GFP_SKIP_ZERO,
+	 * __GFP_SKIP_KASAN, __GFP_NOLOCKDEP, __GFP_NO_OBJ_EXT.
+	 */
+	struct kmt_gfp_name gfp_more[4];
+	unsigned int nr_gfp_more;
 
 	struct kmt_flight flight;
 	/* the tasks at the save: "pid\tcomm\tcgroup" lines, or NULL */
@@ -302,7 +309,10 @@ int kmt_trace_pfn_node(const struct kmt_trace *t, uint64_t pfn);
 /*
  * Name GFP flags like the recording kernel: "GFP_KERNEL|__GFP_ZERO", the
  * bits no name covers in hex, "none" for 0; hex alone when the trace
- * carries no names.  Returns the length written (truncated to size).
+ * carries no names.  A Linux 6.12 trace's bits of the flags its kernel's
+ * table leaves out are named after the table's (t->gfp_more), so that
+ * every flag 6.12 defines has its name.  Returns the length written
+ * (truncated to size).
  */
 size_t kmt_gfp_format(const struct kmt_trace *t, uint64_t gfp, char *buf,
 		      size_t size);

@@ -181,6 +181,99 @@ static int parse_gfp_names(struct kmt_trace *t, const uint8_t *fmt)
 	return 0;
 }
 
+/* A line of kallsyms text whose symbol is @name ("... T name\n"). */
+static bool has_symbol(const char *text, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = text, *end, *hit;
+
+	if (!text)
+		return false;
+	end = text + len;
+	while (p < end && (hit = memmem(p, (size_t)(end - p), name, n))) {
+		const char *after = hit + n;
+
+		if (hit > text && hit[-1] == ' ' &&
+		    (after == end || *after == '\n' || *after == '\t'))
+			return true;
+		p = hit + 1;
+	}
+	return false;
+}
+
+static const struct kmt_gfp_name *gfp_named(const struct kmt_trace *t,
+					    const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr_gfp; i++)
+		if (!strcmp(t->gfp[i].name, name))
+			return &t->gfp[i];
+	return NULL;
+}
+
+static void gfp_add_more(struct kmt_trace *t, unsigned int bit,
+			 const char *name)
+{
+	uint64_t m = 1ull << bit;
+	unsigned int i;
+
+	/* a table that names the bit (a newer recorder) is the kernel's word */
+	for (i = 0; i < t->nr_gfp; i++)
+		if (t->gfp[i].mask == m || !strcmp(t->gfp[i].name, name))
+			return;
+	t->gfp_more[t->nr_gfp_more].mask = m;
+	snprintf(t->gfp_more[t->nr_gfp_more].name,
+		 sizeof(t->gfp_more[0].name), "%s", name);
+	t->nr_gfp_more++;
+}
+
+/*
+ * Linux 6.12 defines GFP flags that the table its recorder copies, its
+ * gfpflag_names[], does not name: __GFP_SKIP_ZERO and __GFP_SKIP_KASAN
+ * (only its tracepoints' table has them), __GFP_NOLOCKDEP and
+ * __GFP_NO_OBJ_EXT (in no table).  Their bits follow __GFP_ZEROTAGS's
+ * in include/linux/gfp_types.h, each there only in some configurations:
+ * the two KASAN ones with CONFIG_KASAN_HW_TAGS, which puts
+ * __GFP_SKIP_KASAN into GFP_HIGHUSER_MOVABLE; then __GFP_NOLOCKDEP with
+ * CONFIG_LOCKDEP, whose kernel has the text symbol lock_acquire; then
+ * __GFP_NO_OBJ_EXT (with CONFIG_SLAB_OBJ_EXT; without it the bit is
+ * never set).  A 6.12 trace whose table and symbols show where they are
+ * gets their names; any other keeps the hex.
+ */
+static void gfp_more(struct kmt_trace *t)
+{
+	const struct kmt_gfp_name *zt, *hm;
+	unsigned int major, minor, z, next;
+	char rel[32];
+	uint64_t above;
+
+	if (!kmt_trace_meta(t, "release", rel, sizeof(rel)) ||
+	    sscanf(rel, "%u.%u", &major, &minor) != 2 || major != 6 ||
+	    minor != 12)
+		return;
+	zt = gfp_named(t, "__GFP_ZEROTAGS");
+	hm = gfp_named(t, "GFP_HIGHUSER_MOVABLE");
+	if (!zt || !hm || !zt->mask || (zt->mask & (zt->mask - 1)) ||
+	    zt->mask >= 1ull << 59)
+		return;
+	z = (unsigned int)__builtin_ctzll(zt->mask);
+	above = hm->mask & ~((zt->mask << 1) - 1);
+	if (above && above != zt->mask << 2)
+		return;		/* not 6.12's layout */
+	next = z + 1;
+	if (above) {
+		gfp_add_more(t, z + 1, "__GFP_SKIP_ZERO");
+		gfp_add_more(t, z + 2, "__GFP_SKIP_KASAN");
+		next = z + 3;
+	}
+	if (!t->kallsyms_len)
+		return;		/* lockdep or not: not known */
+	if (has_symbol(t->kallsyms, t->kallsyms_len, "lock_acquire"))
+		gfp_add_more(t, next++, "__GFP_NOLOCKDEP");
+	gfp_add_more(t, next, "__GFP_NO_OBJ_EXT");
+}
+
 size_t kmt_gfp_format(const struct kmt_trace *t, uint64_t gfp, char *buf,
 		      size_t size)
 {
@@ -195,13 +288,15 @@ size_t kmt_gfp_format(const struct kmt_trace *t, uint64_t gfp, char *buf,
 		w = snprintf(buf, size, gfp ? "0x%" PRIx64 : "none", gfp);
 		return w < 0 ? 0 : (size_t)w;
 	}
-	for (i = 0; i < t->nr_gfp && gfp; i++) {
-		uint64_t m = t->gfp[i].mask;
+	for (i = 0; i < t->nr_gfp + t->nr_gfp_more && gfp; i++) {
+		const struct kmt_gfp_name *g = i < t->nr_gfp ? &t->gfp[i] :
+					       &t->gfp_more[i - t->nr_gfp];
+		uint64_t m = g->mask;
 
 		if (!m || (gfp & m) != m)
 			continue;
 		gfp &= ~m;
-		w = snprintf(buf + n, size - n, "%s%s", n ? "|" : "", t->gfp[i].name);
+		w = snprintf(buf + n, size - n, "%s%s", n ? "|" : "", g->name);
 		if (w < 0 || (size_t)w >= size - n)
 			return size - 1;
 		n += (size_t)w;
@@ -751,6 +846,7 @@ static int parse_sections(struct kmt_trace *t, unsigned int flags,
 	ret = parse_gfp_names(t, fmt);
 	if (ret)
 		return kmt_errf(err, -ret, "out of memory");
+	gfp_more(t);
 	if (!t->nr_cpus && t->cut.file_size)
 		return kmt_errf(err, EBADMSG,
 				"file is cut at %zu of %" PRIu64

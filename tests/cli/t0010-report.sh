@@ -58,6 +58,29 @@ test_expect_success 'dump names GFP flags with the kernel'"'"'s own table' '
 	grep -q "gfp_flags=0xcc0 " out
 '
 
+test_expect_success 'dump names the flags of 6.12 that its kernel'"'"'s table lacks' '
+	"$MKTRACE" gfp612 t.kmt &&
+	"$KMF" dump t.kmt | sed -n "s/.* gfp_flags=\([^ ]*\).*/\1/p" > got &&
+	cat > want <<-EOF &&
+	GFP_KERNEL
+	GFP_KERNEL|__GFP_NO_OBJ_EXT
+	GFP_KERNEL_ACCOUNT|__GFP_ZERO
+	GFP_NOWAIT|0x2000000
+	GFP_TRANSHUGE
+	EOF
+	test_cmp want got &&
+	"$MKTRACE" gfp612-lockdep t.kmt &&
+	"$KMF" dump t.kmt | sed -n "s/.* gfp_flags=\([^ ]*\).*/\1/p" > got &&
+	cat > want <<-EOF &&
+	GFP_KERNEL
+	GFP_KERNEL|__GFP_NOLOCKDEP
+	GFP_KERNEL_ACCOUNT|__GFP_ZERO
+	GFP_NOWAIT|__GFP_NO_OBJ_EXT
+	GFP_TRANSHUGE
+	EOF
+	test_cmp want got
+'
+
 test_expect_success 'report --page: page callers from the recorded stacks' '
 	"$MKTRACE" pagestack t.kmt &&
 	"$KMF" report --page t.kmt > out &&

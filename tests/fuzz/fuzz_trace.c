@@ -2,10 +2,11 @@
 /*
  * libFuzzer target: the input is a whole .kmt file, or one cut short.
  * Open it as dump does (KMT_OPEN_TRUNCATED); if the headers pass,
- * validate every record, walk the time-ordered merge, look
- * things up, load its kallsyms and pair its latency events.  Beyond the
- * sanitizers, it checks that the validating count and the merge agree on
- * every trace, and that the latency tallies add up.
+ * validate every record, walk the time-ordered merge, look things up
+ * (caches, nodes, GFP names), load its kallsyms and pair its latency
+ * events.  Beyond the sanitizers, it checks that the validating count
+ * and the merge agree on every trace, and that the latency tallies add
+ * up.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -262,6 +263,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				sites[nr_sites++] = ev.call_site;
 			kmt_trace_pfn_node(&t, ev.pfn1);
 			kmt_trace_cache(&t, ev.cache);
+			if (ev.has & KMT_HAS(KMT_F_GFP)) {
+				char gfp[48];
+
+				CHECK(kmt_gfp_format(&t, ev.gfp, gfp, sizeof(gfp)) <
+				      sizeof(gfp));
+				CHECK(strlen(gfp) < sizeof(gfp));
+			}
 		}
 		kmt_merge_free(&m);
 	}

@@ -6,7 +6,8 @@
 #
 #   fuzz_trace     whole .kmt files: mktrace basic, swapped, many, nosyms,
 #                  in both record formats (ABI 2 and 1), and latency, memblock and
-#                  footprint (wrappers, vmalloc), tasks and flight in ABI 2;
+#                  footprint (wrappers, vmalloc), tasks, flight and
+#                  gfp612-lockdep (6.12's GFP names) in ABI 2;
 #                  zstd, basic with its sections compressed; cut, and
 #                  it and many cut short
 #   fuzz_cursor    the raw sub-buffers of every CPU section of those files
@@ -97,7 +98,7 @@ for s in basic swapped many nosyms; do
 	split_sections "$s-abi1" "$out/fuzz_trace/$s-abi1.kmt"
 done
 # the latency groups', memblock, wrapper, vmalloc, task and flight events exist in ABI 2 only
-for s in latency memblock footprint tasks tasks-v0 flight; do
+for s in latency memblock footprint tasks tasks-v0 flight gfp612-lockdep; do
 	"$mktrace" "$s" "$out/fuzz_trace/$s.kmt"
 	split_sections "$s" "$out/fuzz_trace/$s.kmt"
 done

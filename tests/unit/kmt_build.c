@@ -46,7 +46,8 @@ struct kb {
 	char *kallsyms;
 	char *meminfo, *vmstat, *zoneinfo;
 	char *topology;
-	bool gfp_names;		/* write the GFP name table (longer header) */
+	int gfp_table;		/* KB_GFP_*: the GFP names (longer header) */
+	char *meta;		/* KMT_SEC_META text, NULL: the default */
 	int abi;		/* record format: KMT_ABI_VERSION or 1 */
 	bool raw_str;		/* the string is several STR fields, encoded */
 	bool flight;		/* write a KMT_SEC_FLIGHT section */
@@ -161,6 +162,7 @@ void kb_free(struct kb *b)
 	free(b->cpu);
 	free(b->caches.p);
 	free(b->kallsyms);
+	free(b->meta);
 	free(b->tasks);
 	free(b->cgroups);
 	free(b->meminfo);
@@ -726,8 +728,13 @@ void kb_set_file_version(struct kb *b, uint16_t version)
 	b->file_version = version;
 }
 
+struct kb_gfp_name {
+	uint64_t mask;
+	const char *name;
+};
+
 /* Some of Linux 6.12's GFP names, in its order: composites first. */
-static const struct { uint64_t mask; const char *name; } kb_gfp[] = {
+static const struct kb_gfp_name kb_gfp[] = {
 	{ 0x100cca, "GFP_HIGHUSER_MOVABLE" },
 	{ 0x400cc0, "GFP_KERNEL_ACCOUNT" },
 	{ 0xcc0, "GFP_KERNEL" },
@@ -736,11 +743,58 @@ static const struct { uint64_t mask; const char *name; } kb_gfp[] = {
 	{ 0x100, "__GFP_ZERO" },
 };
 
+/*
+ * All of them, as the recorder of an x86 6.12 kernel copies them from
+ * its gfpflag_names[] (mm/debug.c: include/trace/events/mmflags.h's
+ * names of include/linux/gfp_types.h's flags): __GFP_SKIP_ZERO,
+ * __GFP_SKIP_KASAN, __GFP_NOLOCKDEP and __GFP_NO_OBJ_EXT are not among
+ * them.  Bits 0 to 23 are __GFP_DMA to __GFP_ZEROTAGS, 9 unused.
+ */
+#define KB_SKIP_KASAN	0x2000000ull	/* with CONFIG_KASAN_HW_TAGS */
+static const struct kb_gfp_name kb_gfp_612[] = {
+	{ 0x1c24ca, "GFP_TRANSHUGE" },
+	{ 0x1c20ca, "GFP_TRANSHUGE_LIGHT" },
+	{ 0x100cca, "GFP_HIGHUSER_MOVABLE" },
+	{ 0x100cc2, "GFP_HIGHUSER" },
+	{ 0x100cc0, "GFP_USER" },
+	{ 0x400cc0, "GFP_KERNEL_ACCOUNT" },
+	{ 0xcc0, "GFP_KERNEL" },
+	{ 0xc40, "GFP_NOFS" },
+	{ 0x820, "GFP_ATOMIC" },
+	{ 0xc00, "GFP_NOIO" },
+	{ 0x2800, "GFP_NOWAIT" },
+	{ 0x1, "GFP_DMA" },
+	{ 0x2, "__GFP_HIGHMEM" },
+	{ 0x4, "GFP_DMA32" },
+	{ 0x20, "__GFP_HIGH" },
+	{ 0x40, "__GFP_IO" },
+	{ 0x80, "__GFP_FS" },
+	{ 0x2000, "__GFP_NOWARN" },
+	{ 0x4000, "__GFP_RETRY_MAYFAIL" },
+	{ 0x8000, "__GFP_NOFAIL" },
+	{ 0x10000, "__GFP_NORETRY" },
+	{ 0x40000, "__GFP_COMP" },
+	{ 0x100, "__GFP_ZERO" },
+	{ 0x80000, "__GFP_NOMEMALLOC" },
+	{ 0x20000, "__GFP_MEMALLOC" },
+	{ 0x100000, "__GFP_HARDWALL" },
+	{ 0x200000, "__GFP_THISNODE" },
+	{ 0x10, "__GFP_RECLAIMABLE" },
+	{ 0x8, "__GFP_MOVABLE" },
+	{ 0x400000, "__GFP_ACCOUNT" },
+	{ 0x1000, "__GFP_WRITE" },
+	{ 0xc00, "__GFP_RECLAIM" },
+	{ 0x400, "__GFP_DIRECT_RECLAIM" },
+	{ 0x800, "__GFP_KSWAPD_RECLAIM" },
+	{ 0x800000, "__GFP_ZEROTAGS" },
+};
+
 static void format_blob(struct kb *b, struct kb_buf *fmt)
 {
-	size_t nr;
+	size_t nr, nr_gfp;
 	const struct kmt_layout *layouts = layouts_of(b, &nr);
 	size_t lsize = nr * sizeof(*layouts);
+	const struct kb_gfp_name *gfp;
 	struct kmt_format f = { 0 };
 
 	f.magic = s32(b, KMT_FORMAT_MAGIC);
@@ -758,27 +812,47 @@ static void format_blob(struct kb *b, struct kb_buf *fmt)
 	strcpy(f.clock, "local_clock");
 	f.text_base = s64(b, KB_TEXT_BASE);
 	f.direct_map_base = s64(b, KB_DMAP_BASE);
-	if (!b->gfp_names) {	/* the first, 72-byte header */
+	if (!b->gfp_table) {	/* the first, 72-byte header */
 		f.header_size = s16(b, KMT_FORMAT_MIN_SIZE);
 		buf_put(fmt, &f, KMT_FORMAT_MIN_SIZE);
 		buf_put(fmt, layouts, lsize);
 		return;
 	}
-	f.nr_gfp_names = s16(b, sizeof(kb_gfp) / sizeof(kb_gfp[0]));
+	gfp = b->gfp_table == KB_GFP_SOME ? kb_gfp : kb_gfp_612;
+	nr_gfp = b->gfp_table == KB_GFP_SOME ? sizeof(kb_gfp) / sizeof(kb_gfp[0]) :
+		 sizeof(kb_gfp_612) / sizeof(kb_gfp_612[0]);
+	f.nr_gfp_names = s16(b, (uint16_t)nr_gfp);
 	f.gfp_name_size = s16(b, sizeof(struct kmt_gfp_name));
 	buf_put(fmt, &f, sizeof(f));
 	buf_put(fmt, layouts, lsize);
-	for (unsigned int i = 0; i < sizeof(kb_gfp) / sizeof(kb_gfp[0]); i++) {
-		struct kmt_gfp_name g = { .mask = s64(b, kb_gfp[i].mask) };
+	for (unsigned int i = 0; i < nr_gfp; i++) {
+		uint64_t m = gfp[i].mask;
+		struct kmt_gfp_name g;
 
-		strcpy(g.name, kb_gfp[i].name);
+		/* __GFP_SKIP_KASAN is in GFP_HIGHUSER_MOVABLE and the THP ones */
+		if (b->gfp_table == KB_GFP_612_KASAN && (m & 0x100008) == 0x100008)
+			m |= KB_SKIP_KASAN;
+		memset(&g, 0, sizeof(g));
+		g.mask = s64(b, m);
+		strcpy(g.name, gfp[i].name);
 		buf_put(fmt, &g, sizeof(g));
 	}
 }
 
 void kb_set_gfp_names(struct kb *b, bool on)
 {
-	b->gfp_names = on;
+	b->gfp_table = on ? KB_GFP_SOME : KB_GFP_NONE;
+}
+
+void kb_set_gfp_table(struct kb *b, int which)
+{
+	b->gfp_table = which;
+}
+
+void kb_set_meta(struct kb *b, const char *text)
+{
+	free(b->meta);
+	b->meta = strdup(text);
 }
 
 static const char *topology(struct kb *b)
@@ -791,7 +865,8 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 {
 	struct kmt_file_header h = { 0 };
 	struct kb_buf out = { 0 }, fmt = { 0 };
-	const char *meta = "release=6.12.0-test\ncmdline=kmemtrace.enable=1\nbuild_id=00112233\n";
+	const char *meta = b->meta ? b->meta :
+		"release=6.12.0-test\ncmdline=kmemtrace.enable=1\nbuild_id=00112233\n";
 	const char *topo = topology(b);
 	unsigned int i, nsec = 0;
 

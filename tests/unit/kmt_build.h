@@ -30,6 +30,16 @@ void kb_set_lost(struct kb *b, unsigned int cpu, uint64_t lost);
  * names); by default the first, 72-byte header without one.
  */
 void kb_set_gfp_names(struct kb *b, bool on);
+/*
+ * Which GFP name table: none (the 72-byte header), six of 6.12's names,
+ * or all that an x86 6.12 recorder writes, without or with
+ * CONFIG_KASAN_HW_TAGS (its __GFP_SKIP_KASAN, bit 25, in
+ * GFP_HIGHUSER_MOVABLE and the THP masks).
+ */
+enum { KB_GFP_NONE, KB_GFP_SOME, KB_GFP_612, KB_GFP_612_KASAN };
+void kb_set_gfp_table(struct kb *b, int which);
+/* The META section's text (default: release 6.12.0-test, ...). */
+void kb_set_meta(struct kb *b, const char *text);
 /* Override the kernel's event counter for a CPU (default: events added). */
 void kb_set_kernel_events(struct kb *b, unsigned int cpu, uint64_t n);
 void kb_set_kallsyms(struct kb *b, const char *text);

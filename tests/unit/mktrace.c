@@ -453,6 +453,30 @@ static void cut(struct kb *b)
 	kb_set_cgroups(b, "1\t/\n");
 }
 
+/*
+ * The GFP names of an x86 Linux 6.12 recorder (all of its table), with
+ * the flags its table lacks: a slab's obj_exts vector (__GFP_NO_OBJ_EXT,
+ * bit 24, or 25 under CONFIG_LOCKDEP, whose kernel has lock_acquire).
+ */
+static void gfp612(struct kb *b, bool lockdep)
+{
+	char syms[512];
+
+	snprintf(syms, sizeof(syms), "%s%s", kb_kallsyms,
+		 lockdep ? "ffffffff81004000 T lock_acquire\n" : "");
+	kb_set_kallsyms(b, syms);
+	kb_set_gfp_table(b, KB_GFP_612);
+	kb_kmalloc(b, 0, 1000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 100, 128,
+		   0xcc0, -1);
+	kb_kmalloc(b, 0, 2000, KMT_CTX_TASK, 1, T(0x1010), D(0x2000), 100, 128,
+		   0xcc0 | 0x1000000, -1);
+	kb_kmalloc(b, 0, 3000, KMT_CTX_TASK, 1, T(0x1010), D(0x3000), 100, 128,
+		   0x400cc0 | 0x100, -1);
+	kb_kmalloc(b, 0, 4000, KMT_CTX_SOFTIRQ, 0, T(0x1010), D(0x4000), 100, 128,
+		   0x2800 | 0x2000000, -1);
+	kb_page_alloc(b, 0, 5000, KMT_CTX_TASK, 1, 0x1001, 9, 0x1c24ca, 1);
+}
+
 int main(int argc, char **argv)
 {
 	struct kb *b;
@@ -475,6 +499,14 @@ int main(int argc, char **argv)
 		kb_set_topology(b, "cpu 0 node 0\ncpu 1 node 0\nnode 0 start_pfn 0 end_pfn 16777216\n");
 		ret = big(b, strtoull(argv[2], NULL, 10));
 		ret = ret ?: kb_write(b, argv[3]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
+	if (argc == 3 && (!strcmp(argv[1], "gfp612") ||
+			  !strcmp(argv[1], "gfp612-lockdep"))) {
+		b = kb_new(1, 4096);
+		gfp612(b, !strcmp(argv[1], "gfp612-lockdep"));
+		ret = kb_write(b, argv[2]);
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
@@ -710,6 +742,7 @@ int main(int argc, char **argv)
 			"       mktrace tracefs|debugfs|hotplug|pool DIR\n"
 			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown|memblock|cut FILE\n"
 			"       mktrace footprint|footprint-lost|kmalloc-caches FILE\n"
+			"       mktrace gfp612|gfp612-lockdep FILE\n"
 			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock FILE\n"
 			"       mktrace flight|flight-v1 FILE, mktrace flight-recorder DIR\n"
 			"       mktrace big N FILE\n"

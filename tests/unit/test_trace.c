@@ -962,6 +962,166 @@ static void test_gfp_names(void **state)
 	}
 }
 
+/*
+ * A trace of Linux 6.12 (its recorder's table, every name of it), its
+ * kallsyms with or without lock_acquire (CONFIG_LOCKDEP).
+ */
+static void open_gfp_612(int table, bool lockdep, const char *meta,
+			 const char *kallsyms, struct kmt_trace *t, uint8_t **p)
+{
+	struct kb *b = kb_new(1, 4096);
+	struct kmt_err err;
+	size_t len;
+
+	kb_set_gfp_table(b, table);
+	if (meta)
+		kb_set_meta(b, meta);
+	kb_set_kallsyms(b, kallsyms ? kallsyms : lockdep ?
+			"ffffffff81000000 T _stext\n"
+			"ffffffff81001000 T lock_acquire\n"
+			"ffffffff81002000 T lock_acquired\n" :
+			"ffffffff81000000 T _stext\n"
+			"ffffffff81002000 T lock_acquired\n"
+			"ffffffff81003000 T lock_acquire_x\n");
+	kb_kfree(b, 0, 100, KMT_CTX_TASK, 1, KB_TEXT_BASE, KB_DMAP_BASE);
+	finish(b, p, &len);
+	if (kmt_trace_open_mem(*p, len, t, &err))
+		fail_msg("open: %s", err.msg);
+}
+
+static void expect_gfp(const struct kmt_trace *t, uint64_t gfp, const char *want)
+{
+	char buf[256];
+
+	kmt_gfp_format(t, gfp, buf, sizeof(buf));
+	if (strcmp(buf, want))
+		fail_msg("gfp 0x%llx: \"%s\", expected \"%s\"",
+			 (unsigned long long)gfp, buf, want);
+}
+
+/*
+ * Every flag Linux 6.12 defines (include/linux/gfp_types.h) by its name:
+ * its recorder's table names bits 0 to 23 and the composites, the reader
+ * the four that table lacks, where the configuration puts them.
+ */
+static void test_gfp_names_612(void **state)
+{
+	/* bits 0 to 23: __GFP_DMA to __GFP_ZEROTAGS, as the table names them */
+	static const char *const low[24] = {
+		"GFP_DMA", "__GFP_HIGHMEM", "GFP_DMA32", "__GFP_MOVABLE",
+		"__GFP_RECLAIMABLE", "__GFP_HIGH", "__GFP_IO", "__GFP_FS",
+		"__GFP_ZERO", "0x200", "__GFP_DIRECT_RECLAIM",
+		"__GFP_KSWAPD_RECLAIM", "__GFP_WRITE", "__GFP_NOWARN",
+		"__GFP_RETRY_MAYFAIL", "__GFP_NOFAIL", "__GFP_NORETRY",
+		"__GFP_MEMALLOC", "__GFP_COMP", "__GFP_NOMEMALLOC",
+		"__GFP_HARDWALL", "__GFP_THISNODE", "__GFP_ACCOUNT",
+		"__GFP_ZEROTAGS",
+	};
+	/* bits 24 to 27 in each configuration (KASAN_HW_TAGS, LOCKDEP) */
+	static const char *const high[2][2][4] = {
+		{ { "__GFP_NO_OBJ_EXT", "0x2000000", "0x4000000", "0x8000000" },
+		  { "__GFP_NOLOCKDEP", "__GFP_NO_OBJ_EXT", "0x4000000", "0x8000000" } },
+		{ { "__GFP_SKIP_ZERO", "__GFP_SKIP_KASAN", "__GFP_NO_OBJ_EXT", "0x8000000" },
+		  { "__GFP_SKIP_ZERO", "__GFP_SKIP_KASAN", "__GFP_NOLOCKDEP",
+		    "__GFP_NO_OBJ_EXT" } },
+	};
+	/* the composites, each by its own mask (without KASAN_HW_TAGS) */
+	static const struct { uint64_t mask; const char *name; } comp[] = {
+		{ 0x1c24ca, "GFP_TRANSHUGE" },
+		{ 0x1c20ca, "GFP_TRANSHUGE_LIGHT" },
+		{ 0x100cca, "GFP_HIGHUSER_MOVABLE" },
+		{ 0x100cc2, "GFP_HIGHUSER" },
+		{ 0x100cc0, "GFP_USER" },
+		{ 0x400cc0, "GFP_KERNEL_ACCOUNT" },
+		{ 0xcc0, "GFP_KERNEL" },
+		{ 0xc40, "GFP_NOFS" },
+		{ 0x820, "GFP_ATOMIC" },
+		{ 0xc00, "GFP_NOIO" },	/* __GFP_RECLAIM: GFP_NOIO comes first */
+		{ 0x2800, "GFP_NOWAIT" },
+	};
+	struct kmt_trace t;
+	unsigned int kasan, lockdep, i;
+	char want[64];
+	uint8_t *p;
+
+	(void)state;
+	for (kasan = 0; kasan < 2; kasan++) {
+		for (lockdep = 0; lockdep < 2; lockdep++) {
+			open_gfp_612(kasan ? KB_GFP_612_KASAN : KB_GFP_612, lockdep,
+				     NULL, NULL, &t, &p);
+			assert_int_equal(t.nr_gfp, 35);
+			assert_int_equal(t.nr_gfp_more, 1 + lockdep + 2 * kasan);
+			for (i = 0; i < 24; i++)
+				expect_gfp(&t, 1ull << i, low[i]);
+			for (i = 0; i < 4; i++)
+				expect_gfp(&t, 1ull << (24 + i), high[kasan][lockdep][i]);
+			for (i = 28; i < 64; i++) {
+				snprintf(want, sizeof(want), "0x%llx", 1ull << i);
+				expect_gfp(&t, 1ull << i, want);
+			}
+			for (i = 0; i < sizeof(comp) / sizeof(comp[0]); i++)
+				expect_gfp(&t, comp[i].mask | (kasan && i < 3 ? 0x2000000 : 0),
+					   comp[i].name);
+			expect_gfp(&t, 0, "none");
+			/* issue 31's: a slab's obj_exts vector, and more */
+			snprintf(want, sizeof(want), "GFP_KERNEL|%s",
+				 high[kasan][lockdep][2 * kasan + lockdep]);
+			expect_gfp(&t, 0xcc0 | 1ull << (24 + 2 * kasan + lockdep), want);
+			snprintf(want, sizeof(want), "GFP_NOWAIT|__GFP_ZERO|%s|0x80000000",
+				 high[kasan][lockdep][2 * kasan + lockdep]);
+			expect_gfp(&t, 0x80002900ull | 1ull << (24 + 2 * kasan + lockdep),
+				   want);
+			if (kasan)	/* without __GFP_SKIP_KASAN it is two names */
+				expect_gfp(&t, 0x100cca, "GFP_HIGHUSER|__GFP_MOVABLE");
+			if (lockdep)
+				expect_gfp(&t, 0xc40 | 1ull << (24 + 2 * kasan),
+					   "GFP_NOFS|__GFP_NOLOCKDEP");
+			kmt_trace_close(&t);
+			free(p);
+		}
+	}
+
+	/* another release: the table alone, the rest in hex */
+	open_gfp_612(KB_GFP_612, false, "release=6.11.5\n", NULL, &t, &p);
+	assert_int_equal(t.nr_gfp_more, 0);
+	expect_gfp(&t, 0xcc0 | 0x1000000, "GFP_KERNEL|0x1000000");
+	kmt_trace_close(&t);
+	free(p);
+	open_gfp_612(KB_GFP_612, false, "release=6.1.0\n", NULL, &t, &p);
+	assert_int_equal(t.nr_gfp_more, 0);
+	kmt_trace_close(&t);
+	free(p);
+	open_gfp_612(KB_GFP_612, false, "cmdline=x\n", NULL, &t, &p);
+	assert_int_equal(t.nr_gfp_more, 0);
+	kmt_trace_close(&t);
+	free(p);
+	/* no symbols: lockdep unknown, so __GFP_NO_OBJ_EXT's bit too */
+	open_gfp_612(KB_GFP_612_KASAN, false, NULL, "", &t, &p);
+	assert_int_equal(t.nr_gfp_more, 2);
+	expect_gfp(&t, 0x3000000, "__GFP_SKIP_ZERO|__GFP_SKIP_KASAN");
+	expect_gfp(&t, 0x4000000, "0x4000000");
+	kmt_trace_close(&t);
+	free(p);
+	/* a table without __GFP_ZEROTAGS (six names): nothing is guessed */
+	open_gfp_612(KB_GFP_SOME, true, NULL, NULL, &t, &p);
+	assert_int_equal(t.nr_gfp_more, 0);
+	expect_gfp(&t, 0x1000000, "0x1000000");
+	kmt_trace_close(&t);
+	free(p);
+	/* a symbol that only begins or ends with the name is not it */
+	open_gfp_612(KB_GFP_612, false, NULL,
+		     "ffffffff81000000 T xlock_acquire\nffffffff81000000 T lock_acquire_\n"
+		     "lock_acquire\n", &t, &p);
+	expect_gfp(&t, 0x1000000, "__GFP_NO_OBJ_EXT");
+	kmt_trace_close(&t);
+	free(p);
+	open_gfp_612(KB_GFP_612, false, NULL,
+		     "ffffffffc0001000 t lock_acquire\t[mod]\n", &t, &p);
+	expect_gfp(&t, 0x1000000, "__GFP_NOLOCKDEP");
+	kmt_trace_close(&t);
+	free(p);
+}
+
 /* ---- container errors ----------------------------------------------- */
 
 static void test_err_short(void **state)
@@ -2936,6 +3096,7 @@ int main(void)
 		cmocka_unit_test(test_block_decoders_equal_general),
 		cmocka_unit_test(test_merge_many_cpus),
 		cmocka_unit_test(test_gfp_names),
+		cmocka_unit_test(test_gfp_names_612),
 		cmocka_unit_test(test_err_subbuf_seq),
 		cmocka_unit_test(test_err_subbuf_deleted),
 		cmocka_unit_test(test_err_stray_bytes),
