@@ -152,6 +152,7 @@ test_expect_success 'info of a cut trace: the file line says so, the CPU rows wh
 	caches:      0
 	nodes:       1
 	symbols:     5 text symbols, 147 bytes, 147 in the file
+	time:        0.000001000 s to 0.000047000 s, a span of 0.000046000 s
 	cpu      node    subbufs       kernel      in_file       lost
 	0           0          3           24           24          0
 	1           0          2           24           18          0
