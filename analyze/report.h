@@ -111,6 +111,18 @@ void kmt_json_key(FILE *f, bool *first, const char *key);
 void kmt_json_u64(FILE *f, bool *first, const char *key, uint64_t v);
 
 /*
+ * The members every report --json document starts with, whatever its
+ * view: "kmemflight_report" (the version of the document), "file" and
+ * "first_ns" and "last_ns", the span of the events the view took.  The
+ * object is left open: each member after them follows a ",".  The
+ * version changes only when a member is renamed, removed or changes
+ * meaning; members are added without it.
+ */
+#define KMT_REPORT_JSON_VERSION	1
+void kmt_report_json_head(FILE *f, const char *path, uint64_t first,
+			  uint64_t last);
+
+/*
  * Text tables: the first column is KMT_NAME_COL wide, or as wide as the
  * longest name it shows (kmt_name_width), so that a long callsite moves
  * the columns of every row alike; kmt_rule prints a rule of @len dashes.

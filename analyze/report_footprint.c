@@ -54,7 +54,8 @@ static void line(const char *indent, const char *what, uint64_t v,
 	       note[0] ? "  " : "", note);
 }
 
-static void json_balance(const struct balance *b, const char *path)
+static void json_balance(const struct balance *b, const char *path,
+			 uint64_t first_ts, uint64_t last_ts)
 {
 	static const char *const kn[8] = {
 		"Slab", "KernelStack", "PageTables", "VmallocUsed", "Percpu",
@@ -67,9 +68,8 @@ static void json_balance(const struct balance *b, const char *path)
 	bool first = true, kfirst = true;
 	unsigned int i;
 
-	printf("{");
-	kmt_json_key(stdout, &first, "file");
-	kmt_json_str(stdout, path, strlen(path));
+	kmt_report_json_head(stdout, path, first_ts, last_ts);
+	printf(",\n  ");
 	if (b->have_ram) {
 		kmt_json_u64(stdout, &first, "ram", b->ram);
 		kmt_json_u64(stdout, &first, "reserved", b->reserved);
@@ -98,7 +98,7 @@ static void json_balance(const struct balance *b, const char *path)
 	for (i = 0; i < 8; i++)
 		if (b->have_k[i])
 			kmt_json_u64(stdout, &kfirst, kn[i], kv[i]);
-	printf("}}\n");
+	printf("}\n}\n");
 }
 
 static void print_balance(const struct balance *b, uint64_t at)
@@ -304,7 +304,7 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 		      (b.pages + b.buffers < b.allocated ? b.pages + b.buffers :
 		       b.allocated);
 	if (o->json) {
-		json_balance(&b, path);
+		json_balance(&b, path, s.first_ts, last);
 	} else {
 		struct kmt_caller *live = kmt_slab_live_sorted(&s);
 

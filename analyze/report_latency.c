@@ -517,12 +517,11 @@ static void json_latency(FILE *f, const struct kmt_latency *l, const char *path,
 	uint32_t *idx;
 	size_t i, n;
 
-	fputc('{', f);
+	kmt_report_json_head(f, path, l->first_ts, l->last_ts);
+	/* the version of the document before it had the members above */
+	fputs(",\n  ", f);
 	kmt_json_u64(f, &first, "kmemflight_latency", 1);
-	json_text(f, &first, "file", path);
 	kmt_json_u64(f, &first, "threshold_ns", l->threshold);
-	kmt_json_u64(f, &first, "first_ns", l->first_ts);
-	kmt_json_u64(f, &first, "last_ns", l->last_ts);
 	kmt_json_u64(f, &first, "events_lost", l->lost);
 	kmt_json_key(f, &first, "kinds");
 	fputc('[', f);

@@ -20,13 +20,16 @@ static const char *how(const struct kmt_mb_caller *c)
 }
 
 static void json_memblock(FILE *f, const struct kmt_memblock *mb,
-			  const struct kmt_symtab *st, const struct report_opts *o)
+			  const struct kmt_symtab *st, const struct report_opts *o,
+			  const char *path)
 {
 	char name[256];
 	bool first = true;
 	size_t i;
 
-	fprintf(f, "{");
+	/* the span of the memblock events taken: the last is the text's "at" */
+	kmt_report_json_head(f, path, mb->first_ts, mb->last_ts);
+	fprintf(f, ",\n  ");
 	kmt_json_u64(f, &first, "events", mb->nr_events);
 	kmt_json_u64(f, &first, "ram", mb->ram);
 	kmt_json_u64(f, &first, "ram_ranges", mb->ram_ranges);
@@ -157,7 +160,7 @@ int kmt_report_memblock(const struct kmt_trace *t, const struct kmt_symtab *st,
 	}
 	kmt_memblock_warn(t, &mb);
 	if (o->json) {
-		json_memblock(stdout, &mb, st, o);
+		json_memblock(stdout, &mb, st, o, path);
 		kmt_memblock_free(&mb);
 		return 0;
 	}

@@ -60,6 +60,16 @@ void kmt_json_u64(FILE *f, bool *first, const char *key, uint64_t v)
 	fprintf(f, "%" PRIu64, v);
 }
 
+void kmt_report_json_head(FILE *f, const char *path, uint64_t first,
+			  uint64_t last)
+{
+	fprintf(f, "{\"kmemflight_report\": %d,\n  \"file\": ",
+		KMT_REPORT_JSON_VERSION);
+	kmt_json_str(f, path, strlen(path));
+	fprintf(f, ",\n  \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64,
+		first, last);
+}
+
 static size_t rows_shown(size_t n, const struct report_opts *o)
 {
 	return o->lines >= 0 && (size_t)o->lines < n ? (size_t)o->lines : n;
@@ -412,11 +422,7 @@ static void json_page_rows(FILE *f, const struct kmt_trace *t,
 void kmt_report_json(FILE *f, const struct kmt_trace *t, const struct kmt_slab *s,
 		     const struct kmt_symtab *st, const struct report_opts *o)
 {
-	fprintf(f, "{\"kmemflight_report\": 1");
-	fprintf(f, ",\n  \"file\": ");
-	kmt_json_str(f, o->path, strlen(o->path));
-	fprintf(f, ",\n  \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64,
-		s->first_ts, s->last_ts);
+	kmt_report_json_head(f, o->path, s->first_ts, s->last_ts);
 	if (o->phase) {
 		fprintf(f, ",\n  \"phases\": ");
 		json_phases(f, s, st, o);

@@ -138,7 +138,7 @@ test_expect_success 'plot: the stack at the end is what report --footprint expla
 	$SVGCHECK render f.svg &&
 	sum=$($SVGCHECK values f.svg | sed -n "s/^kind [a-z]* end=\([0-9]*\) .*/\1/p" | paste -sd+ | bc) &&
 	"$KMF" report --footprint --json f.kmt > fp.json &&
-	explained=$(sed "s/.*\"explained\": \([0-9]*\).*/\1/" fp.json) &&
+	explained=$(python3 -c "import json; print(json.load(open(\"fp.json\"))[\"explained\"])") &&
 	echo "$sum = $explained" &&
 	test "$sum" = 37052416 &&
 	test "$sum" = "$explained"
