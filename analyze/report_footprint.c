@@ -54,6 +54,94 @@ static void line(const char *indent, const char *what, uint64_t v,
 	       note[0] ? "  " : "", note);
 }
 
+#define TOP	3
+
+/*
+ * Who holds it: the callers that hold most of each part, TOP of each,
+ * for the text and the JSON alike.  A site 0 is a caller unknown; the
+ * pages have none without page stacks (!pages_known).
+ */
+enum { H_MEMBLOCK, H_SLAB, H_PAGES, H_VMALLOC, H_PARTS };
+
+static const char *const part_names[H_PARTS] = {
+	"memblock", "slab", "pages", "vmalloc",
+};
+
+struct holders {
+	struct { uint64_t site, bytes; } row[H_PARTS][TOP];
+	unsigned int nr[H_PARTS];
+	bool pages_known;
+};
+
+static void add_holder(struct holders *h, unsigned int part, uint64_t site,
+		       uint64_t bytes)
+{
+	h->row[part][h->nr[part]].site = site;
+	h->row[part][h->nr[part]].bytes = bytes;
+	h->nr[part]++;
+}
+
+static void find_holders(struct holders *h, const struct kmt_memblock *mb,
+			 const struct kmt_slab *s, const struct kmt_caller *live)
+{
+	size_t i;
+
+	memset(h, 0, sizeof(*h));
+	for (i = 0; i < mb->nr_callers && h->nr[H_MEMBLOCK] < TOP; i++)
+		if (mb->callers[i].held)
+			add_holder(h, H_MEMBLOCK, mb->callers[i].call_site,
+				   mb->callers[i].held);
+	for (i = 0; live && i < s->nr_callers && h->nr[H_SLAB] < TOP; i++)
+		if (live[i].live_bytes)
+			add_holder(h, H_SLAB, live[i].call_site, live[i].live_bytes);
+	/* the recorder's sub-buffers are a line of their own above */
+	h->pages_known = s->pg_with_stack;
+	for (i = 0; h->pages_known && i < s->nr_live_psites && h->nr[H_PAGES] < TOP; i++)
+		if (s->live_psites[i].bytes > s->live_psites[i].buffer_bytes)
+			add_holder(h, H_PAGES, s->live_psites[i].site,
+				   s->live_psites[i].bytes - s->live_psites[i].buffer_bytes);
+	for (i = 0; i < s->nr_live_vsites && h->nr[H_VMALLOC] < TOP; i++)
+		add_holder(h, H_VMALLOC, s->live_vsites[i].caller,
+			   s->live_vsites[i].bytes);
+}
+
+/* "holders": per part its rows, or null for pages without callers. */
+static void json_holders(const struct holders *h, const struct kmt_symtab *st,
+			 const struct report_opts *o)
+{
+	char name[256];
+	unsigned int p, i;
+
+	printf(",\n  \"holders\": {");
+	for (p = 0; p < H_PARTS; p++) {
+		printf("%s\n    \"%s\": ", p ? "," : "", part_names[p]);
+		if (p == H_PAGES && !h->pages_known) {
+			printf("null");
+			continue;
+		}
+		printf("[");
+		for (i = 0; i < h->nr[p]; i++) {
+			bool first = true;
+
+			printf("%s{", i ? ", " : "");
+			kmt_json_key(stdout, &first, "callsite");
+			if (h->row[p][i].site) {
+				kmt_symtab_format(st, h->row[p][i].site, o->raw_ip,
+						  name, sizeof(name));
+				kmt_json_str(stdout, name, strlen(name));
+			} else {
+				printf("null");
+			}
+			kmt_json_key(stdout, &first, "address");
+			printf("\"0x%" PRIx64 "\"", h->row[p][i].site);
+			kmt_json_u64(stdout, &first, "held", h->row[p][i].bytes);
+			printf("}");
+		}
+		printf("]");
+	}
+	printf("\n  }");
+}
+
 static void json_balance(const struct balance *b, const char *path,
 			 uint64_t first_ts, uint64_t last_ts)
 {
@@ -98,7 +186,7 @@ static void json_balance(const struct balance *b, const char *path,
 	for (i = 0; i < 8; i++)
 		if (b->have_k[i])
 			kmt_json_u64(stdout, &kfirst, kn[i], kv[i]);
-	printf("}\n}\n");
+	printf("}");
 }
 
 static void print_balance(const struct balance *b, uint64_t at)
@@ -185,8 +273,6 @@ static void print_balance(const struct balance *b, uint64_t at)
 	       b->rec_pages, b->buffers + b->rec_objs + b->rec_pages);
 }
 
-#define TOP	3
-
 static void holder(const char *part, unsigned int i, const struct kmt_symtab *st,
 		   uint64_t site, uint64_t bytes, const struct report_opts *o)
 {
@@ -199,33 +285,21 @@ static void holder(const char *part, unsigned int i, const struct kmt_symtab *st
 	printf(" %-10s %-47s | %12" PRIu64 " |\n", i ? "" : part, name, bytes);
 }
 
-/* The callers that hold most of each part, TOP of each. */
-static void print_holders(const struct kmt_memblock *mb, const struct kmt_slab *s,
-			  const struct kmt_caller *live, const struct kmt_symtab *st,
+static void print_holders(const struct holders *h, const struct kmt_symtab *st,
 			  const struct report_opts *o)
 {
-	size_t i, n;
+	unsigned int p, i;
 
 	printf("\nWho holds it: the %d callers holding most of each part\n", TOP);
 	kmt_rule(LINE_W + 18);
-	for (i = n = 0; i < mb->nr_callers && n < TOP; i++)
-		if (mb->callers[i].held)
-			holder("memblock", (unsigned int)n++, st,
-			       mb->callers[i].call_site, mb->callers[i].held, o);
-	for (i = n = 0; live && i < s->nr_callers && n < TOP; i++)
-		if (live[i].live_bytes)
-			holder("slab", (unsigned int)n++, st, live[i].call_site,
-			       live[i].live_bytes, o);
-	/* the recorder's sub-buffers are a line of their own above */
-	for (i = n = 0; s->pg_with_stack && i < s->nr_live_psites && n < TOP; i++)
-		if (s->live_psites[i].bytes > s->live_psites[i].buffer_bytes)
-			holder("pages", (unsigned int)n++, st, s->live_psites[i].site,
-			       s->live_psites[i].bytes - s->live_psites[i].buffer_bytes, o);
-	if (!s->pg_with_stack)
-		printf(" %-10s %-47s |\n", "pages", "(no callers: boot with kmemtrace.page_stack=N)");
-	for (i = n = 0; i < s->nr_live_vsites && n < TOP; i++)
-		holder("vmalloc", (unsigned int)n++, st, s->live_vsites[i].caller,
-		       s->live_vsites[i].bytes, o);
+	for (p = 0; p < H_PARTS; p++) {
+		if (p == H_PAGES && !h->pages_known)
+			printf(" %-10s %-47s |\n", part_names[p],
+			       "(no callers: boot with kmemtrace.page_stack=N)");
+		for (i = 0; i < h->nr[p]; i++)
+			holder(part_names[p], i, st, h->row[p][i].site,
+			       h->row[p][i].bytes, o);
+	}
 	kmt_rule(LINE_W + 18);
 }
 
@@ -241,6 +315,8 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 	struct balance b;
 	struct kmt_memblock mb;
 	struct kmt_slab s;
+	struct kmt_caller *live;
+	struct holders h;
 	uint64_t last;
 	unsigned int i;
 	char v[16];
@@ -303,14 +379,16 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 	b.explained = (b.memblock_held < b.reserved ? b.memblock_held : b.reserved) +
 		      (b.pages + b.buffers < b.allocated ? b.pages + b.buffers :
 		       b.allocated);
+	live = kmt_slab_live_sorted(&s);
+	find_holders(&h, &mb, &s, live);
+	free(live);
 	if (o->json) {
 		json_balance(&b, path, s.first_ts, last);
+		json_holders(&h, st, o);
+		printf("\n}\n");
 	} else {
-		struct kmt_caller *live = kmt_slab_live_sorted(&s);
-
 		print_balance(&b, last);
-		print_holders(&mb, &s, live, st, o);
-		free(live);
+		print_holders(&h, st, o);
 	}
 	kmt_slab_free(&s);
 	kmt_memblock_free(&mb);

@@ -15,6 +15,26 @@
 #              never saw reserved) = 5312512
 . "$(dirname "$0")/lib.sh"
 
+# holders_text FILE: the rows of report --footprint's "Who holds it",
+# "PART CALLER BYTES" each
+holders_text() {
+	sed -n '/^Who holds it:/,$p' "$1" | awk -F'|' 'NF == 3 && $2 ~ /[0-9]/ {
+		n = split($1, w, " ")
+		if (n == 2) { part = w[1]; name = w[2] } else name = w[1]
+		gsub(/ /, "", $2); print part, name, $2 }'
+}
+
+# holders_json FILE: the same rows from report --footprint --json
+holders_json() {
+	python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))["holders"]
+for part in ("memblock", "slab", "pages", "vmalloc"):
+    for r in h[part] or []:
+        print(part, r["callsite"] or "(unknown)", r["held"])
+' "$1"
+}
+
 test_expect_success 'report --memblock: callers, what they hold, what went to the page allocator' '
 	"$MKTRACE" memblock m.kmt &&
 	"$KMF" report --memblock m.kmt > out 2> err &&
@@ -132,6 +152,36 @@ assert d[\"explained\"] == 37052416 and d[\"kernel_holds\"] == 47882240
 assert d[\"pages_held\"] == 49152 and d[\"vmalloc_held\"] == 16384
 assert d[\"recorder_objects\"] == 256 and d[\"recorder_pages\"] == 4096
 "
+'
+
+# "Who holds it" was in the text only: the same rows, the pages null
+# without page stacks (the text says why), or with them, a caller not
+# known (an all-allocator stack) null as page_callers has it.
+test_expect_success 'report --footprint --json: who holds it, the rows of the text, exact' '
+	"$MKTRACE" footprint f.kmt &&
+	"$KMF" report --footprint --json f.kmt > out 2> err &&
+	test_cmp "$TEST_DIR/expect/footprint.json" out &&
+	test ! -s err &&
+	"$KMF" report --footprint f.kmt > text &&
+	holders_text text > want && holders_json out > got &&
+	test_cmp want got && test "$(wc -l < got)" = 7 &&
+	grep -q "^ pages  *(no callers: boot with kmemtrace.page_stack=N)  |$" text &&
+	"$MKTRACE" pagestack-meminfo p.kmt &&
+	"$KMF" report --footprint --json p.kmt > out &&
+	sed -n "/\"holders\"/,\$p" out > got &&
+	cat > want <<-\EOF &&
+	  "holders": {
+	    "memblock": [],
+	    "slab": [],
+	    "pages": [{"callsite": "helper_init+0x20", "address": "0xffffffff81002020", "held": 16384}, {"callsite": null, "address": "0x0", "held": 8192}, {"callsite": "alloc_thing+0x50", "address": "0xffffffff81001050", "held": 8192}],
+	    "vmalloc": []
+	  }
+	}
+	EOF
+	test_cmp want got &&
+	"$KMF" report --footprint p.kmt > text &&
+	holders_text text > want && holders_json out > got &&
+	test_cmp want got && test "$(wc -l < got)" = 3
 '
 
 # It said "memblock callers hold 36478976", the part in the RAM, where

@@ -517,9 +517,14 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
-	if (argc == 3 && !strcmp(argv[1], "pagestack")) {
+	if (argc == 3 && (!strcmp(argv[1], "pagestack") ||
+			  !strcmp(argv[1], "pagestack-meminfo"))) {
 		b = kb_new(1, 4096);
 		pagestack(b);
+		/* the kernel's totals at its save: report --footprint takes it */
+		if (strcmp(argv[1], "pagestack"))
+			kb_set_proc(b, "MemTotal:        1011536 kB\nMemFree:         1000000 kB\n",
+				    NULL, NULL);
 		ret = kb_write(b, argv[2]);
 		kb_free(b);
 		return ret ? 1 : 0;
@@ -740,7 +745,7 @@ int main(int argc, char **argv)
 	if (argc != 3) {
 		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|zstd FILE\n"
 			"       mktrace tracefs|debugfs|hotplug|pool DIR\n"
-			"       mktrace pages|pagestack|phases|double|repeat|realloc|longnames|longnames-grown|memblock|cut FILE\n"
+			"       mktrace pages|pagestack|pagestack-meminfo|phases|double|repeat|realloc|longnames|longnames-grown|memblock|cut FILE\n"
 			"       mktrace footprint|footprint-lost|kmalloc-caches FILE\n"
 			"       mktrace gfp612|gfp612-lockdep FILE\n"
 			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock FILE\n"
