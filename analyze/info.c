@@ -12,14 +12,16 @@
 #include "../cli/cli.h"
 #include "../lib/kmt.h"
 #include "latency.h"
+#include "report.h"
 
-/* info's and dump's options: @raw and @seconds NULL where not taken. */
+/* info's and dump's options: @raw, @seconds and @json NULL where not taken. */
 static int one_file_args(int argc, char **argv, const char *usage_text,
-			 bool *raw, bool *seconds, const char **path)
+			 bool *raw, bool *seconds, bool *json, const char **path)
 {
 	static const struct option longopts[] = {
 		{ "raw-ip", no_argument, NULL, 'r' },
 		{ "seconds", no_argument, NULL, 'S' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -39,6 +41,11 @@ static int one_file_args(int argc, char **argv, const char *usage_text,
 				return kmf_usage_error("unknown option '--seconds'");
 			*seconds = true;
 			break;
+		case 'j':
+			if (!json)
+				return kmf_usage_error("unknown option '--json'");
+			*json = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return -1;
@@ -53,40 +60,49 @@ static int one_file_args(int argc, char **argv, const char *usage_text,
 	return 0;
 }
 
+static const char *const group_names[KMT_NR_GROUPS] = {
+	"kmem", "boot", "reclaim", "compaction",
+};
+
 /*
  * The event groups the recorder recorded (kmemtrace.events=), from its
- * groups records; nothing for a trace without them (an older recorder,
+ * groups records: false for a trace without them (an older recorder,
  * ftrace, perf).  The trace was validated: a decoding error ends it.
  */
-static void print_groups(const struct kmt_trace *t)
+static bool trace_groups(const struct kmt_trace *t, uint32_t *groups)
 {
-	static const char *const names[KMT_NR_GROUPS] = {
-		"kmem", "boot", "reclaim", "compaction",
-	};
 	struct kmt_cursor c;
 	struct kmt_event ev;
 	struct kmt_err err;
-	uint32_t groups = 0;
-	unsigned int i, n = 0;
+	unsigned int i;
 	bool seen = false;
 
+	*groups = 0;
 	if (!t->layout[KMT_EV_GROUPS].present)
-		return;
+		return false;
 	for (i = 0; i < t->nr_cpus; i++) {
 		kmt_cursor_init_cpu(&c, t, i);
 		while (kmt_cursor_next(&c, &ev, &err) > 0) {
 			if (ev.type != KMT_EV_GROUPS || !(ev.has & KMT_HAS(KMT_F_GROUPS)))
 				continue;
-			groups |= ev.groups;
+			*groups |= ev.groups;
 			seen = true;
 		}
 	}
-	if (!seen)
+	return seen;
+}
+
+static void print_groups(const struct kmt_trace *t)
+{
+	uint32_t groups;
+	unsigned int i, n = 0;
+
+	if (!trace_groups(t, &groups))
 		return;
 	printf("groups:      ");
 	for (i = 0; i < KMT_NR_GROUPS; i++)
 		if (groups & (1u << i))
-			printf("%s%s", n++ ? "," : "", names[i]);
+			printf("%s%s", n++ ? "," : "", group_names[i]);
 	printf("%s (kmemtrace.events=)\n", n ? "" : "none");
 }
 
@@ -122,16 +138,289 @@ static void print_flight(const struct kmt_trace *t)
 	       f->frozen_ts >= f->trigger_ts ? f->frozen_ts - f->trigger_ts : 0);
 }
 
+/* ",\n  KEY: ": a member of info's document, one a line. */
+static void json_member(const char *key)
+{
+	printf(",\n  \"%s\": ", key);
+}
+
+static void json_text(const char *s)
+{
+	kmt_json_str(stdout, s, strlen(s));
+}
+
+/* A member from the file's metadata: its text, or null without it. */
+static void json_meta(const struct kmt_trace *t, const char *key, char *val,
+		      size_t size)
+{
+	json_member(key);
+	if (kmt_trace_meta(t, key, val, size))
+		json_text(val);
+	else
+		printf("null");
+}
+
+static void json_null_or_u64(bool *first, const char *key, bool have,
+			     uint64_t v)
+{
+	kmt_json_key(stdout, first, key);
+	if (have)
+		printf("%" PRIu64, v);
+	else
+		printf("null");
+}
+
+/*
+ * info --json: what the text says, one member per line, numbers as
+ * numbers; what the text leaves out for want of it is null.  The
+ * members are documented in kmemflight-info(1): add, never rename.
+ */
+#define KMT_INFO_JSON_VERSION	1
+
+/* The file and its metadata: the lines from "file:" to "addresses:". */
+static void json_info_file(const struct kmt_trace *t, const char *path)
+{
+	char val[4096];
+	bool first;
+
+	json_member("file");
+	json_text(path);
+	json_member("file_bytes");
+	printf("%zu", t->len);
+	/* a file cut short: the size its header gives, else null */
+	json_member("header_file_bytes");
+	if (t->cut.file_size)
+		printf("%" PRIu64, t->cut.file_size);
+	else
+		printf("null");
+	json_member("byte_order");
+	json_text(t->swap ? "foreign" : "native");
+	json_meta(t, "release", val, sizeof(val));
+	/* "" where the kernel had none: the text's "(none)" */
+	json_meta(t, "build_id", val, sizeof(val));
+	json_meta(t, "cmdline", val, sizeof(val));
+	json_meta(t, "saved_at", val, sizeof(val));
+	json_member("previous_boot");
+	printf("%s", kmt_trace_meta(t, "boot", val, sizeof(val)) &&
+	       !strcmp(val, "previous") ? "true" : "false");
+	json_meta(t, "source", val, sizeof(val));
+	json_member("ftrace");
+	if (kmt_trace_meta(t, "source", val, sizeof(val)) && !strcmp(val, "ftrace")) {
+		first = true;
+		printf("{");
+		kmt_json_key(stdout, &first, "instance");
+		if (!kmt_trace_meta(t, "ftrace_instance", val, sizeof(val)))
+			val[0] = '\0';
+		json_text(val);
+		kmt_json_key(stdout, &first, "overwrite");
+		printf("%s", kmt_trace_meta(t, "ftrace_overwrite", val, sizeof(val)) &&
+		       !strcmp(val, "1") ? "true" : "false");
+		kmt_json_key(stdout, &first, "events");
+		if (!kmt_trace_meta(t, "ftrace_events", val, sizeof(val)))
+			val[0] = '\0';
+		json_text(val);
+		printf("}");
+	} else {
+		printf("null");
+	}
+	json_meta(t, "attach", val, sizeof(val));
+	json_member("addresses");
+	json_text(kmt_trace_meta(t, "addresses", val, sizeof(val)) &&
+		  !strcmp(val, "relative") ? "relative" : "absolute");
+}
+
+/* The recorder and the sections: the lines from "recorder:" to "symbols:". */
+static void json_info_recorder(const struct kmt_trace *t)
+{
+	const struct kmt_flight *fl = &t->flight;
+	uint64_t mem_total, mem_free;
+	char val[16];
+	uint32_t groups;
+	unsigned int g;
+	bool first;
+
+	json_member("recorder");
+	first = true;
+	printf("{");
+	kmt_json_u64(stdout, &first, "abi", t->fmt.abi_version);
+	kmt_json_u64(stdout, &first, "word_bits", t->fmt.word_size * 8u);
+	kmt_json_u64(stdout, &first, "subbufs",
+		     t->fmt.pool_subbufs ? t->fmt.pool_subbufs : t->fmt.nr_subbufs);
+	kmt_json_u64(stdout, &first, "subbuf_size", t->fmt.subbuf_size);
+	kmt_json_key(stdout, &first, "pool");
+	printf("%s", t->fmt.pool_subbufs ? "true" : "false");
+	kmt_json_key(stdout, &first, "clock");
+	kmt_json_str(stdout, t->fmt.clock, strnlen(t->fmt.clock, 16));
+	printf("}");
+
+	json_member("groups");
+	if (trace_groups(t, &groups)) {
+		printf("[");
+		for (g = 0, first = true; g < KMT_NR_GROUPS; g++) {
+			if (!(groups & (1u << g)))
+				continue;
+			printf("%s", first ? "" : ", ");
+			json_text(group_names[g]);
+			first = false;
+		}
+		printf("]");
+	} else {
+		printf("null");
+	}
+
+	json_member("buffers");
+	first = true;
+	if (kmt_trace_meta(t, "pool", val, sizeof(val)) && !strcmp(val, "region")) {
+		printf("{\"kind\": \"region\"");
+		first = false;
+		kmt_json_u64(stdout, &first, "bytes",
+			     (uint64_t)t->fmt.pool_subbufs * t->fmt.subbuf_size);
+		json_null_or_u64(&first, "held_bytes", false, 0);
+		json_null_or_u64(&first, "cpus", false, 0);
+		json_null_or_u64(&first, "possible_cpus", false, 0);
+		printf("}");
+	} else if (t->fmt.pool_subbufs || t->has_buffers) {
+		printf("{\"kind\": \"%s\"", t->fmt.pool_subbufs ? "pool" : "per_cpu");
+		first = false;
+		kmt_json_u64(stdout, &first, "bytes", t->fmt.pool_subbufs ?
+			     kmt_trace_buffer_bytes(t) : t->buffer_bytes);
+		json_null_or_u64(&first, "held_bytes", t->fmt.pool_subbufs,
+				 t->buffer_bytes);
+		kmt_json_u64(stdout, &first, "cpus", t->nr_buffered);
+		kmt_json_u64(stdout, &first, "possible_cpus", t->nr_possible);
+		printf("}");
+	} else {
+		printf("null");
+	}
+
+	json_member("meminfo");
+	if (kmt_trace_meminfo(t, "MemTotal", &mem_total) &&
+	    kmt_trace_meminfo(t, "MemFree", &mem_free))
+		printf("{\"mem_total\": %" PRIu64 ", \"mem_free\": %" PRIu64
+		       ", \"vmstat\": %s}", mem_total, mem_free,
+		       t->vmstat ? "true" : "false");
+	else
+		printf("null");
+	json_member("tasks");
+	if (t->tasks_len || t->cgroups_len)
+		printf("{\"tasks\": %zu, \"cgroups\": %zu}",
+		       count_lines(t->tasks, t->tasks_len),
+		       count_lines(t->cgroups, t->cgroups_len));
+	else
+		printf("null");
+
+	json_member("mode");
+	if (fl->present)
+		json_text(kmt_mode_name(fl->mode));
+	else
+		printf("null");
+	json_member("frozen");
+	if (fl->present && fl->trigger) {
+		printf("{\"by\": ");
+		json_text(kmt_trigger_name(fl->trigger));
+		printf(", \"at_ns\": %" PRIu64 ", \"stopped_after_ns\": %" PRIu64 "}",
+		       fl->trigger_ts, fl->frozen_ts >= fl->trigger_ts ?
+		       fl->frozen_ts - fl->trigger_ts : 0);
+	} else {
+		printf("null");
+	}
+	json_member("caches");
+	printf("%u", t->nr_caches);
+	json_member("nodes");
+	printf("%u", t->nr_nodes);
+	json_member("symbols");
+	if (t->kallsyms)
+		printf("{\"count\": %zu, \"bytes\": %zu, \"stored_bytes\": %" PRIu64
+		       ", \"zstd\": %s}", count_lines(t->kallsyms, t->kallsyms_len),
+		       t->kallsyms_len, t->kallsyms_stored,
+		       t->kallsyms_zstd ? "true" : "false");
+	else
+		printf("null");
+}
+
+/* The events: the "time:" line, the table, "bytes/event:". */
+static void json_info_events(const struct kmt_trace *t, const uint64_t *n,
+			     uint64_t first_ts, uint64_t last_ts)
+{
+	const struct kmt_flight *fl = &t->flight;
+	uint64_t total = 0, kern = 0, lost = 0, bytes = 0, over = 0, frozen = 0;
+	unsigned int i;
+	bool first;
+
+	/* null without events */
+	json_member("first_ns");
+	if (first_ts <= last_ts)
+		printf("%" PRIu64 ", \"last_ns\": %" PRIu64 ", \"span_ns\": %" PRIu64,
+		       first_ts, last_ts, last_ts - first_ts);
+	else
+		printf("null, \"last_ns\": null, \"span_ns\": null");
+
+	json_member("cpus");
+	printf("[");
+	for (i = 0; i < t->nr_cpus; i++) {
+		const struct kmt_cpu_info *c = &t->cpus[i];
+		bool win = fl->present && c->window_end;
+
+		first = true;
+		printf("%s\n    {", i ? "," : "");
+		kmt_json_u64(stdout, &first, "cpu", c->cpu);
+		kmt_json_key(stdout, &first, "node");
+		printf("%d", c->node);
+		kmt_json_u64(stdout, &first, "subbufs", c->nr_subbufs);
+		kmt_json_u64(stdout, &first, "kernel", c->events);
+		kmt_json_u64(stdout, &first, "in_file", n[i]);
+		kmt_json_u64(stdout, &first, "lost", c->lost);
+		json_null_or_u64(&first, "overwritten", fl->present, c->overwritten);
+		json_null_or_u64(&first, "frozen_dropped", fl->present, c->frozen_dropped);
+		json_null_or_u64(&first, "window_start_ns", win, c->window_start);
+		json_null_or_u64(&first, "window_end_ns", win, c->window_end);
+		printf("}");
+		total += n[i];
+		kern += c->events;
+		lost += c->lost;
+		over += c->overwritten;
+		frozen += c->frozen_dropped;
+		bytes += c->size;
+	}
+	printf("%s]", t->nr_cpus ? "\n  " : "");
+	json_member("total");
+	first = true;
+	printf("{");
+	kmt_json_u64(stdout, &first, "kernel", kern);
+	kmt_json_u64(stdout, &first, "in_file", total);
+	kmt_json_u64(stdout, &first, "lost", lost);
+	json_null_or_u64(&first, "overwritten", fl->present, over);
+	json_null_or_u64(&first, "frozen_dropped", fl->present, frozen);
+	printf("}");
+	json_member("bytes_per_event");
+	if (total)
+		printf("{\"subbufs\": %.2f, \"file\": %.2f}",
+		       (double)bytes / (double)total, (double)t->len / (double)total);
+	else
+		printf("null");
+}
+
+static void json_info(const struct kmt_trace *t, const char *path,
+		      const uint64_t *n, uint64_t first_ts, uint64_t last_ts)
+{
+	printf("{\"kmemflight_info\": %d", KMT_INFO_JSON_VERSION);
+	json_info_file(t, path);
+	json_info_recorder(t);
+	json_info_events(t, n, first_ts, last_ts);
+	printf("\n}\n");
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const char usage_text[] =
-		"usage: kmemflight info <file>\n"
+		"usage: kmemflight info [--json] <file>\n"
 		"\n"
 		"Print what a saved trace holds: the recording kernel, the format, the\n"
 		"times of the earliest and the latest event (s since boot) and the span\n"
 		"between them, and per CPU the sub-buffers, the events the kernel\n"
 		"counted, the events in the file and the events lost.\n"
 		"\n"
+		"    --json       the same as one JSON document, the times in ns\n"
 		"    -h, --help   this help\n";
 	struct kmt_trace t;
 	struct kmt_err err = { "" };
@@ -140,9 +429,10 @@ int cmd_info(int argc, char **argv)
 	uint64_t first, last;
 	char val[4096], boot[16];
 	unsigned int i;
+	bool json = false;
 	int ret;
 
-	ret = one_file_args(argc, argv, usage_text, NULL, NULL, &path);
+	ret = one_file_args(argc, argv, usage_text, NULL, NULL, &json, &path);
 	if (ret)
 		return ret < 0 ? KMF_EXIT_OK : ret;
 	ret = kmt_trace_open_flags(path, KMT_OPEN_TRUNCATED, &t, &err);
@@ -164,6 +454,13 @@ int cmd_info(int argc, char **argv)
 		free(n);
 		kmt_trace_close(&t);
 		return KMF_EXIT_FAIL;
+	}
+	if (json) {
+		json_info(&t, path, n, first, last);
+		ret = kmf_warn_cut(path, &t) ? KMF_EXIT_FAIL : KMF_EXIT_OK;
+		free(n);
+		kmt_trace_close(&t);
+		return ret;
 	}
 	if (t.cut.file_size)
 		printf("file:        %s (%zu bytes, cut: its header says %" PRIu64
@@ -441,7 +738,7 @@ int cmd_dump(int argc, char **argv)
 	unsigned int i;
 	int ret;
 
-	ret = one_file_args(argc, argv, usage_text, &raw, &seconds, &path);
+	ret = one_file_args(argc, argv, usage_text, &raw, &seconds, NULL, &path);
 	if (ret)
 		return ret < 0 ? KMF_EXIT_OK : ret;
 	ret = kmt_trace_open_flags(path, KMT_OPEN_TRUNCATED, &t, &err);

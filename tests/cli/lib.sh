@@ -69,6 +69,13 @@ man_options() {
 	man_section "$1" OPTIONS | grep -- '^-' | option_words
 }
 
+# info_json_matches FILE: info --json of FILE says what info says, member
+# by member (tests/cli/infocheck.py); leaves FILE.info and FILE.json
+info_json_matches() {
+	"$KMF" info "$1" > "$1.info" && "$KMF" info --json "$1" > "$1.json" &&
+		python3 "$TEST_DIR/infocheck.py" "$1.info" "$1.json"
+}
+
 test_must_fail() {
 	want=1
 	case $1 in

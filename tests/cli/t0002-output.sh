@@ -11,7 +11,7 @@ full() {
 	printf "kmemflight%s: error: cannot write the output: No space left on device\n" "$1" > want
 }
 
-for args in 'report' 'report --json' 'report --csv' 'report --page' 'info' 'dump'; do
+for args in 'report' 'report --json' 'report --csv' 'report --page' 'info' 'info --json' 'dump'; do
 	test_expect_success "$args to a full disk fails with one message" '
 		"$MKTRACE" basic t.kmt &&
 		test_must_fail "$KMF" '"$args"' t.kmt > /dev/full 2> err &&

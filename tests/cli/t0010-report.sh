@@ -236,6 +236,72 @@ test_expect_success 'info: the earliest and the latest event, and the span, to t
 	test_cmp want got
 '
 
+test_expect_success 'info --json: what the text says, as numbers, exact' '
+	"$MKTRACE" basic t.kmt &&
+	"$KMF" info --json t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/basic.info.json" out &&
+	info_json_matches t.kmt
+'
+
+# mktrace meta: every line the metadata gives, as no one save writes
+# them all (a previous boot's, from ftrace, drained by attach, ...)
+test_expect_success 'info --json: every line of the metadata, and the pool in a region, exact' '
+	"$MKTRACE" meta t.kmt &&
+	"$KMF" info --json t.kmt > out 2> err &&
+	test_cmp "$TEST_DIR/expect/meta.info.json" out &&
+	grep -q "note: ftrace source: allocations before its first event at 0.000000 s" err &&
+	info_json_matches t.kmt &&
+	grep -qx "build-id:    (none)" t.kmt.info &&
+	grep -qx "source:      ftrace, instance kmf, overwrite mode; events: kmem:kmalloc,kmem:kfree" t.kmt.info &&
+	grep -q "^buffers:     131072 bytes in one pool in a reserve_mem= region" t.kmt.info
+'
+
+# infocheck.py reads every line of the text back: a line it does not
+# know, a member it does not find, or a number not the same, fails.
+test_expect_success 'info --json: the same as the text on every kind of trace mktrace makes' '
+	for s in basic swapped many nosyms zstd latency tasks footprint clock-step \
+		flight flight-v1 pagestack-meminfo; do
+		"$MKTRACE" $s $s.kmt && info_json_matches $s.kmt || { echo "$s"; exit 1; }
+	done &&
+	KMT_BUILD_ABI=1 "$MKTRACE" many abi1.kmt && info_json_matches abi1.kmt &&
+	python3 -c "
+import json
+d = json.load(open(\"swapped.kmt.json\"))
+assert d[\"byte_order\"] == \"foreign\", d
+d = json.load(open(\"many.kmt.json\"))
+assert d[\"cpus\"][0][\"subbufs\"] == 91 and d[\"total\"][\"lost\"] == 7, d
+d = json.load(open(\"zstd.kmt.json\"))
+assert d[\"symbols\"] == {\"count\": 5, \"bytes\": 147, \"stored_bytes\": 106, \"zstd\": True}, d
+d = json.load(open(\"nosyms.kmt.json\"))
+assert d[\"symbols\"][\"count\"] == 0, d
+d = json.load(open(\"latency.kmt.json\"))
+assert d[\"groups\"] == [\"kmem\", \"boot\", \"reclaim\", \"compaction\"], d
+d = json.load(open(\"footprint.kmt.json\"))
+assert d[\"meminfo\"] == {\"mem_total\": 1035812864, \"mem_free\": 1024000000, \"vmstat\": True}, d
+assert d[\"buffers\"] == {\"kind\": \"per_cpu\", \"bytes\": 524288, \"held_bytes\": None, \"cpus\": 2, \"possible_cpus\": 2}, d
+d = json.load(open(\"tasks.kmt.json\"))
+assert d[\"tasks\"] == {\"tasks\": 0, \"cgroups\": 5}, d
+d = json.load(open(\"clock-step.kmt.json\"))
+assert (d[\"first_ns\"], d[\"last_ns\"], d[\"span_ns\"]) == (1000, 3000, 2000), d
+d = json.load(open(\"abi1.kmt.json\"))
+assert d[\"recorder\"][\"abi\"] == 1 and d[\"cpus\"][0][\"subbufs\"] == 67, d
+"
+'
+
+test_expect_success 'info --json: usage errors as the text'"'"'s; dump has no --json' '
+	"$MKTRACE" basic t.kmt &&
+	test_must_fail --code=2 "$KMF" info --json 2> err &&
+	grep -q "^kmemflight info: missing <file>$" err &&
+	test_must_fail --code=2 "$KMF" info --json --seconds t.kmt 2> err &&
+	grep -q "unknown option .--seconds." err &&
+	test_must_fail --code=2 "$KMF" dump --json t.kmt 2> err &&
+	grep -q "^kmemflight dump: unknown option .--json.$" err &&
+	"$KMF" info --help | grep -q "^    --json  " &&
+	head -c 100 t.kmt > cut.kmt &&
+	test_must_fail "$KMF" info --json cut.kmt > out 2> err &&
+	test ! -s out && test -s err
+'
+
 test_expect_success 'dump --seconds: the same lines, the time in s with nine decimals' '
 	"$MKTRACE" basic t.kmt &&
 	"$KMF" dump t.kmt > ns &&

@@ -163,6 +163,21 @@ test_expect_success 'info of a cut trace: the file line says so, the CPU rows wh
 	grep -q "^kmemflight info: warning: c.kmt is cut at .*: CPU 1${SQ}s events after 0.000036000 s are missing" err
 '
 
+test_expect_success 'info --json of a cut trace: the header size, what was read, the warning, exit 1' '
+	"$MKTRACE" cut t.kmt &&
+	cut_at $(($(subbuf_at t.kmt 6 1) + 100)) &&
+	test_must_fail "$KMF" info --json c.kmt > out.json 2> err &&
+	python3 -c "
+import json, sys
+d = json.load(open(\"out.json\"))
+assert d[\"file_bytes\"] == $size - 150 and d[\"header_file_bytes\"] == $size, d
+assert d[\"total\"][\"in_file\"] == 42, d[\"total\"]
+" &&
+	grep -q "^kmemflight info: warning: c.kmt is cut at " err &&
+	{ "$KMF" info c.kmt > c.kmt.info 2> /dev/null; test $? = 1; } &&
+	python3 "$TEST_DIR/infocheck.py" c.kmt.info out.json
+'
+
 test_expect_success 'report, plot and flame of a cut trace: what was read, the warning, exit 1' '
 	"$MKTRACE" cut t.kmt &&
 	cut_at $(($(subbuf_at t.kmt 6 1) + 100)) &&

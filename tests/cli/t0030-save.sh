@@ -188,6 +188,32 @@ test_expect_success 'the pool: a CPU that holds none of it now is read all the s
 	test_cmp want.rest got.rest
 '
 
+# What save writes that mktrace does not: the save time, the kernel's
+# totals, zstd symbols, relative addresses, a pool and per-CPU buffers.
+test_expect_success 'info --json of saved files: what the text says, the buffers and the pool exact' '
+	"$MKTRACE" pool tfs && mkks_big && mkdir proc &&
+	printf "MemTotal:        1008892 kB\nMemFree:          936448 kB\n" > proc/meminfo &&
+	KMEMFLIGHT_PROC=$PWD/proc save -q --keep-recording --no-addresses pool.kmt 2> /dev/null &&
+	info_json_matches pool.kmt &&
+	"$MKTRACE" hotplug tfs && rm proc/meminfo &&
+	KMEMFLIGHT_PROC=$PWD/proc save -q hotplug.kmt 2> /dev/null &&
+	info_json_matches hotplug.kmt &&
+	python3 -c "
+import json, re
+d = json.load(open(\"pool.kmt.json\"))
+assert d[\"recorder\"] == {\"abi\": 2, \"word_bits\": 64, \"subbufs\": 32, \"subbuf_size\": 4096, \"pool\": True, \"clock\": \"local_clock\"}, d
+assert d[\"buffers\"] == {\"kind\": \"pool\", \"bytes\": 131072, \"held_bytes\": 8192, \"cpus\": 1, \"possible_cpus\": 4}, d
+assert d[\"meminfo\"] == {\"mem_total\": 1033105408, \"mem_free\": 958922752, \"vmstat\": False}, d
+assert d[\"addresses\"] == \"relative\" and d[\"previous_boot\"] is False, d
+assert re.match(r\"^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$\", d[\"saved_at\"]), d
+assert d[\"symbols\"][\"count\"] == 404 and d[\"symbols\"][\"zstd\"] is True, d
+assert d[\"total\"][\"lost\"] == 5 and [c[\"cpu\"] for c in d[\"cpus\"]] == [0, 1, 3], d
+d = json.load(open(\"hotplug.kmt.json\"))
+assert d[\"buffers\"] == {\"kind\": \"per_cpu\", \"bytes\": 524288, \"held_bytes\": None, \"cpus\": 2, \"possible_cpus\": 4}, d
+assert d[\"addresses\"] == \"absolute\" and d[\"meminfo\"] is None, d
+"
+'
+
 test_expect_success 'lockdown=confidentiality: says what lockdown closes, writes nothing' '
 	mkdir tfs && echo "none integrity [confidentiality]" > lockdown &&
 	test_must_fail save boot.kmt 2> err &&

@@ -37,6 +37,8 @@ test_expect_success 'save --previous writes the previous boot: its events, its c
 	grep -q "^cmdline:     console=ttyS0 the previous one$" info &&
 	grep -q "^saved: .*, by the boot after the one recorded (save --previous)$" info &&
 	grep -q "^recorder: .* 63 x 4096-byte sub-buffers" info &&
+	info_json_matches prev.kmt &&
+	grep -qx "  \"previous_boot\": true," prev.kmt.json &&
 	"$KMF" report prev.kmt > got &&
 	test_cmp "$TEST_DIR/expect/basic.report" got &&
 	test "$(cat tfs/kmemtrace/enable)" = 1
@@ -48,6 +50,8 @@ test_expect_success 'save --previous -k keeps the region; a flight-mode boot get
 	test ! -s tfs/kmemtrace/previous/release &&
 	"$KMF" info prev.kmt > info &&
 	grep -q "^mode:        flight" info &&
+	info_json_matches prev.kmt &&
+	grep -qx "  \"mode\": \"flight\"," prev.kmt.json &&
 	"$KMF" report --window prev.kmt > win &&
 	grep -q "^Trigger:   none" win
 '

@@ -44,7 +44,9 @@ test_expect_success 'save adds up every attach of the boot, and says if one died
 	kmf save boot.kmt > out 2> err &&
 	echo "[ kmemflight: attach pid 11 (and re-attaches) drained 150 bytes in 3 reads using 2.0 ms CPU; 3 events were lost before it started; an attach ended without stopping cleanly ]" > want &&
 	head -1 out > got && test_cmp want got &&
-	"$KMF" info boot.kmt | grep -q "^attach:      attach pid 11 (and re-attaches) drained 150 bytes"
+	"$KMF" info boot.kmt | grep -q "^attach:      attach pid 11 (and re-attaches) drained 150 bytes" &&
+	info_json_matches boot.kmt &&
+	grep -q "^  \"attach\": \"attach pid 11 (and re-attaches) drained 150 bytes in 3 reads using 2.0 ms CPU; 3 events were lost before it started; an attach ended without stopping cleanly\",\$" boot.kmt.json
 '
 
 test_expect_success 'a sub-buffer missing between spool and kernel: error, spool kept' '

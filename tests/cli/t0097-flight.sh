@@ -48,6 +48,13 @@ test_expect_success 'info: the mode, the freeze, each CPU'"'"'s overwritten even
 	grep -qx "total                            1213           13          0         1200         30" got
 '
 
+test_expect_success 'info --json: the mode, the freeze, each CPU'"'"'s overwritten events and window, exact' '
+	"$MKTRACE" flight t.kmt &&
+	"$KMF" info --json t.kmt > out &&
+	test_cmp "$TEST_DIR/expect/flight.info.json" out &&
+	info_json_matches t.kmt
+'
+
 test_expect_success 'info: a flight file of an older saver (no frozen_dropped) reads as 0 dropped' '
 	"$MKTRACE" flight-v1 v.kmt &&
 	"$KMF" info v.kmt > got &&

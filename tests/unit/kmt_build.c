@@ -44,10 +44,10 @@ struct kb {
 	struct kb_cpu *cpu;
 	struct kb_buf caches;
 	char *kallsyms;
+	char *meta;		/* KMT_SEC_META text, or NULL: the default */
 	char *meminfo, *vmstat, *zoneinfo;
 	char *topology;
 	int gfp_table;		/* KB_GFP_*: the GFP names (longer header) */
-	char *meta;		/* KMT_SEC_META text, NULL: the default */
 	int abi;		/* record format: KMT_ABI_VERSION or 1 */
 	bool raw_str;		/* the string is several STR fields, encoded */
 	bool flight;		/* write a KMT_SEC_FLIGHT section */
@@ -190,6 +190,12 @@ void kb_set_proc(struct kb *b, const char *meminfo, const char *vmstat,
 	b->meminfo = meminfo ? strdup(meminfo) : NULL;
 	b->vmstat = vmstat ? strdup(vmstat) : NULL;
 	b->zoneinfo = zoneinfo ? strdup(zoneinfo) : NULL;
+}
+
+void kb_set_meta(struct kb *b, const char *text)
+{
+	free(b->meta);
+	b->meta = strdup(text);
 }
 
 void kb_set_kallsyms(struct kb *b, const char *text)
@@ -847,12 +853,6 @@ void kb_set_gfp_names(struct kb *b, bool on)
 void kb_set_gfp_table(struct kb *b, int which)
 {
 	b->gfp_table = which;
-}
-
-void kb_set_meta(struct kb *b, const char *text)
-{
-	free(b->meta);
-	b->meta = strdup(text);
 }
 
 static const char *topology(struct kb *b)

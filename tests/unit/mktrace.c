@@ -477,6 +477,33 @@ static void gfp612(struct kb *b, bool lockdep)
 	kb_page_alloc(b, 0, 5000, KMT_CTX_TASK, 1, 0x1001, 9, 0x1c24ca, 1);
 }
 
+/*
+ * The basic boot with every line of metadata kmemflight info shows,
+ * though no one save writes them all: a previous boot's, from ftrace,
+ * drained by attach, its addresses relative, a kernel without a
+ * build-id, and the recorder's pool in a reserve_mem= region.
+ */
+static void meta(struct kb *b)
+{
+	kb_set_meta(b, "release=6.12.0-test\n"
+		    "cmdline=console=ttyS0 kmemtrace.enable=1 \"quoted\"\n"
+		    "build_id=\n"
+		    "saved_at=2026-11-25T10:12:10Z\n"
+		    "boot=previous\n"
+		    "pool=region\n"
+		    "source=ftrace\n"
+		    "ftrace_instance=kmf\n"
+		    "ftrace_events=kmem:kmalloc,kmem:kfree\n"
+		    "ftrace_overwrite=1\n"
+		    "first_ts=100\n"
+		    "complete_from_ts=100\n"
+		    "attach=attach pid 11 drained 150 bytes in 3 reads using 2 ms CPU; 0 events were lost before it started\n"
+		    "addresses=relative\n");
+	/* pool_subbufs is in the header after the GFP names' fields */
+	kb_set_gfp_names(b, true);
+	kb_set_pool(b, 32);
+}
+
 int main(int argc, char **argv)
 {
 	struct kb *b;
@@ -743,7 +770,7 @@ int main(int argc, char **argv)
 		return ret ? 1 : 0;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|zstd FILE\n"
+		fprintf(stderr, "usage: mktrace basic|swapped|many|nosyms|zstd|meta FILE\n"
 			"       mktrace tracefs|debugfs|hotplug|pool DIR\n"
 			"       mktrace pages|pagestack|pagestack-meminfo|phases|double|repeat|realloc|longnames|longnames-grown|memblock|cut FILE\n"
 			"       mktrace footprint|footprint-lost|kmalloc-caches FILE\n"
@@ -767,6 +794,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[1], "zstd"))	/* sections compressed */
 			kb_set_zstd(b, 1u << KMT_SEC_KALLSYMS | 1u << KMT_SEC_META |
 				    1u << KMT_SEC_CPU);
+		else if (!strcmp(argv[1], "meta"))
+			meta(b);
 		else if (strcmp(argv[1], "basic") && strcmp(argv[1], "swapped") &&
 			 strcmp(argv[1], "tracefs") && strcmp(argv[1], "debugfs") &&
 			 strcmp(argv[1], "hotplug") && strcmp(argv[1], "pool")) {
