@@ -163,7 +163,8 @@ static void lookup_kmalloc(struct lookup *lk, const struct kmt_trace *t)
  * caches).  With CONFIG_RANDOM_KMALLOC_CACHES the normal cache is one of
  * 16 the trace cannot tell apart: kmalloc-N stands for them.
  */
-static uint32_t kmalloc_cache(const struct lookup *lk, uint64_t alloc, uint64_t gfp)
+static __attribute__((noinline)) uint32_t
+kmalloc_cache(const struct lookup *lk, uint64_t alloc, uint64_t gfp)
 {
 	int i = kmalloc_index(alloc);
 
