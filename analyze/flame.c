@@ -17,13 +17,15 @@
  *
  * weighed by the bytes still held at the end of the range (the
  * footprint), or with --allocated by the bytes allocated within it.
- * The footprint counts memory once: the slab's own pages (a stack
- * through new_slab) are its objects', and what they hold beyond their
- * objects is slab;[free-room-in-slab-pages].  memblock's rows are its
- * callers' reservations, some of them outside the RAM (firmware
- * tables): more than report --footprint counts by that much.  Without page stacks
- * (kmemtrace.page_stack=N) the slab's pages cannot be told apart and
- * are in pages;[no-stack] too.
+ * The footprint counts memory once, in report --footprint's parts: the
+ * slab's own pages (a stack through new_slab) are its objects', and
+ * what they hold beyond their objects is slab;[free-room-in-slab-pages];
+ * objects beyond the slab pages the stacks name are in pages that have
+ * no stack (without kmemtrace.page_stack=N, all of them), and are taken
+ * out of pages;[no-stack]; the recorder's buffers are recorder;[buffers],
+ * not pages.  memblock's rows are its callers' reservations, some of
+ * them outside the RAM (firmware tables), as report --memblock counts
+ * them and report --footprint's memblock part.
  * Written as folded stacks (one "frame;frame;... bytes" line per stack,
  * what flamegraph.pl, inferno and speedscope read) or as a speedscope
  * JSON file (a sampled profile in bytes).
@@ -334,11 +336,13 @@ static bool slab_frame(const char *name, size_t len)
 static int page_stack(struct flame *fl, const struct kmt_stack_row *r)
 {
 	struct sbuf b = { 0 };
-	uint64_t frames[64];
+	uint64_t frames[64], held;
 	char name[300];
 	size_t n, i, named = 0;
 
 	sb_frame(&b, "pages");
+	/* the recorder's buffers are recorder;[buffers] */
+	held = r->held > r->held_buffer ? r->held - r->held_buffer : 0;
 	n = r->stack_len ? decode(fl->t, r->stack, r->stack_len, frames, 64) : 0;
 	if (!n)
 		sb_frame(&b, "[no-stack]");
@@ -349,7 +353,7 @@ static int page_stack(struct flame *fl, const struct kmt_stack_row *r)
 
 		s = kmt_symtab_find(fl->sym, a);
 		if (s && a - s->addr < (1u << 20) && slab_frame(s->name, s->name_len)) {
-			fl->slab_pages += r->held;
+			fl->slab_pages += held;
 			free(b.p);
 			return 0;
 		}
@@ -370,7 +374,7 @@ static int page_stack(struct flame *fl, const struct kmt_stack_row *r)
 		sb_frame(&b, "[page-allocator]");
 	snprintf(name, sizeof(name), "[order-%u]", r->size);
 	sb_frame(&b, name);
-	return push(fl, &b, fl->o->allocated ? r->alloc : r->held);
+	return push(fl, &b, fl->o->allocated ? r->alloc : held);
 }
 
 static int named_stack(struct flame *fl, const char *kind, const char *leaf,
@@ -407,6 +411,34 @@ static void merge(struct flame *fl)
 	fl->nr = n;
 }
 
+/*
+ * Take @bytes out of the pages;[no-stack] stacks, the smallest orders
+ * first (slabs are of low orders), dropping those it empties.
+ */
+static void take_from_nostack(struct flame *fl, uint64_t bytes)
+{
+	static const char nostack[] = "pages;[no-stack];";
+	size_t i, n = 0;
+
+	for (i = 0; i < fl->nr && bytes; i++) {
+		uint64_t d;
+
+		if (strncmp(fl->v[i].s, nostack, sizeof(nostack) - 1))
+			continue;
+		d = fl->v[i].w < bytes ? fl->v[i].w : bytes;
+		fl->v[i].w -= d;
+		bytes -= d;
+	}
+	for (i = 0; i < fl->nr; i++) {
+		if (!fl->v[i].w) {
+			free(fl->v[i].s);
+			continue;
+		}
+		fl->v[n++] = fl->v[i];
+	}
+	fl->nr = n;
+}
+
 static int collect(struct flame *fl, const struct kmt_slab *s,
 		   const struct kmt_memblock *mb)
 {
@@ -427,16 +459,14 @@ static int collect(struct flame *fl, const struct kmt_slab *s,
 	if (!ret && fl->slab_pages > s->live_bytes)
 		ret = named_stack(fl, "slab", "[free-room-in-slab-pages]",
 				  fl->slab_pages - s->live_bytes);
-	if (!ret && mb && !fl->o->allocated) {
-		uint64_t buffers = kmt_trace_buffer_bytes(t);
-
-		/* those the trace did not see allocated: not in its pages */
-		if (buffers > s->held.buf_pages)
-			ret = named_stack(fl, "recorder", "[buffers-before-the-trace]",
-					  buffers - s->held.buf_pages);
-	}
+	if (!ret && mb && !fl->o->allocated)
+		ret = named_stack(fl, "recorder", "[buffers]",
+				  kmt_trace_buffer_bytes(t));
 	if (!ret)
 		merge(fl);
+	/* objects beyond the slab pages named: in pages without a stack */
+	if (!ret && !fl->o->allocated && s->live_bytes > fl->slab_pages)
+		take_from_nostack(fl, s->live_bytes - fl->slab_pages);
 	return ret;
 }
 

@@ -285,7 +285,7 @@ static int64_t stack_row(struct kmt_slab *s, const struct kmt_stack_row *key)
 	}
 	r = &s->stack_rows[s->nr_stack_rows];
 	*r = *key;
-	r->held = r->held_objs = r->alloc = r->hit = 0;
+	r->held = r->held_objs = r->held_buffer = r->alloc = r->hit = 0;
 	r->next = created ? UINT32_MAX : (uint32_t)slot->val - 1;
 	slot->val = s->nr_stack_rows + 1;
 	return (int64_t)s->nr_stack_rows++;
@@ -1177,8 +1177,12 @@ static int footprint_tables(struct kmt_slab *s, const struct kmt_hm *live,
 		c->val++;
 		c->val2 += (1ULL << page_shift) << (order < 63 ? order : 63);
 		if (s->stacks && pages->s[i].val3 >> 40) {
-			s->stack_rows[(pages->s[i].val3 >> 40) - 1].held += pb;
-			s->stack_rows[(pages->s[i].val3 >> 40) - 1].held_objs++;
+			struct kmt_stack_row *r = &s->stack_rows[(pages->s[i].val3 >> 40) - 1];
+
+			r->held += pb;
+			r->held_objs++;
+			if (buffer)
+				r->held_buffer += pb;
 		}
 		s->pg_live_blocks++;
 		s->pg_live_bytes += (1ULL << page_shift) << (order < 63 ? order : 63);

@@ -186,6 +186,7 @@ struct kmt_stack_row {
 	const uint8_t *stack;
 	uint32_t stack_len;
 	uint64_t held, held_objs;	/* at the end */
+	uint64_t held_buffer;	/* pages: of held, the recorder's buffers */
 	uint64_t alloc, hit;		/* allocated, by the events taken */
 	uint32_t next;		/* the next row of the same hash, UINT32_MAX: none */
 };

@@ -29,12 +29,41 @@ test_expect_success 'flame: the footprint as folded stacks, worked out by hand' 
 	memblock;setup_arch 2097152
 	pages;setup_arch;core_hash_init;[order-8] 1048576
 	pages;vmap_user;[order-0] 262144
-	recorder;[buffers-before-the-trace] 262144
+	recorder;[buffers] 262144
 	slab;dev_probe;[dev_cache] 8192
 	slab;early_table_init;[kmalloc-4k] 4096
 	EOF
 	test_cmp want got &&
 	test ! -s err
+'
+
+# The kinds add up to report --footprint's parts, with page stacks and
+# without (footprint, footprint-lost: the slab objects are in pages with
+# no stack, not again on top of them; the buffers the trace saw are the
+# recorder's, not pages).
+test_expect_success 'flame: its kinds add up to report --footprint'"'"'s parts' '
+	for s in footprint footprint-lost pagestack-meminfo; do
+		"$MKTRACE" $s t.kmt &&
+		"$KMF" flame t.kmt 2> /dev/null > got &&
+		"$KMF" report --footprint --json t.kmt 2> /dev/null > fp.json &&
+		python3 -c "
+import json, sys
+d = json.load(open(\"fp.json\"))
+k = {}
+for line in open(\"got\"):
+    stack, w = line.rsplit(\" \", 1)
+    k[stack.split(\";\")[0]] = k.get(stack.split(\";\")[0], 0) + int(w)
+want = {\"recorder\": d[\"recorder_buffers\"], \"pages\": d[\"pages_held\"]}
+got = {\"recorder\": k.get(\"recorder\", 0), \"pages\": k.get(\"slab\", 0) + k.get(\"pages\", 0)}
+if d.get(\"memblock_held_total\") is not None:
+    want[\"memblock\"] = d[\"memblock_held_total\"]
+    got[\"memblock\"] = k.get(\"memblock\", 0)
+print(\"$s\", got, want)
+sys.exit(got != want)
+" || exit 1
+	done &&
+	"$MKTRACE" footprint t.kmt && "$KMF" flame t.kmt 2> /dev/null > got &&
+	grep -qx "pages;\[no-stack\];\[order-0\] 32384" got
 '
 
 test_expect_success 'flame --at 2.7ms: the footprint then; --allocated --time: what a range allocated' '
@@ -69,7 +98,7 @@ test_expect_success 'flame: page stacks without the allocator'"'"'s frames; the 
 	pages;[page-allocator];[order-0] 4096
 	pages;alloc_thing;[order-0] 8192
 	pages;helper_init;[order-2] 16384
-	recorder;[buffers-before-the-trace] 262144
+	recorder;[buffers] 262144
 	slab;[free-room-in-slab-pages] 8192
 	EOF
 	test_cmp want got &&
