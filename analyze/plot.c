@@ -946,12 +946,37 @@ static void draw_window(struct plot *pl)
 	fputs("</g>\n", pl->f);
 }
 
-/* The kinds, stacked: each an area between its top and the one below. */
+/* The stack up to kind @k (@k -1: nothing) at sample @i. */
+static uint64_t stacked(const struct series *sr, size_t i, int k)
+{
+	uint64_t sum = 0;
+	int j;
+
+	for (j = 0; j <= k; j++)
+		sum += sr->kind[i][j];
+	return sum;
+}
+
+/*
+ * Whether the area of kind @k has a step at sample @i: its top or its
+ * bottom changed, or the last sample, where both edges end.
+ */
+static bool moved(const struct series *sr, size_t i, int k)
+{
+	return i + 1 == sr->n || stacked(sr, i, k) != stacked(sr, i - 1, k) ||
+	       stacked(sr, i, k - 1) != stacked(sr, i - 1, k - 1);
+}
+
+/*
+ * The kinds, stacked: each an area between its top and the one below.
+ * Both edges are steps, as what is held is: a sample's value holds until
+ * the next one.  A sample where neither edge moves adds no point.
+ */
 static void draw_kinds(struct plot *pl)
 {
 	const struct series *sr = pl->nw;
 	const struct frame *a = &pl->p1;
-	uint64_t below, top, maxv;
+	uint64_t maxv;
 	size_t i;
 	int k;
 
@@ -966,37 +991,47 @@ static void draw_kinds(struct plot *pl)
 		if (!any)
 			continue;
 		fprintf(pl->f, "<path class=\"area\" fill=\"%s\" data-kind=\"%s\" data-end=\"%" PRIu64
-			"\" data-max=\"%" PRIu64 "\" d=\"", kind_color[k], kind_id[k],
-			sr->kind[sr->n - 1][k], maxv);
-		for (i = 0; i < sr->n; i++) {
-			int j;
+			"\" data-max=\"%" PRIu64 "\" d=\"M%.2f,%.2f", kind_color[k], kind_id[k],
+			sr->kind[sr->n - 1][k], maxv, fx(a, sr->ts[0]), fy(a, stacked(sr, 0, k)));
+		for (i = 1; i < sr->n; i++) {
+			double x = fx(a, sr->ts[i]);
 
-			for (j = 0, top = 0; j <= k; j++)
-				top += sr->kind[i][j];
-			fprintf(pl->f, "%s%.2f,%.2f", i ? " L" : "M", fx(a, sr->ts[i]),
-				fy(a, top));
+			if (!moved(sr, i, k))
+				continue;
+			fprintf(pl->f, " L%.2f,%.2f L%.2f,%.2f", x, fy(a, stacked(sr, i - 1, k)),
+				x, fy(a, stacked(sr, i, k)));
 		}
-		for (i = sr->n; i-- > 0;) {
-			int j;
+		for (i = sr->n; i-- > 1;) {
+			double x = fx(a, sr->ts[i]);
 
-			for (j = 0, below = 0; j < k; j++)
-				below += sr->kind[i][j];
-			fprintf(pl->f, " L%.2f,%.2f", fx(a, sr->ts[i]), fy(a, below));
+			if (!moved(sr, i, k))
+				continue;
+			fprintf(pl->f, " L%.2f,%.2f L%.2f,%.2f", x, fy(a, stacked(sr, i, k - 1)),
+				x, fy(a, stacked(sr, i - 1, k - 1)));
 		}
-		fputs(" Z\"/>\n", pl->f);
+		fprintf(pl->f, " L%.2f,%.2f Z\"/>\n", fx(a, sr->ts[0]),
+			fy(a, stacked(sr, 0, k - 1)));
 	}
 }
 
-/* One line through a trace's samples of @v (stride @stride, from @base). */
+/*
+ * One line through a trace's samples of @v (stride @stride), as steps:
+ * each value holds until the next sample, where the line goes up or
+ * down to the next value.
+ */
 static void polyline(FILE *f, const struct frame *fr, const struct series *sr,
 		     const uint64_t *v, size_t stride, const char *attrs)
 {
 	size_t i;
 
-	fprintf(f, "<polyline %s points=\"", attrs);
-	for (i = 0; i < sr->n; i++)
-		fprintf(f, "%s%.2f,%.2f", i ? " " : "", fx(fr, sr->ts[i]),
-			fy(fr, v[i * stride]));
+	fprintf(f, "<polyline %s points=\"%.2f,%.2f", attrs, fx(fr, sr->ts[0]),
+		fy(fr, v[0]));
+	for (i = 1; i < sr->n; i++) {
+		if (v[i * stride] == v[(i - 1) * stride] && i + 1 < sr->n)
+			continue;
+		fprintf(f, " %.2f,%.2f %.2f,%.2f", fx(fr, sr->ts[i]),
+			fy(fr, v[(i - 1) * stride]), fx(fr, sr->ts[i]), fy(fr, v[i * stride]));
+	}
 	fputs("\"/>\n", f);
 }
 
@@ -1044,7 +1079,10 @@ static void draw_callers(struct plot *pl)
 	}
 }
 
-/* Transparent columns over both panels, one per sample: the exact bytes. */
+/*
+ * Transparent columns over the panels, one per sample, from it to the
+ * next, where the steps draw its value: the exact bytes.
+ */
 static void draw_columns(struct plot *pl)
 {
 	const struct series *sr = pl->nw, *b = pl->base;
@@ -1055,9 +1093,8 @@ static void draw_columns(struct plot *pl)
 
 	fputs("<g class=\"columns\">\n", pl->f);
 	for (i = 0; i < sr->n; i++) {
-		double x = fx(&pl->p1, sr->ts[i]);
-		double xl = i ? (fx(&pl->p1, sr->ts[i - 1]) + x) / 2 : pl->p1.x;
-		double xr = i + 1 < sr->n ? (fx(&pl->p1, sr->ts[i + 1]) + x) / 2 :
+		double xl = i ? fx(&pl->p1, sr->ts[i]) : pl->p1.x;
+		double xr = i + 1 < sr->n ? fx(&pl->p1, sr->ts[i + 1]) :
 			    pl->p1.x + pl->p1.w;
 
 		if (xr - xl < 0.01)

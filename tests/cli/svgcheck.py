@@ -9,6 +9,8 @@ rsvg-convert), and print what they say for the CLI tests to compare.
                                    legend row; every area's and line's
                                    last point where its value puts it
   svgcheck.py column FILE.svg NS   the tooltip of the column at NS ns
+  svgcheck.py steps FILE.svg       every area and line goes across or up
+                                   and down, never on a slant
 
 Standard library only: the PNG is decoded here (zlib and the five
 filters), not by an imaging module.
@@ -223,6 +225,30 @@ def column(path, ns):
     fail("no column at or after %d ns" % ns)
 
 
+def steps(path):
+    root = ET.parse(path).getroot()
+    shapes, bad = 0, []
+    for el in root.iter():
+        if el.tag == NS + "path" and el.get("class") == "area":
+            pts = path_points(el.get("d"))
+            pts.append(pts[0])
+            what = "area " + el.get("data-kind")
+        elif el.tag == NS + "polyline":
+            pts = [tuple(float(v) for v in p.split(","))
+                   for p in el.get("points").split()]
+            what = "line %s %s" % (el.get("class"), el.get("stroke"))
+        else:
+            continue
+        shapes += 1
+        for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
+            if abs(x2 - x1) > 0.005 and abs(y2 - y1) > 0.005:
+                bad.append("%s: from (%g,%g) to (%g,%g)" % (what, x1, y1, x2, y2))
+                break
+    if bad:
+        fail("slanted: " + "; ".join(bad))
+    print("%d areas and lines, all in steps" % shapes)
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "render":
         render(sys.argv[2])
@@ -230,8 +256,10 @@ def main():
         values(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "column":
         column(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "steps":
+        steps(sys.argv[2])
     else:
-        fail("usage: svgcheck.py render|values FILE.svg, or column FILE.svg NS")
+        fail("usage: svgcheck.py render|values|steps FILE.svg, or column FILE.svg NS")
 
 
 main()

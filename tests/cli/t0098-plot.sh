@@ -120,6 +120,14 @@ test_expect_success 'plot base new: the base'"'"'s total and callers dashed over
 	$SVGCHECK column o.svg 3900000 | grep -qx "base: 2,883,584 bytes (2.75 MiB)"
 '
 
+test_expect_success 'plot: what is held is drawn as steps, each sample'"'"'s value held until the next' '
+	"$MKTRACE" plot-base base.kmt &&
+	"$MKTRACE" plot new.kmt &&
+	"$KMF" plot -o o.svg base.kmt new.kmt &&
+	$SVGCHECK steps o.svg > out &&
+	grep -qx "15 areas and lines, all in steps" out
+'
+
 test_expect_success 'plot --time 1ms,3ms: the axis and what is held then' '
 	"$MKTRACE" plot t.kmt &&
 	"$KMF" plot --time 1ms,3ms --callers 2 -o t.svg t.kmt &&
