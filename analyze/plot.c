@@ -50,11 +50,15 @@ static const char *const kind_color[K_NR] = {
 	"#8c6d31", "#7f7f7f", "#9467bd", "#1f77b4", "#2ca02c",
 };
 
-/* the callers' lines: distinct from each other at a glance */
+/*
+ * The callers' lines: distinct from each other at a glance, the first
+ * eight most, and none of the kinds' colours or hues (a blue line is
+ * not read as the slab objects), nor the base's black.
+ */
 static const char *const line_color[KMT_WATCH_MAX] = {
-	"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
-	"#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939",
-	"#8c6d31", "#843c39", "#7b4173", "#3182bd",
+	"#d62728", "#ff7f0e", "#17becf", "#e377c2", "#bcbd22", "#843c39",
+	"#7b4173", "#e7ba52", "#0e7c86", "#d6616b", "#637939", "#a55194",
+	"#bd9e39", "#393b79", "#ce6dbd", "#8ca252",
 };
 
 #define FONT_PX		12.0

@@ -128,6 +128,18 @@ test_expect_success 'plot: what is held is drawn as steps, each sample'"'"'s val
 	grep -qx "15 areas and lines, all in steps" out
 '
 
+test_expect_success 'plot: the callers'"'"' lines in colours of their own, none a kind'"'"'s' '
+	"$MKTRACE" big 3000 t.kmt &&
+	"$KMF" plot -n 16 -o t.svg t.kmt &&
+	grep -o "width=\"12\" height=\"12\" fill=\"#[0-9a-f]*\"" t.svg |
+		grep -o "#[0-9a-f]*" | sort -u > kinds &&
+	grep -o "class=\"line\" stroke=\"#[0-9a-f]*\"" t.svg | grep -o "#[0-9a-f]*" |
+		sort -u > lines &&
+	test "$(wc -l < kinds)" = 5 &&
+	test "$(wc -l < lines)" = 16 &&
+	! grep -xFf kinds lines
+'
+
 test_expect_success 'plot --time 1ms,3ms: the axis and what is held then' '
 	"$MKTRACE" plot t.kmt &&
 	"$KMF" plot --time 1ms,3ms --callers 2 -o t.svg t.kmt &&
