@@ -1133,9 +1133,10 @@ static void draw_columns(struct plot *pl)
 }
 
 /*
- * @label cut to @room px: a "name+0x1a: value" label keeps its value and
- * the name's offset, and cuts the name's middle; any other is cut at
- * its end.
+ * @label cut to @room px.  A "name+0x1a: value" label keeps its value
+ * and the start of the function's name, which tell it from the others:
+ * it loses the offset first, then the end of the name, for "…".  Any
+ * other label is cut at its end.
  */
 static void fit_label(const struct kmt_font *fn, const char *label, double room,
 		      char *out, size_t size)
@@ -1155,23 +1156,21 @@ static void fit_label(const struct kmt_font *fn, const char *label, double room,
 		kmt_font_fit(fn, label, FONT_PX, room, out, size);
 		return;
 	}
-	hl = (size_t)(colon - label);
 	for (p = label; p < colon; p++)
-		if (*p == '+')
+		if (*p == '+' && !strncmp(p + 1, "0x", 2))
 			plus = p;
-	if (plus)
-		hl = (size_t)(plus - label);
+	hl = (size_t)((plus ? plus : colon) - label);
 	if (hl >= sizeof(head))
 		hl = sizeof(head) - 1;
 	memcpy(head, label, hl);
 	head[hl] = 0;
-	tail_w = kmt_font_width(fn, label + hl, FONT_PX);
+	tail_w = kmt_font_width(fn, colon, FONT_PX);
 	if (tail_w >= room ||
 	    kmt_font_fit(fn, head, FONT_PX, room - tail_w, cut, sizeof(cut)) <= 0) {
 		kmt_font_fit(fn, label, FONT_PX, room, out, size);
 		return;
 	}
-	snprintf(out, size, "%s%s", cut, label + hl);
+	snprintf(out, size, "%s%s", cut, colon);
 }
 
 /* One legend row: a swatch, a label cut to the legend, the full text as tip. */

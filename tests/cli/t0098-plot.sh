@@ -164,14 +164,19 @@ test_expect_success 'plot: the stack at the end is what report --footprint expla
 	test "$sum" = "$explained"
 '
 
-test_expect_success 'plot --width 640: long caller names cut in the middle, values kept, nothing outside' '
+test_expect_success 'plot --width 640: a long caller name loses its offset, then its end; values kept, nothing outside' '
 	"$MKTRACE" longnames t.kmt &&
 	"$KMF" plot --width 640 -o t.svg t.kmt &&
 	$SVGCHECK render t.svg > out &&
 	grep -qx "rendered 640x694, nothing outside it" out &&
 	$SVGCHECK values t.svg > got &&
-	grep -qx "legend slab alloc_thing_…+0x40: 3.00 KiB" got &&
-	grep -qx "legend slab alloc_thing_with_…+0x10: 32 B" got
+	grep -qx "legend slab alloc_thing_with_a_…: 3.00 KiB" got &&
+	grep -qx "legend slab alloc_thing_with_a_nam…: 32 B" got &&
+	grep -qx "legend slab helper_init+0x5: 4.00 KiB" got &&
+	"$KMF" plot --width 1300 -o t.svg t.kmt &&
+	$SVGCHECK values t.svg > got &&
+	grep -qx "legend slab alloc_thing_with_a_name_longer_than_its_column: 32 B" got &&
+	grep -qx "legend slab helper_init+0x5: 4.00 KiB" got
 '
 
 test_expect_success 'plot of a flight recorder save: the window and its trigger' '
