@@ -812,6 +812,24 @@ static void phase_name(const struct kmt_phase *p, char *buf, size_t size)
 	buf[n] = 0;
 }
 
+/*
+ * The name phase @i is shown by: its own, or where another phase has it
+ * too, as report --phase says it: "level early" is the initcall level,
+ * "early" the time before the first level; "exec /init".
+ */
+static void phase_label(const struct kmt_slab *s, size_t i, char *buf, size_t size)
+{
+	const struct kmt_phase *p = &s->phases[i];
+	bool twice = false;
+	size_t j;
+
+	for (j = 0; j < s->nr_phases && !twice; j++)
+		twice = j != i && s->phases[j].name_len == p->name_len &&
+			!memcmp(s->phases[j].name, p->name, p->name_len);
+	snprintf(buf, size, "%s%.*s", !twice || !i ? "" : p->exec ? "exec " : "level ",
+		 (int)p->name_len, p->name);
+}
+
 struct plot {
 	FILE *f;
 	const struct kmt_font *fn;
@@ -831,7 +849,7 @@ static void draw_phases(struct plot *pl)
 {
 	const struct kmt_slab *s = &pl->nw->s;
 	const struct frame *a = &pl->p1, *b = &pl->p2;
-	char name[128], fit[160], tip[512], al[64], kept[64], t0[32], t1[32];
+	char name[128], lab[140], fit[160], tip[512], al[64], kept[64], t0[32], t1[32];
 	size_t i;
 
 	/* a flight recorder's window is long after the boot's phases */
@@ -861,6 +879,7 @@ static void draw_phases(struct plot *pl)
 			xa = xb - 2;
 		}
 		phase_name(p, name, sizeof(name));
+		phase_label(s, i, lab, sizeof(lab));
 		secs(start, t0, sizeof(t0));
 		secs(end, t1, sizeof(t1));
 		exact(p->st.slab_alloc + p->st.page_alloc, al, sizeof(al));
@@ -892,7 +911,7 @@ static void draw_phases(struct plot *pl)
 		kmt_svg_esc(pl->f, tip);
 		fputs("</title></rect>\n", pl->f);
 		if (xb - xa > 6 &&
-		    kmt_font_fit(pl->fn, name, FONT_PX, xb - xa - 4, fit, sizeof(fit)) > 0)
+		    kmt_font_fit(pl->fn, lab, FONT_PX, xb - xa - 4, fit, sizeof(fit)) > 0)
 			text(pl->f, (xa + xb) / 2, pl->phase_y, "middle", FONT_PX,
 			     "phasename", fit, tip);
 		fputs("</g>\n", pl->f);

@@ -85,6 +85,17 @@ test_expect_success 'plot: phases before the clock ran are drawn and named, thou
 	grep -q "^ level console (0.000000) " rep
 '
 
+test_expect_success 'plot: the initcall level early and the time before the first level have two names' '
+	"$MKTRACE" plot-phases t.kmt &&
+	"$KMF" plot --width 4000 -o t.svg t.kmt &&
+	$SVGCHECK values t.svg | grep "^phase early " > got &&
+	cat > want <<-\EOF &&
+	phase early start=9000000 end=180800000 alloc=1024 held=1024 label=early
+	phase early start=413500000 end=556700000 alloc=1024 held=1024 label=level early
+	EOF
+	test_cmp want got
+'
+
 test_expect_success 'plot: a column'"'"'s tooltip has the exact bytes of each kind and caller' '
 	"$MKTRACE" plot t.kmt &&
 	"$KMF" plot -o t.svg t.kmt &&

@@ -337,6 +337,40 @@ static void plot_boot(struct kb *b, bool base, bool noclock)
 }
 
 /*
+ * A boot's phases as the QEMU test boot has them (kmemflight plot): the
+ * time before the first initcall level, then levels console and early
+ * (a level named as the time before it), pure, core, postcore and arch
+ * within 23 ms of each other, subsys, fs, device, late, and /init.  One
+ * 1 KiB kmalloc in each phase, held, 9 ms into it (2 ms in the short
+ * ones), by level_alloc; the trace ends at 2.353 s.
+ */
+static void plot_phases(struct kb *b)
+{
+	static const struct { uint64_t ms10; const char *name; } lv[] = {
+		{ 1808, "console" }, { 4135, "early" }, { 5567, "pure" },
+		{ 5645, "core" }, { 5728, "postcore" }, { 5770, "arch" },
+		{ 5794, "subsys" }, { 8292, "fs" }, { 9330, "device" },
+		{ 14670, "late" },
+	};
+	uint64_t i, at;
+
+	kb_set_kallsyms(b, "ffffffff81000000 T _stext\n"
+			"ffffffff81001000 T level_alloc\n");
+	kb_kmalloc(b, 0, 9000000, KMT_CTX_TASK, 1, T(0x1010), D(0x1000), 1000, 1024,
+		   0xcc0, -1);
+	for (i = 0; i < sizeof(lv) / sizeof(lv[0]); i++) {
+		at = lv[i].ms10 * 100000;
+		kb_initcall_level(b, 0, at, lv[i].name);
+		kb_kmalloc(b, 0, at + (i >= 2 && i <= 5 ? 200000 : 9000000), KMT_CTX_TASK,
+			   1, T(0x1010), D(0x2000 + i * 0x400), 1000, 1024, 0xcc0, -1);
+	}
+	kb_init_exec(b, 0, 1737854000, "/init");
+	kb_kmalloc(b, 0, 1746854000, KMT_CTX_TASK, 1, T(0x1010), D(0x9000), 1000, 1024,
+		   0xcc0, -1);
+	kb_kfree(b, 0, 2353058776, KMT_CTX_TASK, 1, T(0x1020), D(0x9000));
+}
+
+/*
  * Page allocations with recorded stacks (expect/pagestack.report): the
  * callers are the first frames outside the page allocator's 6.12 names,
  * new_slab for a slab's page; one stack is all allocator, one is empty.
@@ -688,6 +722,13 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "plot-phases")) {
+		b = kb_new(1, 4096);
+		plot_phases(b);
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "clock-step")) {
 		/*
 		 * CPU 0's clock steps back 500 ns after 3000 (an absolute
@@ -775,7 +816,7 @@ int main(int argc, char **argv)
 			"       mktrace pages|pagestack|pagestack-meminfo|phases|double|repeat|realloc|longnames|longnames-grown|memblock|cut FILE\n"
 			"       mktrace footprint|footprint-lost|kmalloc-caches FILE\n"
 			"       mktrace gfp612|gfp612-lockdep FILE\n"
-			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock FILE\n"
+			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock|plot-phases FILE\n"
 			"       mktrace flight|flight-v1 FILE, mktrace flight-recorder DIR\n"
 			"       mktrace big N FILE\n"
 			"       mktrace split|split-gap|split-dup DIR SPOOL\n");
