@@ -106,6 +106,9 @@ struct series {
 	bool flight;
 	struct kmt_window w;
 	uint64_t buffers;	/* the recorder's buffers at the save */
+	char source[16];	/* an import's source ("perf", "ftrace"), else "" */
+	/* why the trace could not have recorded a kind, "": it could */
+	char missing[K_NR][160];
 	/* the samples: times, by kind, by pick */
 	size_t n;
 	uint64_t ts[MAX_SAMPLES + 1];
@@ -238,6 +241,68 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 
 /* ---- the traces ------------------------------------------------------ */
 
+/* Whether ftrace's events of an import (META ftrace_events) have @ev. */
+static bool ftrace_traced(const struct kmt_trace *t, const char *ev)
+{
+	char list[256], *p, *save = NULL;
+
+	if (!kmt_trace_meta(t, "ftrace_events", list, sizeof(list)))
+		return true;	/* not said: the events it has tell */
+	for (p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		if (!strcmp(p, ev))
+			return true;
+	return false;
+}
+
+/*
+ * The kinds the trace could not have recorded, and why: an import (perf,
+ * ftrace) has no recorder of its own and no memblock or vmalloc events,
+ * and slab or pages only if its tracer had their events; an older
+ * recorder has no layout for some; a recorder whose groups left out kmem
+ * recorded none.  A kind that could be recorded and is 0 is 0 B.
+ */
+static void note_kinds(struct series *sr)
+{
+	const struct kmt_trace *t = &sr->t;
+	const struct kmt_slab *s = &sr->s;
+	char src[sizeof(sr->source)];
+	bool kmem = !s->have_groups || (s->groups & (1u << KMT_GROUP_KMEM));
+	bool ftrace = !strcmp(src, "ftrace");
+	int k;
+
+	memcpy(src, sr->source, sizeof(src));
+	for (k = 0; k < K_NR; k++)
+		sr->missing[k][0] = 0;
+	if (!sr->have_mb)
+		snprintf(sr->missing[K_MEMBLOCK], sizeof(sr->missing[0]), "%s",
+			 src[0] ? "an import: its tracer has no memblock events" :
+			 !t->layout[KMT_EV_MEMBLOCK].present ?
+			 "its recorder is older than memblock's events" :
+			 "no memblock events: the recorder was not started at boot (kmemtrace.enable=1), or kmemtrace.events left out kmem");
+	if (src[0])
+		snprintf(sr->missing[K_RECORDER], sizeof(sr->missing[0]),
+			 "an import from %s: no kmemtrace recorder, so no buffers of its own", src);
+	if (src[0] || !t->layout[KMT_EV_VMALLOC].present || !kmem)
+		snprintf(sr->missing[K_VMALLOC], sizeof(sr->missing[0]), "%s",
+			 src[0] ? "an import: its tracer has no vmalloc events" :
+			 !kmem ? "kmemtrace.events left out kmem" :
+			 "its recorder is older than vmalloc's events");
+	if (!kmem || (ftrace && !ftrace_traced(t, "kmalloc") &&
+		      !ftrace_traced(t, "kmem_cache_alloc")) ||
+	    (src[0] && !ftrace && !s->by_type[KMT_EV_KMALLOC] &&
+	     !s->by_type[KMT_EV_CACHE_ALLOC]))
+		snprintf(sr->missing[K_SLAB], sizeof(sr->missing[0]), "%s",
+			 !kmem ? "kmemtrace.events left out kmem" :
+			 ftrace ? "ftrace traced neither kmalloc nor kmem_cache_alloc" :
+			 "the import has no slab events (perf kmem record --page only?)");
+	if (!kmem || (ftrace && !ftrace_traced(t, "mm_page_alloc")) ||
+	    (src[0] && !ftrace && !s->by_type[KMT_EV_PAGE_ALLOC]))
+		snprintf(sr->missing[K_PAGES], sizeof(sr->missing[0]), "%s",
+			 !kmem ? "kmemtrace.events left out kmem" :
+			 ftrace ? "ftrace did not trace mm_page_alloc" :
+			 "the import has no page events (perf kmem record without --page)");
+}
+
 static int open_series(struct series *sr, const char *path,
 		       const struct plot_opts *o)
 {
@@ -277,7 +342,10 @@ static int open_series(struct series *sr, const char *path,
 	if (sr->t.flight.present && sr->t.flight.mode == KMT_MODE_FLIGHT &&
 	    !kmt_window_find(&sr->t, 0, &sr->w, &err))
 		sr->flight = true;
-	sr->buffers = kmt_trace_buffer_bytes(&sr->t);
+	if (!kmt_trace_meta(&sr->t, "source", sr->source, sizeof(sr->source)))
+		sr->source[0] = 0;
+	note_kinds(sr);
+	sr->buffers = sr->missing[K_RECORDER][0] ? 0 : kmt_trace_buffer_bytes(&sr->t);
 	return 0;
 }
 
@@ -1130,7 +1198,8 @@ static void draw_columns(struct plot *pl)
 		fprintf(pl->f, "held: %s\n", buf);
 		for (k = K_NR - 1; k >= 0; k--) {
 			exact(sr->kind[i][k], buf, sizeof(buf));
-			fprintf(pl->f, "  %s: %s\n", kind_name[k], buf);
+			fprintf(pl->f, "  %s: %s\n", kind_name[k],
+				sr->missing[k][0] ? "not recorded" : buf);
 		}
 		if (b) {
 			while (bi + 1 < b->n && b->ts[bi + 1] <= sr->ts[i])
@@ -1215,10 +1284,9 @@ static void kind_label(const struct series *sr, int k, char *buf, size_t size,
 {
 	char h[32], e[64];
 
-	if (k == K_MEMBLOCK && !sr->have_mb) {
+	if (sr->missing[k][0]) {
 		snprintf(buf, size, "%s: not recorded", kind_name[k]);
-		snprintf(tip, tsize, "%s: the trace has no memblock events (an older recorder, or an import)",
-			 kind_name[k]);
+		snprintf(tip, tsize, "%s: not recorded: %s", kind_name[k], sr->missing[k]);
 		return;
 	}
 	kmt_svg_bytes(sr->kind[sr->n - 1][k], h, sizeof(h));

@@ -1582,6 +1582,12 @@ static int analyze(const struct kmt_trace *t, uint64_t start, uint64_t end,
 		case KMT_EV_TEXT_RANGE:
 			ret = on_text_range(s, ev, err);
 			break;
+		case KMT_EV_GROUPS:
+			if (ev->has & KMT_HAS(KMT_F_GROUPS)) {
+				s->have_groups = true;
+				s->groups |= ev->groups;
+			}
+			break;
 		case KMT_EV_INITCALL_LEVEL:
 		case KMT_EV_INITCALL_START:
 		case KMT_EV_INITCALL_FINISH:

@@ -328,6 +328,9 @@ struct kmt_slab {
 	uint64_t nr_events;
 	uint64_t by_type[KMT_EV_MAX + 1];
 	uint64_t lost;
+	/* the event groups the recorder's groups records named, if any */
+	bool have_groups;
+	uint32_t groups;	/* bits of enum kmt_group */
 	/* memory held as the pass goes, and its sampler, if any */
 	struct kmt_held held;
 	struct kmt_sampler *sampler;

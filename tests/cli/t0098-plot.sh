@@ -151,6 +151,47 @@ test_expect_success 'plot: the callers'"'"' lines in colours of their own, none 
 	! grep -xFf kinds lines
 '
 
+test_expect_success 'plot: a kind the trace could not have recorded is "not recorded", one it recorded and is 0 is 0 B' '
+	"$MKTRACE" plot-import t.kmt &&
+	"$KMF" plot -o t.svg t.kmt 2> err &&
+	$SVGCHECK values t.svg | grep "^legend" > got &&
+	cat > want <<-\EOF &&
+	legend other pages: 12.0 KiB
+	legend slab objects: 4.03 KiB
+	legend vmalloc areas: not recorded
+	legend the recorder'"'"'s buffers: not recorded
+	legend memblock, reserved at boot: not recorded
+	legend slab alloc_thing+0x10: 4.03 KiB
+	EOF
+	test_cmp want got &&
+	$SVGCHECK column t.svg 5003000000 > got &&
+	grep -qx "  vmalloc areas: not recorded" got &&
+	grep -qx "  the recorder'"'"'s buffers: not recorded" got &&
+	grep -q "buffers: not recorded: an import from perf: no kmemtrace recorder, so no buffers of its own</title>" t.svg &&
+	"$MKTRACE" abi1 t.kmt &&
+	"$KMF" plot -o t.svg t.kmt &&
+	$SVGCHECK values t.svg > got &&
+	grep -qx "legend vmalloc areas: not recorded" got &&
+	grep -qx "legend other pages: 0 B" got &&
+	grep -q "vmalloc areas: not recorded: its recorder is older than vmalloc" t.svg &&
+	"$MKTRACE" plot-nokmem t.kmt &&
+	"$KMF" plot -o t.svg t.kmt &&
+	$SVGCHECK values t.svg | grep "^legend" > got &&
+	cat > want <<-\EOF &&
+	legend other pages: not recorded
+	legend slab objects: not recorded
+	legend vmalloc areas: not recorded
+	legend the recorder'"'"'s buffers: 256 KiB
+	legend memblock, reserved at boot: not recorded
+	EOF
+	test_cmp want got &&
+	grep -q "slab objects: not recorded: kmemtrace.events left out kmem" t.svg &&
+	"$MKTRACE" plot-base t.kmt &&
+	"$KMF" plot -o t.svg t.kmt &&
+	$SVGCHECK values t.svg > got &&
+	grep -qx "legend vmalloc areas: 0 B" got
+'
+
 test_expect_success 'plot --time 1ms,3ms: the axis and what is held then' '
 	"$MKTRACE" plot t.kmt &&
 	"$KMF" plot --time 1ms,3ms --callers 2 -o t.svg t.kmt &&

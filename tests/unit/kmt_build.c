@@ -59,6 +59,7 @@ struct kb {
 	uint32_t fl_cpu_size;	/* bytes of a flight section's entry, 0: today's */
 	uint32_t zstd_types;	/* BIT(type): the sections stored compressed */
 	uint16_t file_version;	/* of the file header, 0: KMT_FILE_VERSION */
+	char *import_meta;	/* an import's META lines, or NULL */
 };
 
 KMT_DEFINE_LAYOUTS_V1(v1_layouts);
@@ -169,6 +170,7 @@ void kb_free(struct kb *b)
 	free(b->vmstat);
 	free(b->zoneinfo);
 	free(b->topology);
+	free(b->import_meta);
 	free(b);
 }
 
@@ -734,6 +736,14 @@ void kb_set_file_version(struct kb *b, uint16_t version)
 	b->file_version = version;
 }
 
+void kb_set_import(struct kb *b, const char *meta)
+{
+	free(b->import_meta);
+	b->import_meta = strdup(meta);
+	if (!b->import_meta)
+		abort();
+}
+
 struct kb_gfp_name {
 	uint64_t mask;
 	const char *name;
@@ -812,10 +822,10 @@ static void format_blob(struct kb *b, struct kb_buf *fmt)
 	f.layout_size = s16(b, sizeof(struct kmt_layout));
 	f.subbuf_header_size = s16(b, sizeof(struct kmt_subbuf_header));
 	f.subbuf_size = s32(b, b->subbuf_size);
-	f.nr_subbufs = s32(b, b->pool ? (b->pool < 256 ? b->pool : 256) : 64);
+	f.nr_subbufs = s32(b, b->import_meta ? 0 : b->pool ? (b->pool < 256 ? b->pool : 256) : 64);
 	f.pool_subbufs = s32(b, b->pool);
 	f.nr_cpu_ids = s32(b, b->nr_cpus);
-	strcpy(f.clock, "local_clock");
+	strcpy(f.clock, b->import_meta ? "perf" : "local_clock");
 	f.text_base = s64(b, KB_TEXT_BASE);
 	f.direct_map_base = s64(b, KB_DMAP_BASE);
 	if (!b->gfp_table) {	/* the first, 72-byte header */
@@ -869,7 +879,15 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 		"release=6.12.0-test\ncmdline=kmemtrace.enable=1\nbuild_id=00112233\n";
 	const char *topo = topology(b);
 	unsigned int i, nsec = 0;
+	char *imeta = NULL;
 
+	if (b->import_meta) {	/* no kernel command line: the source's lines */
+		imeta = malloc(strlen(b->import_meta) + 64);
+		if (!imeta)
+			abort();
+		sprintf(imeta, "release=6.12.0-test\nbuild_id=00112233\n%s", b->import_meta);
+		meta = imeta;
+	}
 	format_blob(b, &fmt);
 
 	memcpy(h.magic, KMT_FILE_MAGIC, sizeof(KMT_FILE_MAGIC));
@@ -941,6 +959,7 @@ int kb_finish(struct kb *b, uint8_t **outp, size_t *lenp)
 	((struct kmt_file_header *)out.p)->nr_sections = s32(b, nsec);
 	((struct kmt_file_header *)out.p)->file_size = s64(b, out.len);
 	free(fmt.p);
+	free(imeta);
 	*outp = out.p;
 	*lenp = out.len;
 	return 0;

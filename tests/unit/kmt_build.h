@@ -50,6 +50,12 @@ size_t kb_zstd(void *dst, size_t cap, const void *src, size_t len,
 void kb_set_zstd(struct kb *b, uint32_t types);
 /* The file header's version; 0: KMT_FILE_VERSION. */
 void kb_set_file_version(struct kb *b, uint16_t version);
+/*
+ * A trace as 'kmemflight import' writes one: @meta's lines ("source=perf
+ * ...") for the kernel command line, no sub-buffers of a recorder, the
+ * perf clock.
+ */
+void kb_set_import(struct kb *b, const char *meta);
 /* The kernel's totals at the save: /proc/meminfo, vmstat, zoneinfo text. */
 void kb_set_proc(struct kb *b, const char *meminfo, const char *vmstat,
 		 const char *zoneinfo);

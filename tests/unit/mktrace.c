@@ -371,6 +371,33 @@ static void plot_phases(struct kb *b)
 }
 
 /*
+ * What 'kmemflight import' writes of a perf kmem record run from 5.000 s
+ * to 5.004 s (kmemflight plot): no recorder, no memblock, vmalloc,
+ * initcall or exec events.  alloc_thing kmallocs 16 x 512 B and frees 8
+ * of them; page_user takes 4 order-0 pages (no callchains).
+ */
+static void plot_import(struct kb *b)
+{
+	uint64_t i;
+
+	kb_set_import(b, "source=perf\nperf_file=perf.data\nperf_page_callchains=0\n"
+		      "first_ts=5000000000\nlast_ts=5004000000\n"
+		      "complete_from_ts=5000000000\n");
+	kb_set_kallsyms(b, kb_kallsyms);
+	for (i = 0; i < 16; i++)
+		kb_kmalloc(b, 0, 5000000000ULL + i * 100000, KMT_CTX_TASK, 1, T(0x1010),
+			   D(0x10000 + i * 512), 500, 512, 0xcc0, -1);
+	for (i = 0; i < 4; i++)
+		kb_page_alloc(b, 0, 5002000000ULL + i * 1000, KMT_CTX_TASK, 1, 0x5001 + i,
+			      0, 0xcc0, 0);
+	for (i = 0; i < 8; i++)
+		kb_kfree(b, 0, 5003000000ULL + i * 100000, KMT_CTX_TASK, 1, T(0x3008),
+			 D(0x10000 + i * 512));
+	kb_kmalloc(b, 0, 5004000000ULL, KMT_CTX_TASK, 1, T(0x1010), D(0x20000), 32, 32,
+		   0xcc0, -1);
+}
+
+/*
  * Page allocations with recorded stacks (expect/pagestack.report): the
  * callers are the first frames outside the page allocator's 6.12 names,
  * new_slab for a slab's page; one stack is all allocator, one is empty.
@@ -722,9 +749,25 @@ int main(int argc, char **argv)
 		kb_free(b);
 		return ret ? 1 : 0;
 	}
-	if (argc == 3 && !strcmp(argv[1], "plot-phases")) {
+	if (argc == 3 && !strcmp(argv[1], "plot-nokmem")) {
+		/* a recorder told kmemtrace.events=boot: phases, no kmem events */
 		b = kb_new(1, 4096);
-		plot_phases(b);
+		kb_set_kallsyms(b, kb_kallsyms);
+		kb_groups(b, 0, 0, 1u << KMT_GROUP_BOOT);
+		kb_initcall_level(b, 0, 1000000, "core");
+		kb_initcall_level(b, 0, 2000000, "device");
+		kb_init_exec(b, 0, 3000000, "/init");
+		kb_init_exec(b, 0, 4000000, "/sbin/init");
+		ret = kb_write(b, argv[2]);
+		kb_free(b);
+		return ret ? 1 : 0;
+	}
+	if (argc == 3 && (!strcmp(argv[1], "plot-phases") || !strcmp(argv[1], "plot-import"))) {
+		b = kb_new(1, 4096);
+		if (!strcmp(argv[1], "plot-phases"))
+			plot_phases(b);
+		else
+			plot_import(b);
 		ret = kb_write(b, argv[2]);
 		kb_free(b);
 		return ret ? 1 : 0;
@@ -816,7 +859,7 @@ int main(int argc, char **argv)
 			"       mktrace pages|pagestack|pagestack-meminfo|phases|double|repeat|realloc|longnames|longnames-grown|memblock|cut FILE\n"
 			"       mktrace footprint|footprint-lost|kmalloc-caches FILE\n"
 			"       mktrace gfp612|gfp612-lockdep FILE\n"
-			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock|plot-phases FILE\n"
+			"       mktrace diff-base|diff-new|plot|plot-base|plot-noclock|plot-phases|plot-import|plot-nokmem FILE\n"
 			"       mktrace flight|flight-v1 FILE, mktrace flight-recorder DIR\n"
 			"       mktrace big N FILE\n"
 			"       mktrace split|split-gap|split-dup DIR SPOOL\n");
