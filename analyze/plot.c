@@ -920,8 +920,13 @@ static void draw_phases(struct plot *pl)
 	char name[128], lab[140], fit[160], tip[512], al[64], kept[64], t0[32], t1[32];
 	size_t i;
 
-	/* a flight recorder's window is long after the boot's phases */
-	if (pl->nw->flight)
+	/*
+	 * A flight recorder's window is long after the boot's phases; an
+	 * import, or a recorder without the boot group, has none: the
+	 * "early" its events start in would be made up.
+	 */
+	if (pl->nw->flight || pl->nw->source[0] ||
+	    (s->have_groups && !(s->groups & (1u << KMT_GROUP_BOOT))))
 		return;
 	for (i = 0; i < s->nr_phases; i++) {
 		const struct kmt_phase *p = &s->phases[i];
@@ -1447,6 +1452,9 @@ static int draw(struct plot *pl)
 		snprintf(rel, sizeof(rel), "unknown kernel");
 	if (o->title)
 		snprintf(buf, sizeof(buf), "%s", o->title);
+	else if (sr->source[0])		/* an import: what its tracer saw */
+		snprintf(buf, sizeof(buf), "Kernel memory over what %s recorded, %s",
+			 sr->source, rel);
 	else
 		snprintf(buf, sizeof(buf), "Kernel memory over %s, %s",
 			 sr->flight ? "the flight recorder's window" : "the boot", rel);
@@ -1491,7 +1499,10 @@ static int draw(struct plot *pl)
 			 pl->nr_picks, procs ? "callers and processes" : "callers");
 	if (!sr->s.pg_with_stack && sr->s.pg_requests)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			 " (pages have no callers: no page stacks, kmemtrace.page_stack=N)");
+			 " (pages have no callers: %s)",
+			 !strcmp(sr->source, "perf") ? "no callchains, perf kmem --page record" :
+			 sr->source[0] ? "the tracer records no stacks" :
+			 "no page stacks, kmemtrace.page_stack=N");
 	if (pl->base)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			 " (dashed: the base)");

@@ -192,6 +192,22 @@ test_expect_success 'plot: a kind the trace could not have recorded is "not reco
 	grep -qx "legend vmalloc areas: 0 B" got
 '
 
+test_expect_success 'plot of an import: titled by its tracer, no boot phase made up' '
+	"$MKTRACE" plot-import t.kmt &&
+	"$KMF" plot -o t.svg t.kmt 2> err &&
+	$SVGCHECK render t.svg &&
+	$SVGCHECK values t.svg > got &&
+	grep -qx "title Kernel memory over what perf recorded, 6.12.0-test" got &&
+	grep -qx "paneltitle The caller holding most at the end (pages have no callers: no callchains, perf kmem --page record)" got &&
+	! grep -q "^phase" got &&
+	! grep -q "class=\"band\"\|class=\"phasename\"" t.svg &&
+	"$MKTRACE" plot-nokmem t.kmt &&
+	"$KMF" plot -o t.svg t.kmt &&
+	$SVGCHECK values t.svg > got &&
+	grep -qx "title Kernel memory over the boot, 6.12.0-test" got &&
+	test "$(grep -c "^phase" got)" = 4
+'
+
 test_expect_success 'plot --time 1ms,3ms: the axis and what is held then' '
 	"$MKTRACE" plot t.kmt &&
 	"$KMF" plot --time 1ms,3ms --callers 2 -o t.svg t.kmt &&
