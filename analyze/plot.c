@@ -910,6 +910,7 @@ struct plot {
 	struct yscale y1, y2;
 	double legend_x, legend_w;
 	double phase_y;			/* the baseline of the phase names */
+	unsigned int nr_sub;		/* lines of the subtitle */
 };
 
 /* The boot phases as bands behind both panels, named above the first. */
@@ -1373,6 +1374,28 @@ static double legend_width(const struct plot *pl)
 	return w + 22;
 }
 
+/*
+ * What a trace covers, for the subtitle: its own events on the axis (a
+ * base may end before the new trace, or start after it), and what is
+ * held at its end.
+ */
+static void span_line(const struct plot *pl, const struct series *sr, char *buf,
+		      size_t size)
+{
+	uint64_t a = sr->flight ? sr->w.first : sr->s.first_ts, b = sr->s.last_ts;
+	char t0[32], t1[32], e[64];
+
+	a = a > pl->p1.x0 ? a : pl->p1.x0;
+	b = b < pl->p1.x1 ? b : pl->p1.x1;
+	secs(a, t0, sizeof(t0));
+	secs(b > a ? b : a, t1, sizeof(t1));
+	exact(total(sr->kind[sr->n - 1]), e, sizeof(e));
+	snprintf(buf, size, "%s%s: %" PRIu64 " events from %s to %s; held at %s end: %s",
+		 sr == pl->base ? "base (dashed) " : "", sr->path,
+		 sr->events_last - sr->events_before, t0, t1,
+		 sr == pl->base ? "its" : "the", e);
+}
+
 static const char style[] =
 	"<style>\n"
 	"text { fill: #222; }\n"
@@ -1395,7 +1418,7 @@ static int draw(struct plot *pl)
 {
 	const struct plot_opts *o = pl->o;
 	struct series *sr = pl->nw;
-	char buf[600], fit[700], rel[64], t0[32], t1[32], e[64];
+	char buf[600], fit[700], rel[64], t0[32], t1[32];
 	const char *xu;
 	bool procs;
 	uint64_t m1 = 1, m2 = 1, v;
@@ -1429,8 +1452,10 @@ static int draw(struct plot *pl)
 	if (pl->legend_w > pl->width * 0.3 && pl->legend_w > 240)
 		pl->legend_w = pl->width * 0.3 > 240 ? pl->width * 0.3 : 240;
 	pl->legend_x = pl->width - 12 - pl->legend_w;
-	pl->phase_y = 66;
-	pl->p1 = (struct frame){ left, 76, pl->legend_x - 16 - left, 300,
+	/* a subtitle line for each trace, and one for the axis they share */
+	pl->nr_sub = pl->base ? 3 : 1;
+	pl->phase_y = 66 + 16.0 * (pl->nr_sub - 1);
+	pl->p1 = (struct frame){ left, pl->phase_y + 10, pl->legend_x - 16 - left, 300,
 				 pl->p1.x0, pl->p1.x1, pl->y1.top };
 	pl->p2 = pl->p1;
 	pl->p2.y = pl->p1.y + pl->p1.h + 50;
@@ -1460,13 +1485,19 @@ static int draw(struct plot *pl)
 			 sr->flight ? "the flight recorder's window" : "the boot", rel);
 	kmt_font_fit(pl->fn, buf, TITLE_PX, pl->width - 32, fit, sizeof(fit));
 	text(f, 16, 24, NULL, TITLE_PX, "title", fit, buf);
-	secs(pl->p1.x0, t0, sizeof(t0));
-	secs(pl->p1.x1, t1, sizeof(t1));
-	exact(total(sr->kind[sr->n - 1]), e, sizeof(e));
-	snprintf(buf, sizeof(buf), "%s: %" PRIu64 " events from %s to %s; held at the end: %s",
-		 sr->path, sr->events_last - sr->events_before, t0, t1, e);
-	kmt_font_fit(pl->fn, buf, FONT_PX, pl->width - 32, fit, sizeof(fit));
-	text(f, 16, 44, NULL, FONT_PX, "subtitle", fit, buf);
+	/* each trace's own span, then the axis they share */
+	for (j = 0; j < pl->nr_sub; j++) {
+		if (j == 2) {
+			secs(pl->p1.x0, t0, sizeof(t0));
+			secs(pl->p1.x1, t1, sizeof(t1));
+			snprintf(buf, sizeof(buf), "both on one time axis, from %s to %s",
+				 t0, t1);
+		} else {
+			span_line(pl, j ? pl->base : sr, buf, sizeof(buf));
+		}
+		kmt_font_fit(pl->fn, buf, FONT_PX, pl->width - 32, fit, sizeof(fit));
+		text(f, 16, 44 + 16.0 * j, NULL, FONT_PX, "subtitle", fit, buf);
+	}
 
 	draw_phases(pl);
 	x_axis(f, &pl->p1, true);

@@ -131,6 +131,20 @@ test_expect_success 'plot base new: the base'"'"'s total and callers dashed over
 	$SVGCHECK column o.svg 3900000 | grep -qx "base: 2,883,584 bytes (2.75 MiB)"
 '
 
+test_expect_success 'plot base new: each file'"'"'s own span in the subtitle, and the axis they share once' '
+	"$MKTRACE" plot-phases base.kmt &&
+	"$MKTRACE" plot new.kmt &&
+	"$KMF" plot -o o.svg base.kmt new.kmt &&
+	$SVGCHECK render o.svg &&
+	$SVGCHECK values o.svg | grep "^subtitle" > got &&
+	cat > want <<-\EOF &&
+	subtitle new.kmt: 170 events from 0.000000000 s to 0.004000000 s; held at the end: 3,670,016 bytes (3.50 MiB)
+	subtitle base (dashed) base.kmt: 24 events from 0.009000000 s to 2.353058776 s; held at its end: 273,408 bytes (267 KiB)
+	subtitle both on one time axis, from 0.000000000 s to 2.353058776 s
+	EOF
+	test_cmp want got
+'
+
 test_expect_success 'plot: what is held is drawn as steps, each sample'"'"'s value held until the next' '
 	"$MKTRACE" plot-base base.kmt &&
 	"$MKTRACE" plot new.kmt &&
