@@ -898,6 +898,82 @@ static void phase_label(const struct kmt_slab *s, size_t i, char *buf, size_t si
 		 (int)p->name_len, p->name);
 }
 
+#define WRAP_LINES	3	/* a wrapped text's lines at most */
+#define LINE_LEN	400
+
+/*
+ * "…" and the longest end of @s that fits in @max px with it: from a '/'
+ * where one fits (a path's last directories and file name), else from
+ * any character.
+ */
+static void fit_end(const struct kmt_font *fn, const char *s, double max,
+		    char *buf, size_t size)
+{
+	const char *p;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (p = s; *p; p++) {
+			if (pass ? (*p & 0xc0) == 0x80 : *p != '/')
+				continue;	/* within a UTF-8 character */
+			snprintf(buf, size, "\xe2\x80\xa6%s", p);
+			if (kmt_font_width(fn, buf, FONT_PX) <= max)
+				return;
+		}
+	buf[0] = 0;
+}
+
+/*
+ * @s in lines of at most @max px, @nl at most: broken at a space (which
+ * goes, and not one after a digit) or after a '/', with @colon after a ": " where it can (a legend
+ * row's value on a line of its own); if the rest does not fit in the
+ * last line, it keeps its end after a "…" (a path's file name, a
+ * value).  Returns the number of lines.
+ */
+static unsigned int wrap(const struct kmt_font *fn, const char *s, double max,
+			 bool at_colon, char lines[][LINE_LEN], unsigned int nl)
+{
+	char part[LINE_LEN];
+	unsigned int n = 0;
+
+	while (*s && n < nl) {
+		size_t len = strlen(s), best = 0, colon = 0, i, cut;
+
+		if (kmt_font_width(fn, s, FONT_PX) <= max) {
+			snprintf(lines[n++], LINE_LEN, "%s", s);
+			break;
+		}
+		if (n + 1 == nl) {
+			fit_end(fn, s, max, lines[n++], LINE_LEN);
+			break;
+		}
+		for (i = 1; i < len && i < sizeof(part); i++) {
+			/* not within a number and its unit: "3.50 MiB" */
+			cut = (s[i] == ' ' && (s[i - 1] < '0' || s[i - 1] > '9')) ||
+			      s[i - 1] == '/' ? i : 0;
+			if (!cut)
+				continue;
+			memcpy(part, s, cut);
+			part[cut] = 0;
+			if (kmt_font_width(fn, part, FONT_PX) > max)
+				break;	/* and so is every longer one */
+			best = cut;
+			if (at_colon && s[i - 1] == ':')
+				colon = cut;
+		}
+		if (colon)
+			best = colon;
+		if (!best) {	/* no break fits: cut */
+			kmt_font_fit(fn, s, FONT_PX, max, lines[n++], LINE_LEN);
+			break;
+		}
+		memcpy(lines[n], s, best);
+		lines[n++][best] = 0;
+		s += best + (s[best] == ' ');
+	}
+	return n;
+}
+
 struct plot {
 	FILE *f;
 	const struct kmt_font *fn;
@@ -910,7 +986,13 @@ struct plot {
 	struct yscale y1, y2;
 	double legend_x, legend_w;
 	double phase_y;			/* the baseline of the phase names */
-	unsigned int nr_sub;		/* lines of the subtitle */
+	/* the subtitle: a sentence for each trace and for the axis, wrapped */
+	char sub[2 * 3][LINE_LEN];
+	unsigned int sub_of[2 * 3];	/* each line's sentence */
+	char sub_tip[3][600];		/* the sentences whole */
+	unsigned int nr_sub;
+	char note[WRAP_LINES][LINE_LEN];	/* the lower panel's title, wrapped */
+	unsigned int nr_note;
 };
 
 /* The boot phases as bands behind both panels, named above the first. */
@@ -1267,11 +1349,16 @@ static void fit_label(const struct kmt_font *fn, const char *label, double room,
 	snprintf(out, size, "%s%s", cut, colon);
 }
 
-/* One legend row: a swatch, a label cut to the legend, the full text as tip. */
-static void legend_row(struct plot *pl, double y, const char *color, bool dashed,
-		       bool line, const char *label, const char *tip)
+/*
+ * One legend row: a swatch, the label, the full text as tip.  A caller's
+ * label is cut to one line (fit_label), any other wrapped onto more.
+ * Returns the height it took.
+ */
+static double legend_row(struct plot *pl, double y, const char *color, bool dashed,
+			 bool line, const char *label, const char *tip)
 {
-	char fit[400];
+	char fit[WRAP_LINES][LINE_LEN];
+	unsigned int n = 1, i;
 
 	if (line)
 		fprintf(pl->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" class=\"%s\"/>\n",
@@ -1280,8 +1367,14 @@ static void legend_row(struct plot *pl, double y, const char *color, bool dashed
 	else
 		fprintf(pl->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
 			pl->legend_x, y - 10, color);
-	fit_label(pl->fn, label, pl->legend_w - 22, fit, sizeof(fit));
-	text(pl->f, pl->legend_x + 20, y, NULL, FONT_PX, "legend", fit, tip);
+	if (line && !dashed)
+		fit_label(pl->fn, label, pl->legend_w - 22, fit[0], sizeof(fit[0]));
+	else
+		n = wrap(pl->fn, label, pl->legend_w - 22, true, fit, WRAP_LINES);
+	for (i = 0; i < n; i++)
+		text(pl->f, pl->legend_x + 20, y + 15.0 * i, NULL, FONT_PX, "legend",
+		     fit[i], tip);
+	return 18 + 15.0 * (n - 1);
 }
 
 /* A legend row's text: "slab objects: 12.3 MiB" */
@@ -1326,6 +1419,12 @@ static void caller_label(const struct plot *pl, unsigned int j, char *buf,
 		 "what processes named so allocated, slab and pages: ", p->name, e, be);
 }
 
+/* The base's legend row. */
+static void base_label(const struct plot *pl, char *buf, size_t size)
+{
+	snprintf(buf, size, "base (dashed) %s", pl->base->path);
+}
+
 static void draw_legend(struct plot *pl)
 {
 	char lab[400], tip[600];
@@ -1333,15 +1432,15 @@ static void draw_legend(struct plot *pl)
 	unsigned int j;
 	int k;
 
-	for (k = K_NR - 1; k >= 0; k--, y += 18) {
+	for (k = K_NR - 1; k >= 0; k--) {
 		kind_label(pl->nw, k, lab, sizeof(lab), tip, sizeof(tip));
-		legend_row(pl, y, kind_color[k], false, false, lab, tip);
+		y += legend_row(pl, y, kind_color[k], false, false, lab, tip);
 	}
 	if (pl->base) {
 		char e[64];
 
 		exact(total(pl->base->kind[pl->base->n - 1]), e, sizeof(e));
-		snprintf(lab, sizeof(lab), "base (dashed) %s", pl->base->path);
+		base_label(pl, lab, sizeof(lab));
 		snprintf(tip, sizeof(tip), "the base, %s: holds %s at its end",
 			 pl->base->path, e);
 		legend_row(pl, y, "#000000", true, true, lab, tip);
@@ -1371,6 +1470,11 @@ static double legend_width(const struct plot *pl)
 		lw = kmt_font_width(pl->fn, lab, FONT_PX);
 		w = lw > w ? lw : w;
 	}
+	if (pl->base) {
+		base_label(pl, lab, sizeof(lab));
+		lw = kmt_font_width(pl->fn, lab, FONT_PX);
+		w = lw > w ? lw : w;
+	}
 	return w + 22;
 }
 
@@ -1396,6 +1500,68 @@ static void span_line(const struct plot *pl, const struct series *sr, char *buf,
 		 sr == pl->base ? "its" : "the", e);
 }
 
+/*
+ * The subtitle: what the trace covers; with a base, what each covers,
+ * then the time axis they share.  Each sentence on a line, or two where
+ * it does not fit.
+ */
+static void subtitle(struct plot *pl)
+{
+	char lines[2][LINE_LEN], t0[32], t1[32];
+	unsigned int j, n, i;
+
+	pl->nr_sub = 0;
+	for (j = 0; j < (pl->base ? 3u : 1u); j++) {
+		if (j == 2) {
+			secs(pl->p1.x0, t0, sizeof(t0));
+			secs(pl->p1.x1, t1, sizeof(t1));
+			snprintf(pl->sub_tip[j], sizeof(pl->sub_tip[j]),
+				 "both on one time axis, from %s to %s", t0, t1);
+		} else {
+			span_line(pl, j ? pl->base : pl->nw, pl->sub_tip[j],
+				  sizeof(pl->sub_tip[j]));
+		}
+		n = wrap(pl->fn, pl->sub_tip[j], pl->width - 32, false, lines, 2);
+		for (i = 0; i < n; i++) {
+			memcpy(pl->sub[pl->nr_sub], lines[i], LINE_LEN);
+			pl->sub_of[pl->nr_sub++] = j;
+		}
+	}
+}
+
+/*
+ * The lower panel's title, and a word on what it lacks, on as many
+ * lines as its width needs.
+ */
+static void panel_note(struct plot *pl)
+{
+	const struct series *sr = pl->nw;
+	char buf[600];
+	bool procs = false;
+	unsigned int j;
+
+	for (j = 0; j < pl->nr_picks; j++)
+		procs |= pl->picks[j].kind == P_PROCESS;
+	if (pl->nr_picks == 1)
+		snprintf(buf, sizeof(buf), "The %s holding most at the end",
+			 procs ? "process" : "caller");
+	else
+		snprintf(buf, sizeof(buf), "The %u %s holding most at the end",
+			 pl->nr_picks, procs ? "callers and processes" : "callers");
+	if (!sr->s.pg_with_stack && sr->s.pg_requests)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 " (pages have no callers: %s)",
+			 !strcmp(sr->source, "perf") ? "no callchains, perf kmem --page record" :
+			 sr->source[0] ? "the tracer records no stacks" :
+			 "no page stacks, kmemtrace.page_stack=N");
+	if (pl->base)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 " (dashed: the base)");
+	pl->nr_note = wrap(pl->fn, buf, pl->p1.w, false, pl->note, WRAP_LINES);
+	if (!pl->nr_note)
+		pl->note[pl->nr_note++][0] = 0;
+}
+
 static const char style[] =
 	"<style>\n"
 	"text { fill: #222; }\n"
@@ -1418,9 +1584,8 @@ static int draw(struct plot *pl)
 {
 	const struct plot_opts *o = pl->o;
 	struct series *sr = pl->nw;
-	char buf[600], fit[700], rel[64], t0[32], t1[32];
+	char buf[600], fit[700], rel[64];
 	const char *xu;
-	bool procs;
 	uint64_t m1 = 1, m2 = 1, v;
 	double left, ylw;
 	size_t i;
@@ -1452,13 +1617,13 @@ static int draw(struct plot *pl)
 	if (pl->legend_w > pl->width * 0.3 && pl->legend_w > 240)
 		pl->legend_w = pl->width * 0.3 > 240 ? pl->width * 0.3 : 240;
 	pl->legend_x = pl->width - 12 - pl->legend_w;
-	/* a subtitle line for each trace, and one for the axis they share */
-	pl->nr_sub = pl->base ? 3 : 1;
+	subtitle(pl);
 	pl->phase_y = 66 + 16.0 * (pl->nr_sub - 1);
 	pl->p1 = (struct frame){ left, pl->phase_y + 10, pl->legend_x - 16 - left, 300,
 				 pl->p1.x0, pl->p1.x1, pl->y1.top };
+	panel_note(pl);
 	pl->p2 = pl->p1;
-	pl->p2.y = pl->p1.y + pl->p1.h + 50;
+	pl->p2.y = pl->p1.y + pl->p1.h + 50 + 14.0 * (pl->nr_note - 1);
 	pl->p2.h = 18.0 * pl->nr_picks + 20 > 220 ? 18.0 * pl->nr_picks + 20 : 220;
 	pl->p2.ymax = pl->y2.top;
 	pl->height = pl->p2.y + pl->p2.h + 48;
@@ -1485,19 +1650,9 @@ static int draw(struct plot *pl)
 			 sr->flight ? "the flight recorder's window" : "the boot", rel);
 	kmt_font_fit(pl->fn, buf, TITLE_PX, pl->width - 32, fit, sizeof(fit));
 	text(f, 16, 24, NULL, TITLE_PX, "title", fit, buf);
-	/* each trace's own span, then the axis they share */
-	for (j = 0; j < pl->nr_sub; j++) {
-		if (j == 2) {
-			secs(pl->p1.x0, t0, sizeof(t0));
-			secs(pl->p1.x1, t1, sizeof(t1));
-			snprintf(buf, sizeof(buf), "both on one time axis, from %s to %s",
-				 t0, t1);
-		} else {
-			span_line(pl, j ? pl->base : sr, buf, sizeof(buf));
-		}
-		kmt_font_fit(pl->fn, buf, FONT_PX, pl->width - 32, fit, sizeof(fit));
-		text(f, 16, 44 + 16.0 * j, NULL, FONT_PX, "subtitle", fit, buf);
-	}
+	for (j = 0; j < pl->nr_sub; j++)
+		text(f, 16, 44 + 16.0 * j, NULL, FONT_PX, "subtitle", pl->sub[j],
+		     pl->sub_tip[pl->sub_of[j]]);
 
 	draw_phases(pl);
 	x_axis(f, &pl->p1, true);
@@ -1520,25 +1675,9 @@ static int draw(struct plot *pl)
 		16.0 + 12, pl->p1.y + pl->p1.h / 2, FONT_PX);
 	fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"%.0f\" text-anchor=\"middle\" class=\"axis\">held by caller</text>\n",
 		16.0 + 12, pl->p2.y + pl->p2.h / 2, FONT_PX);
-	for (j = 0, procs = false; j < pl->nr_picks; j++)
-		procs |= pl->picks[j].kind == P_PROCESS;
-	if (pl->nr_picks == 1)
-		snprintf(buf, sizeof(buf), "The %s holding most at the end",
-			 procs ? "process" : "caller");
-	else
-		snprintf(buf, sizeof(buf), "The %u %s holding most at the end",
-			 pl->nr_picks, procs ? "callers and processes" : "callers");
-	if (!sr->s.pg_with_stack && sr->s.pg_requests)
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			 " (pages have no callers: %s)",
-			 !strcmp(sr->source, "perf") ? "no callchains, perf kmem --page record" :
-			 sr->source[0] ? "the tracer records no stacks" :
-			 "no page stacks, kmemtrace.page_stack=N");
-	if (pl->base)
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			 " (dashed: the base)");
-	kmt_font_fit(pl->fn, buf, FONT_PX, pl->p2.w, fit, sizeof(fit));
-	text(f, pl->p2.x, pl->p2.y - 8, NULL, FONT_PX, "paneltitle", fit, NULL);
+	for (j = 0; j < pl->nr_note; j++)
+		text(f, pl->p2.x, pl->p2.y - 8 - 14.0 * (pl->nr_note - 1 - j), NULL,
+		     FONT_PX, "paneltitle", pl->note[j], NULL);
 	x_unit(&pl->p2, &xu);
 	snprintf(buf, sizeof(buf), "time since boot (%s)", xu);
 	text(f, pl->p2.x + pl->p2.w / 2, pl->p2.y + pl->p2.h + 34, "middle", FONT_PX,

@@ -145,6 +145,44 @@ test_expect_success 'plot base new: each file'"'"'s own span in the subtitle, an
 	test_cmp want got
 '
 
+test_expect_success 'plot base new: the base'"'"'s legend row, a long path, wraps; at 640 pixels it keeps the file name' '
+	d=a-directory-with-a-long-name/and-another-one-below-it/and-a-third-one-here &&
+	mkdir -p $d &&
+	"$MKTRACE" plot-base $d/base.kmt &&
+	"$MKTRACE" plot new.kmt &&
+	"$KMF" plot -o o.svg $d/base.kmt new.kmt &&
+	$SVGCHECK render o.svg &&
+	$SVGCHECK values o.svg > got &&
+	! grep "^legend.*…\|^subtitle.*…\|^paneltitle.*…" got &&
+	sed -n "/^legend base/,/^legend memblock/p" got > rows &&
+	cat > want <<-\EOF &&
+	legend base (dashed) a-directory-with-a-long-name/
+	legend and-another-one-below-it/and-a-third-one-here/
+	legend base.kmt
+	legend memblock setup_arch+0x10: 2.00 MiB
+	EOF
+	test_cmp want rows &&
+	"$KMF" plot --width 640 -o o.svg $d/base.kmt new.kmt &&
+	$SVGCHECK render o.svg &&
+	$SVGCHECK values o.svg > got &&
+	grep -qx "legend …/and-a-third-one-here/base.kmt" got &&
+	grep -qx "legend memblock, reserved at boot:" got &&
+	grep -qx "legend 2.00 MiB" got
+'
+
+test_expect_success 'plot --width 640: the lower panel'"'"'s note wraps, not cut' '
+	"$MKTRACE" plot-import t.kmt &&
+	"$KMF" plot --width 640 -o t.svg t.kmt 2> err &&
+	$SVGCHECK render t.svg &&
+	$SVGCHECK values t.svg | grep "^paneltitle" > got &&
+	cat > want <<-\EOF &&
+	paneltitle The caller holding most at the end (pages have
+	paneltitle no callers: no callchains, perf kmem --page
+	paneltitle record)
+	EOF
+	test_cmp want got
+'
+
 test_expect_success 'plot: what is held is drawn as steps, each sample'"'"'s value held until the next' '
 	"$MKTRACE" plot-base base.kmt &&
 	"$MKTRACE" plot new.kmt &&
@@ -250,7 +288,7 @@ test_expect_success 'plot --width 640: a long caller name loses its offset, then
 	"$MKTRACE" longnames t.kmt &&
 	"$KMF" plot --width 640 -o t.svg t.kmt &&
 	$SVGCHECK render t.svg > out &&
-	grep -qx "rendered 640x694, nothing outside it" out &&
+	grep -qx "rendered 640x722, nothing outside it" out &&
 	$SVGCHECK values t.svg > got &&
 	grep -qx "legend slab alloc_thing_with_a_…: 3.00 KiB" got &&
 	grep -qx "legend slab alloc_thing_with_a_nam…: 32 B" got &&
