@@ -67,6 +67,7 @@ static const char *const line_color[KMT_WATCH_MAX] = {
 #define DEFAULT_CALLERS	8
 #define COL_PX		3	/* one sample per this many pixels */
 #define MAX_SAMPLES	4096
+#define LEAD_DY		24	/* the row of phase names above the others */
 
 struct plot_opts {
 	const char *out;
@@ -974,6 +975,16 @@ static unsigned int wrap(const struct kmt_font *fn, const char *s, double max,
 	return n;
 }
 
+/* Where a phase is drawn (place_phases()). */
+struct phase_pos {
+	bool shown;		/* on the axis */
+	bool lead;		/* named in the row above, with a leader line */
+	double xa, xb;		/* its band */
+	double w;		/* its name's width, or its share of the row */
+	double lx;		/* the centre of its name in the row above */
+	char lab[140];		/* its name as shown */
+};
+
 struct plot {
 	FILE *f;
 	const struct kmt_font *fn;
@@ -993,30 +1004,62 @@ struct plot {
 	unsigned int nr_sub;
 	char note[WRAP_LINES][LINE_LEN];	/* the lower panel's title, wrapped */
 	unsigned int nr_note;
+	struct phase_pos *ph;		/* each phase of the new trace */
+	size_t nr_lead;			/* of them, named in the row above */
 };
 
-/* The boot phases as bands behind both panels, named above the first. */
-static void draw_phases(struct plot *pl)
+/* Whether the trace's phases are drawn. */
+static bool have_phases(const struct series *sr)
 {
-	const struct kmt_slab *s = &pl->nw->s;
-	const struct frame *a = &pl->p1, *b = &pl->p2;
-	char name[128], lab[140], fit[160], tip[512], al[64], kept[64], t0[32], t1[32];
-	size_t i;
-
 	/*
 	 * A flight recorder's window is long after the boot's phases; an
 	 * import, or a recorder without the boot group, has none: the
 	 * "early" its events start in would be made up.
 	 */
-	if (pl->nw->flight || pl->nw->source[0] ||
-	    (s->have_groups && !(s->groups & (1u << KMT_GROUP_BOOT))))
-		return;
-	for (i = 0; i < s->nr_phases; i++) {
-		const struct kmt_phase *p = &s->phases[i];
-		uint64_t start = p->start, end = i + 1 < s->nr_phases ?
-			s->phases[i + 1].start : s->last_ts;
-		double xa, xb;
+	return !sr->flight && !sr->source[0] &&
+	       (!sr->s.have_groups || (sr->s.groups & (1u << KMT_GROUP_BOOT)));
+}
 
+/* Phase @i's time: from its start to the next one's. */
+static void phase_span(const struct kmt_slab *s, size_t i, uint64_t *start,
+		       uint64_t *end)
+{
+	*start = s->phases[i].start;
+	*end = i + 1 < s->nr_phases ? s->phases[i + 1].start : s->last_ts;
+}
+
+/*
+ * Where each phase goes: its band, and its name within it where the name
+ * fits, else in the row above the names, as near above the band as the
+ * other names there let it, with a leader line down to the band.  The
+ * names of that row are placed as groups that touch, each group centred
+ * on the mean of where its names want to be, and kept within the
+ * picture; if they cannot all be, each is cut to an equal share.
+ */
+static int place_phases(struct plot *pl)
+{
+	const struct kmt_slab *s = &pl->nw->s;
+	const struct frame *a = &pl->p1;
+	const double gap = 10, lo = 16, hi = pl->width - 12;
+	/* a group of names: its first and last phase, names, width, ... */
+	struct grp { size_t first, last, n; double w, want, left; } *g;
+	size_t i, ng = 0, k;
+	double sum = 0;
+
+	pl->nr_lead = 0;
+	if (!have_phases(pl->nw) || !s->nr_phases)
+		return 0;
+	pl->ph = calloc(s->nr_phases, sizeof(*pl->ph));
+	g = calloc(s->nr_phases, sizeof(*g));
+	if (!pl->ph || !g) {
+		free(g);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->nr_phases; i++) {
+		struct phase_pos *pp = &pl->ph[i];
+		uint64_t start, end;
+
+		phase_span(s, i, &start, &end);
 		/*
 		 * Not on the axis.  A phase of no length stays if it is
 		 * within the axis or at time 0: before the clock runs (a
@@ -1028,14 +1071,92 @@ static void draw_phases(struct plot *pl)
 		if (start < end ? end <= a->x0 || start >= a->x1 :
 		    start && (start <= a->x0 || start >= a->x1))
 			continue;
-		xa = fx(a, start);
-		xb = fx(a, end);
-		if (xb - xa < 2) {	/* something to hover */
-			xb = xa + 2 <= a->x + a->w ? xa + 2 : a->x + a->w;
-			xa = xb - 2;
+		pp->shown = true;
+		pp->xa = fx(a, start);
+		pp->xb = fx(a, end);
+		if (pp->xb - pp->xa < 2) {	/* something to hover */
+			pp->xb = pp->xa + 2 <= a->x + a->w ? pp->xa + 2 : a->x + a->w;
+			pp->xa = pp->xb - 2;
 		}
+		phase_label(s, i, pp->lab, sizeof(pp->lab));
+		pp->w = kmt_font_width(pl->fn, pp->lab, FONT_PX);
+		if (pp->w <= pp->xb - pp->xa - 4)
+			continue;	/* named within its band */
+		pp->lead = true;
+		pl->nr_lead++;
+		sum += pp->w + gap;
+	}
+	/* too many for the row: an equal share each */
+	if (sum - gap > hi - lo)
+		for (i = 0; i < s->nr_phases; i++)
+			if (pl->ph[i].lead)
+				pl->ph[i].w = (hi - lo + gap) / (double)pl->nr_lead - gap;
+	/*
+	 * Groups of names that touch, from the left: a group's left is the
+	 * mean of where its names want it (a name wants its group's left
+	 * at its own wanted left less its offset in the group).
+	 */
+	for (i = 0; i < s->nr_phases; i++) {
+		struct phase_pos *pp = &pl->ph[i];
+		struct grp *c;
+
+		if (!pp->lead)
+			continue;
+		c = &g[ng++];
+		*c = (struct grp){ i, i, 1, pp->w, (pp->xa + pp->xb) / 2 - pp->w / 2, 0 };
+		for (;;) {
+			c->left = c->want / (double)c->n;
+			if (c->left + c->w > hi)
+				c->left = hi - c->w;
+			if (c->left < lo)
+				c->left = lo;
+			if (ng == 1 || g[ng - 2].left + g[ng - 2].w + gap <= c->left)
+				break;
+			/* overlaps the group before: one group */
+			c = &g[ng - 2];
+			c->want += g[ng - 1].want - (double)g[ng - 1].n * (c->w + gap);
+			c->w += gap + g[ng - 1].w;
+			c->n += g[ng - 1].n;
+			c->last = g[ng - 1].last;
+			ng--;
+		}
+	}
+	for (k = 0; k < ng; k++) {
+		double x = g[k].left;
+
+		for (i = g[k].first; i <= g[k].last; i++) {
+			if (!pl->ph[i].lead)
+				continue;
+			pl->ph[i].lx = x + pl->ph[i].w / 2;
+			x += pl->ph[i].w + gap;
+		}
+	}
+	free(g);
+	return 0;
+}
+/*
+ * The boot phases as bands behind both panels, named above the first,
+ * or in the row above the names with a leader line down to the band.
+ */
+static void draw_phases(struct plot *pl)
+{
+	const struct kmt_slab *s = &pl->nw->s;
+	const struct frame *a = &pl->p1, *b = &pl->p2;
+	char name[128], fit[160], tip[512], al[64], kept[64], t0[32], t1[32];
+	size_t i;
+
+	if (!pl->ph)
+		return;
+	for (i = 0; i < s->nr_phases; i++) {
+		const struct kmt_phase *p = &s->phases[i];
+		const struct phase_pos *pp = &pl->ph[i];
+		double xa = pp->xa, xb = pp->xb;
+		uint64_t start, end;
+
+		if (!pp->shown)
+			continue;
+		phase_span(s, i, &start, &end);
 		phase_name(p, name, sizeof(name));
-		phase_label(s, i, lab, sizeof(lab));
 		secs(start, t0, sizeof(t0));
 		secs(end, t1, sizeof(t1));
 		exact(p->st.slab_alloc + p->st.page_alloc, al, sizeof(al));
@@ -1066,10 +1187,19 @@ static void draw_phases(struct plot *pl)
 			xa, pl->phase_y - 12, xb - xa);
 		kmt_svg_esc(pl->f, tip);
 		fputs("</title></rect>\n", pl->f);
-		if (xb - xa > 6 &&
-		    kmt_font_fit(pl->fn, lab, FONT_PX, xb - xa - 4, fit, sizeof(fit)) > 0)
+		if (pp->lead) {
+			double bx = (xa + xb) / 2, y = pl->phase_y - LEAD_DY;
+
+			fprintf(pl->f, "<polyline class=\"leader\" points=\"%.2f,%.1f %.2f,%.1f %.2f,%.1f\"/>\n",
+				pp->lx, y + 4, bx, pl->phase_y - 12, bx, a->y);
+			if (kmt_font_fit(pl->fn, pp->lab, FONT_PX, pp->w, fit, sizeof(fit)) > 0)
+				text(pl->f, pp->lx, y, "middle", FONT_PX, "phasename", fit, tip);
+		} else if (xb - xa > 6 &&
+			   kmt_font_fit(pl->fn, pp->lab, FONT_PX, xb - xa - 4, fit,
+					sizeof(fit)) > 0) {
 			text(pl->f, (xa + xb) / 2, pl->phase_y, "middle", FONT_PX,
 			     "phasename", fit, tip);
+		}
 		fputs("</g>\n", pl->f);
 	}
 }
@@ -1574,6 +1704,7 @@ static const char style[] =
 	".line { fill: none; stroke-width: 1.6; }\n"
 	".baseline { fill: none; stroke-width: 1.4; stroke-dasharray: 5,3; }\n"
 	".basetotal { fill: none; stroke: #000; stroke-width: 1.6; stroke-dasharray: 5,3; }\n"
+	".leader { fill: none; stroke: #999; stroke-width: 0.8; }\n"
 	".trig { stroke: #c00; stroke-width: 1.5; stroke-dasharray: 4,2; }\n"
 	".triglabel { fill: #c00; }\n"
 	".short { fill: #c00; fill-opacity: 0.07; }\n"
@@ -1587,6 +1718,7 @@ static int draw(struct plot *pl)
 	char buf[600], fit[700], rel[64];
 	const char *xu;
 	uint64_t m1 = 1, m2 = 1, v;
+	int ret;
 	double left, ylw;
 	size_t i;
 	unsigned int j;
@@ -1618,9 +1750,14 @@ static int draw(struct plot *pl)
 		pl->legend_w = pl->width * 0.3 > 240 ? pl->width * 0.3 : 240;
 	pl->legend_x = pl->width - 12 - pl->legend_w;
 	subtitle(pl);
-	pl->phase_y = 66 + 16.0 * (pl->nr_sub - 1);
-	pl->p1 = (struct frame){ left, pl->phase_y + 10, pl->legend_x - 16 - left, 300,
+	pl->p1 = (struct frame){ left, 0, pl->legend_x - 16 - left, 300,
 				 pl->p1.x0, pl->p1.x1, pl->y1.top };
+	ret = place_phases(pl);
+	if (ret)
+		return ret;
+	/* the names above the others take a row of their own */
+	pl->phase_y = 66 + 16.0 * (pl->nr_sub - 1) + (pl->nr_lead ? LEAD_DY - 2 : 0);
+	pl->p1.y = pl->phase_y + 10;
 	panel_note(pl);
 	pl->p2 = pl->p1;
 	pl->p2.y = pl->p1.y + pl->p1.h + 50 + 14.0 * (pl->nr_note - 1);
@@ -1776,6 +1913,7 @@ int cmd_plot(int argc, char **argv)
 		kmf_error("%s", err.msg);
 	else
 		status = KMF_EXIT_OK;
+	free(pl.ph);
 out:
 	for (i = 0; i < o.nr_paths; i++)
 		if (sv[i].open && kmf_warn_cut(sv[i].path, &sv[i].t))

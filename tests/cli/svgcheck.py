@@ -5,9 +5,11 @@ rsvg-convert), and print what they say for the CLI tests to compare.
 
   svgcheck.py render FILE.svg      valid XML; rendered to PNG at its size,
                                    not blank; nothing drawn outside it
-  svgcheck.py values FILE.svg      one line per kind, phase, caller and
-                                   legend row; every area's and line's
-                                   last point where its value puts it
+  svgcheck.py values FILE.svg      one line per kind, phase (named in the
+                                   row above, with a leader: "(above)"),
+                                   caller and legend row; every area's
+                                   and line's last point where its value
+                                   puts it
   svgcheck.py column FILE.svg NS   the tooltip of the column at NS ns
   svgcheck.py steps FILE.svg       every area and line goes across or up
                                    and down, never on a slant
@@ -201,10 +203,11 @@ def values(path):
     for g in root.iter(NS + "g"):
         if g.get("class") == "phase":
             label = [text_of(t) for t in g.iter(NS + "text")]
-            print("phase %s start=%s end=%s alloc=%s held=%s label=%s" % (
+            above = [l for l in g.iter(NS + "polyline") if l.get("class") == "leader"]
+            print("phase %s start=%s end=%s alloc=%s held=%s label=%s%s" % (
                 g.get("data-phase"), g.get("data-start"), g.get("data-end"),
                 g.get("data-alloc"), g.get("data-held"),
-                label[0] if label else "-"))
+                label[0] if label else "-", " (above)" if above else ""))
         if g.get("class") == "trigger":
             print("trigger %s ts=%s" % (g.get("data-trigger"), g.get("data-ts")))
     for t in root.iter(NS + "text"):
@@ -233,7 +236,7 @@ def steps(path):
             pts = path_points(el.get("d"))
             pts.append(pts[0])
             what = "area " + el.get("data-kind")
-        elif el.tag == NS + "polyline":
+        elif el.tag == NS + "polyline" and el.get("class") != "leader":
             pts = [tuple(float(v) for v in p.split(","))
                    for p in el.get("points").split()]
             what = "line %s %s" % (el.get("class"), el.get("stroke"))

@@ -71,7 +71,7 @@ test_expect_success 'plot: phases before the clock ran are drawn and named, thou
 	$SVGCHECK render t.svg &&
 	$SVGCHECK values t.svg | grep "^phase" > got &&
 	cat > want <<-\EOF &&
-	phase early start=0 end=0 alloc=0 held=0 label=-
+	phase early start=0 end=0 alloc=0 held=0 label=early (above)
 	phase console start=0 end=1000000 alloc=4096 held=4096 label=console
 	phase core start=1000000 end=2000000 alloc=1048576 held=1048576 label=core
 	phase device start=2000000 end=3000000 alloc=16384 held=8192 label=device
@@ -79,7 +79,7 @@ test_expect_success 'plot: phases before the clock ran are drawn and named, thou
 	EOF
 	test_cmp want got &&
 	grep -c "the kernel&apos;s clock was not running yet\|the kernel'"'"'s clock was not running yet" t.svg > n &&
-	test "$(cat n)" = 1 &&
+	test "$(cat n)" = 2 &&
 	"$KMF" report --phase t.kmt > rep &&
 	grep -q "^ early (0.000000) " rep &&
 	grep -q "^ level console (0.000000) " rep
@@ -94,6 +94,36 @@ test_expect_success 'plot: the initcall level early and the time before the firs
 	phase early start=413500000 end=556700000 alloc=1024 held=1024 label=level early
 	EOF
 	test_cmp want got
+'
+
+test_expect_success 'plot: phases too narrow for their names are named in a row above, with leader lines' '
+	"$MKTRACE" plot-phases t.kmt &&
+	"$KMF" plot -o t.svg t.kmt &&
+	$SVGCHECK render t.svg &&
+	$SVGCHECK values t.svg | grep "^phase" | sed "s/ start=.* label=/ /" > got &&
+	cat > want <<-\EOF &&
+	phase early early
+	phase console console
+	phase early level early (above)
+	phase pure pure (above)
+	phase core core (above)
+	phase postcore postcore (above)
+	phase arch arch (above)
+	phase subsys subsys
+	phase fs fs
+	phase device device
+	phase late late
+	phase /init /init
+	EOF
+	test_cmp want got &&
+	"$KMF" plot --width 640 -o t.svg t.kmt &&
+	$SVGCHECK render t.svg &&
+	$SVGCHECK values t.svg > got &&
+	! grep "^phase.*label=-" got &&
+	test "$(grep -c "^phase.*(above)" got)" -ge 5 &&
+	"$MKTRACE" plot t.kmt &&
+	"$KMF" plot -o t.svg t.kmt &&
+	! grep -q "class=\"leader\"" t.svg
 '
 
 test_expect_success 'plot: a column'"'"'s tooltip has the exact bytes of each kind and caller' '
