@@ -8,9 +8,10 @@
  * page tables, stacks, the free room of slab pages, ...).  At the end of
  * a trace the stack is what report --footprint says the trace explains.
  * Boot phases are bands behind it, a flight recorder's trigger a line.
- * The lower panel follows the callers holding most at the end, each on
- * its own line.  With two traces, the first (the base) is drawn over
- * the second as dashed lines.
+ * The panel below follows the callers holding most at the end, each on
+ * its own line, and a third one, in a trace with task records, the
+ * processes whose allocations hold most.  With two traces, the first
+ * (the base) is drawn over the second as dashed lines.
  *
  * The SVG is written as text, not through a drawing library: its
  * labels stay text (searchable, selectable, checked by the tests), and
@@ -67,6 +68,7 @@ static const char *const line_color[KMT_WATCH_MAX] = {
 #define DEFAULT_CALLERS	8
 #define COL_PX		3	/* one sample per this many pixels */
 #define MAX_SAMPLES	4096
+#define MAX_LINES	(2 * KMT_WATCH_MAX)	/* callers, then processes */
 #define LEAD_DY		24	/* the row of phase names above the others */
 
 struct plot_opts {
@@ -82,7 +84,10 @@ struct plot_opts {
 	unsigned int nr_paths;
 };
 
-/* A caller the lower panel follows: a slab callsite, a page site, memblock's. */
+/*
+ * A line of the lower panels: a caller (a slab callsite, a page site,
+ * memblock's), or a process name.
+ */
 enum pick_kind { P_SLAB, P_PAGES, P_MEMBLOCK, P_PROCESS };
 
 static const char *const pick_kind_name[] = { "slab", "pages", "memblock", "process" };
@@ -116,9 +121,10 @@ struct series {
 	uint64_t kind[MAX_SAMPLES + 1][K_NR];
 	uint64_t raw_bufpages[MAX_SAMPLES + 1];
 	uint64_t raw_pages[MAX_SAMPLES + 1];
-	uint64_t who[MAX_SAMPLES + 1][KMT_WATCH_MAX];
-	bool has_pick[KMT_WATCH_MAX];	/* the trace has that caller */
-	uint64_t mb_site[KMT_WATCH_MAX];	/* memblock picks: their site here */
+	uint64_t who[MAX_SAMPLES + 1][MAX_LINES];
+	bool has_pick[MAX_LINES];	/* the trace has that caller */
+	uint64_t mb_site[MAX_LINES];	/* memblock picks: their site here */
+	unsigned int nr_picks;
 	uint64_t step;
 	uint64_t events_before, events_last;	/* the pass's count at the samples */
 	const struct pick *picks;	/* while sampling */
@@ -132,7 +138,8 @@ static void usage(FILE *f)
 		"Draw a trace's memory over time as one SVG: what is held, stacked by\n"
 		"kind (memblock, the recorder's buffers, vmalloc, slab objects, other\n"
 		"pages), the boot phases or the flight recorder's trigger behind it,\n"
-		"and the callers that hold most at the end, each as a line.  Every\n"
+		"and the callers that hold most at the end, each as a line (and the\n"
+		"processes whose allocations do, in a panel of their own).  Every\n"
 		"column has a tooltip with the exact bytes.  With two files, the\n"
 		"first is the base: its total and callers are drawn dashed over the\n"
 		"second, on one time axis.\n"
@@ -142,7 +149,8 @@ static void usage(FILE *f)
 		"      --time <start>,<end>  the time axis: from, to (s, ms, us, ns;\n"
 		"                            either may be left out)\n"
 		"      --at <time>           the same as --time ,<time>\n"
-		"      --callers <N>         callers to follow (default %d, at most %d)\n"
+		"      --callers <N>         callers to follow (default %d, at most %d), and\n"
+		"                            as many processes\n"
 		"      --width <px>          the picture's width (default %d, 640 to 4000)\n"
 		"      --title <text>        the picture's title (default: the release\n"
 		"                            and file)\n"
@@ -377,14 +385,42 @@ static int cmp_cand(const void *pa, const void *pb)
 	return a->site < b->site ? -1 : a->site > b->site;
 }
 
+/* The @max candidates of @c holding most, into @picks. */
+static unsigned int take_picks(const struct series *sr, const struct plot_opts *o,
+			       struct cand *c, size_t n, struct pick *picks)
+{
+	const struct kmt_slab *s = &sr->s;
+	unsigned int nr = 0;
+	size_t i;
+
+	qsort(c, n, sizeof(*c), cmp_cand);
+	for (i = 0; i < n && nr < o->callers; i++, nr++) {
+		struct pick *p = &picks[nr];
+
+		if (c[i].kind == P_PROCESS)
+			snprintf(p->name, sizeof(p->name), "%.*s",
+				 (int)s->by_comm[c[i].site].name_len, s->by_comm[c[i].site].name);
+		else
+			kmt_symtab_format(sr->sym, c[i].site, o->raw_ip, p->name,
+					  sizeof(p->name));
+		p->kind = c[i].kind;
+		p->bytes = c[i].bytes;
+	}
+	return nr;
+}
+
+/*
+ * The callers holding most at the end, then, in a trace with task
+ * records, the processes whose allocations hold most: two lists, each of
+ * --callers at most.
+ */
 static int pick_callers(const struct series *sr, const struct plot_opts *o,
-			struct pick *picks, unsigned int *nr)
+			struct pick *picks, unsigned int *nr, unsigned int *nr_procs)
 {
 	const struct kmt_slab *s = &sr->s;
 	size_t n = 0, i, max = s->nr_callers + s->nr_live_psites + sr->mb.nr_callers +
 			       s->nr_by_comm;
 	struct cand *c = calloc(max ? max : 1, sizeof(*c));
-	unsigned int procs = 0;
 
 	if (!c)
 		return -ENOMEM;
@@ -403,31 +439,13 @@ static int pick_callers(const struct series *sr, const struct plot_opts *o,
 		if (sr->mb.callers[i].held)
 			c[n++] = (struct cand){ sr->mb.callers[i].call_site,
 						sr->mb.callers[i].held, P_MEMBLOCK };
+	*nr = take_picks(sr, o, c, n, picks);
 	/* who allocated, by process name (a trace with task records) */
-	for (i = 0; i < s->nr_by_comm; i++)
+	for (i = 0, n = 0; i < s->nr_by_comm; i++)
 		if (s->by_comm[i].st.slab_retained + s->by_comm[i].st.page_retained)
 			c[n++] = (struct cand){ i, s->by_comm[i].st.slab_retained +
 						s->by_comm[i].st.page_retained, P_PROCESS };
-	qsort(c, n, sizeof(*c), cmp_cand);
-	*nr = 0;
-	for (i = 0; i < n && *nr < o->callers; i++) {
-		struct pick *p = &picks[*nr];
-
-		/* processes: a quarter of the lines at most, the rest callers */
-		if (c[i].kind == P_PROCESS && procs >= (o->callers + 3) / 4)
-			continue;
-		procs += c[i].kind == P_PROCESS;
-
-		if (c[i].kind == P_PROCESS)
-			snprintf(p->name, sizeof(p->name), "%.*s",
-				 (int)s->by_comm[c[i].site].name_len, s->by_comm[c[i].site].name);
-		else
-			kmt_symtab_format(sr->sym, c[i].site, o->raw_ip, p->name,
-					  sizeof(p->name));
-		p->kind = c[i].kind;
-		p->bytes = c[i].bytes;
-		(*nr)++;
-	}
+	*nr_procs = take_picks(sr, o, c, n, picks + *nr);
 	free(c);
 	return 0;
 }
@@ -445,8 +463,8 @@ static size_t func_len(const char *name)
  * (another build of the kernel puts the call at another offset).
  */
 static void find_sites(struct series *sr, const struct pick *picks,
-		       unsigned int nr, struct kmt_sampler *sp,
-		       const struct plot_opts *o)
+		       unsigned int nr, unsigned int nr_procs,
+		       struct kmt_sampler *sp, const struct plot_opts *o)
 {
 	const struct kmt_slab *s = &sr->s;
 	char name[256];
@@ -455,16 +473,16 @@ static void find_sites(struct series *sr, const struct pick *picks,
 	int pass;
 
 	memset(sp, 0, sizeof(*sp));
-	sp->nr_watch = nr;
-	for (j = 0; j < nr; j++) {
-		sp->page[j] = picks[j].kind == P_PAGES;
-		sp->site[j] = 1;	/* no site is 1: nothing matches it */
-		for (i = 0; picks[j].kind == P_PROCESS && i < s->nr_by_comm; i++)
+	sp->nr_watch = nr;	/* the processes are summed from who allocated */
+	for (j = nr; j < nr + nr_procs; j++)
+		for (i = 0; i < s->nr_by_comm; i++)
 			if (s->by_comm[i].name_len == strlen(picks[j].name) &&
 			    !memcmp(s->by_comm[i].name, picks[j].name, s->by_comm[i].name_len))
 				sr->has_pick[j] = true;
-		for (pass = 0; pass < 2 && !sr->has_pick[j] && picks[j].kind != P_PROCESS;
-		     pass++) {
+	for (j = 0; j < nr; j++) {
+		sp->page[j] = picks[j].kind == P_PAGES;
+		sp->site[j] = 1;	/* no site is 1: nothing matches it */
+		for (pass = 0; pass < 2 && !sr->has_pick[j]; pass++) {
 			size_t nrows = picks[j].kind == P_PAGES ? s->nr_pcallers :
 				       picks[j].kind == P_SLAB ? s->nr_callers :
 				       sr->mb.nr_callers;
@@ -513,11 +531,9 @@ static int on_sample(struct kmt_sampler *sp, const struct kmt_slab *s, uint64_t 
 	for (j = 0; j < sp->nr_watch; j++)
 		sr->who[i][j] = sp->held[j];
 	/* a process: every row of who allocated by that name */
-	for (j = 0; j < sp->nr_watch; j++) {
+	for (j = sp->nr_watch; j < sr->nr_picks; j++) {
 		size_t len = strlen(sr->picks[j].name), r;
 
-		if (sr->picks[j].kind != P_PROCESS)
-			continue;
 		sr->who[i][j] = 0;
 		for (r = 0; r < sp->nr_whos && r < s->who_cap; r++)
 			if (sp->whos[r].comm_len == len &&
@@ -553,8 +569,8 @@ static void mb_callers(const struct series *sr, const struct kmt_memblock *mb,
 
 /* The samples of @sr from @x0 every @step, and at its last event. */
 static int sample_series(struct series *sr, const struct pick *picks,
-			 unsigned int nr, uint64_t x0, uint64_t step,
-			 const struct plot_opts *o)
+			 unsigned int nr, unsigned int nr_procs, uint64_t x0,
+			 uint64_t step, const struct plot_opts *o)
 {
 	struct kmt_sampler sp;
 	struct kmt_slab s;
@@ -564,8 +580,9 @@ static int sample_series(struct series *sr, const struct pick *picks,
 	size_t i;
 	int ret;
 
-	find_sites(sr, picks, nr, &sp, o);
+	find_sites(sr, picks, nr, nr_procs, &sp, o);
 	sr->picks = picks;
+	sr->nr_picks = nr + nr_procs;
 	sp.next = x0;
 	sp.fn = on_sample;
 	sp.arg = sr;
@@ -975,6 +992,16 @@ static unsigned int wrap(const struct kmt_font *fn, const char *s, double max,
 	return n;
 }
 
+/* A lower panel: lines of callers, or of processes. */
+struct lines {
+	unsigned int first, nr;	/* its picks */
+	bool procs;		/* processes, not callers */
+	struct frame fr;
+	struct yscale ys;
+	char note[WRAP_LINES][LINE_LEN];	/* its title, wrapped */
+	unsigned int nr_note;
+};
+
 /* Where a phase is drawn (place_phases()). */
 struct phase_pos {
 	bool shown;		/* on the axis */
@@ -990,11 +1017,13 @@ struct plot {
 	const struct kmt_font *fn;
 	const struct plot_opts *o;
 	struct series *nw, *base;	/* base: NULL with one trace */
-	struct pick *picks;
+	struct pick *picks;		/* the callers, then the processes */
 	unsigned int nr_picks;
 	double width, height;
-	struct frame p1, p2;
-	struct yscale y1, y2;
+	struct frame p1;
+	struct yscale y1;
+	struct lines ln[2];		/* the callers, the processes */
+	unsigned int nr_ln;
 	double legend_x, legend_w;
 	double phase_y;			/* the baseline of the phase names */
 	/* the subtitle: a sentence for each trace and for the axis, wrapped */
@@ -1002,8 +1031,6 @@ struct plot {
 	unsigned int sub_of[2 * 3];	/* each line's sentence */
 	char sub_tip[3][600];		/* the sentences whole */
 	unsigned int nr_sub;
-	char note[WRAP_LINES][LINE_LEN];	/* the lower panel's title, wrapped */
-	unsigned int nr_note;
 	struct phase_pos *ph;		/* each phase of the new trace */
 	size_t nr_lead;			/* of them, named in the row above */
 };
@@ -1141,8 +1168,9 @@ static int place_phases(struct plot *pl)
 static void draw_phases(struct plot *pl)
 {
 	const struct kmt_slab *s = &pl->nw->s;
-	const struct frame *a = &pl->p1, *b = &pl->p2;
+	const struct frame *a = &pl->p1;
 	char name[128], fit[160], tip[512], al[64], kept[64], t0[32], t1[32];
+	unsigned int k;
 	size_t i;
 
 	if (!pl->ph)
@@ -1177,8 +1205,9 @@ static void draw_phases(struct plot *pl)
 		if (i % 2 == 0) {
 			fprintf(pl->f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" class=\"band\"/>\n",
 				xa, a->y, xb - xa, a->h);
-			fprintf(pl->f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" class=\"band\"/>\n",
-				xa, b->y, xb - xa, b->h);
+			for (k = 0; k < pl->nr_ln; k++)
+				fprintf(pl->f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" class=\"band\"/>\n",
+					xa, pl->ln[k].fr.y, xb - xa, pl->ln[k].fr.h);
 		}
 		fprintf(pl->f, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" class=\"edge\"/>\n",
 			xa, pl->phase_y - 12, xa, a->y + a->h);
@@ -1202,6 +1231,14 @@ static void draw_phases(struct plot *pl)
 		}
 		fputs("</g>\n", pl->f);
 	}
+}
+
+/* The bottom of the lowest panel. */
+static double bottom(const struct plot *pl)
+{
+	const struct frame *fr = &pl->ln[pl->nr_ln - 1].fr;
+
+	return fr->y + fr->h;
 }
 
 /* The flight recorder's window: where it is short, and its trigger. */
@@ -1246,7 +1283,7 @@ static void draw_window(struct plot *pl)
 	fprintf(pl->f, "<g class=\"trigger\" data-ts=\"%" PRIu64 "\" data-trigger=\"%s\">\n",
 		at, kmt_trigger_name(trig));
 	fprintf(pl->f, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" class=\"trig\"/>\n",
-		x, pl->phase_y - 12, x, pl->p2.y + pl->p2.h);
+		x, pl->phase_y - 12, x, bottom(pl));
 	/* the label left of the line, or right of it near the left edge */
 	w = kmt_font_fit(pl->fn, lab, FONT_PX, a->w / 2, fit, sizeof(fit));
 	if (w > 0)
@@ -1363,27 +1400,27 @@ static void draw_base_total(struct plot *pl)
 	free(tot);
 }
 
-static void draw_callers(struct plot *pl)
+static void draw_callers(struct plot *pl, const struct lines *ln)
 {
 	unsigned int j;
 	char attrs[512];
 
-	for (j = 0; j < pl->nr_picks; j++) {
+	for (j = ln->first; j < ln->first + ln->nr; j++) {
+		const char *color = line_color[j - ln->first];
+
 		if (pl->base && pl->base->has_pick[j]) {
 			snprintf(attrs, sizeof(attrs),
 				 "class=\"baseline\" stroke=\"%s\" data-base-end=\"%" PRIu64 "\"",
-				 line_color[j], pl->base->who[pl->base->n - 1][j]);
-			polyline(pl->f, &pl->p2, pl->base, &pl->base->who[0][j],
-				 KMT_WATCH_MAX, attrs);
+				 color, pl->base->who[pl->base->n - 1][j]);
+			polyline(pl->f, &ln->fr, pl->base, &pl->base->who[0][j],
+				 MAX_LINES, attrs);
 		}
 		fprintf(pl->f, "<g data-caller=\"");
 		kmt_svg_esc(pl->f, pl->picks[j].name);
 		fprintf(pl->f, "\" data-kind=\"%s\" data-end=\"%" PRIu64 "\">\n",
 			pick_kind_name[pl->picks[j].kind], pl->nw->who[pl->nw->n - 1][j]);
-		snprintf(attrs, sizeof(attrs), "class=\"line\" stroke=\"%s\"",
-			 line_color[j]);
-		polyline(pl->f, &pl->p2, pl->nw, &pl->nw->who[0][j], KMT_WATCH_MAX,
-			 attrs);
+		snprintf(attrs, sizeof(attrs), "class=\"line\" stroke=\"%s\"", color);
+		polyline(pl->f, &ln->fr, pl->nw, &pl->nw->who[0][j], MAX_LINES, attrs);
 		fputs("</g>\n", pl->f);
 	}
 }
@@ -1411,7 +1448,7 @@ static void draw_columns(struct plot *pl)
 		secs(sr->ts[i], t0, sizeof(t0));
 		fprintf(pl->f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" class=\"hover\" data-ts=\"%"
 			PRIu64 "\"><title>at %s\n", xl, pl->p1.y, xr - xl,
-			pl->p2.y + pl->p2.h - pl->p1.y, sr->ts[i], t0);
+			bottom(pl) - pl->p1.y, sr->ts[i], t0);
 		exact(total(sr->kind[i]), buf, sizeof(buf));
 		fprintf(pl->f, "held: %s\n", buf);
 		for (k = K_NR - 1; k >= 0; k--) {
@@ -1539,10 +1576,13 @@ static void caller_label(const struct plot *pl, unsigned int j, char *buf,
 		if (pl->base->has_pick[j])
 			exact(pl->base->who[pl->base->n - 1][j], x, sizeof(x));
 		else
-			snprintf(x, sizeof(x), "not a caller in the base");
+			snprintf(x, sizeof(x), "not a %s in the base",
+				 p->kind == P_PROCESS ? "process" : "caller");
 		snprintf(be, sizeof(be), "; base: %s", x);
 	}
-	snprintf(buf, size, "%s %s: %s", pick_kind_name[p->kind], p->name, h);
+	/* a process's panel has processes only: no word for the kind */
+	snprintf(buf, size, "%s%s%s: %s", p->kind == P_PROCESS ? "" : pick_kind_name[p->kind],
+		 p->kind == P_PROCESS ? "" : " ", p->name, h);
 	snprintf(tip, tsize, "%s%s: holds %s at the end%s",
 		 p->kind == P_PAGES ? "page allocations, " : p->kind == P_SLAB ?
 		 "slab allocations, " : p->kind == P_MEMBLOCK ? "memblock reservations, " :
@@ -1575,10 +1615,14 @@ static void draw_legend(struct plot *pl)
 			 pl->base->path, e);
 		legend_row(pl, y, "#000000", true, true, lab, tip);
 	}
-	y = pl->p2.y + 10;
-	for (j = 0; j < pl->nr_picks; j++, y += 18) {
-		caller_label(pl, j, lab, sizeof(lab), tip, sizeof(tip));
-		legend_row(pl, y, line_color[j], false, true, lab, tip);
+	for (k = 0; k < (int)pl->nr_ln; k++) {
+		const struct lines *ln = &pl->ln[k];
+
+		y = ln->fr.y + 10;
+		for (j = ln->first; j < ln->first + ln->nr; j++, y += 18) {
+			caller_label(pl, j, lab, sizeof(lab), tip, sizeof(tip));
+			legend_row(pl, y, line_color[j - ln->first], false, true, lab, tip);
+		}
 	}
 }
 
@@ -1660,25 +1704,26 @@ static void subtitle(struct plot *pl)
 }
 
 /*
- * The lower panel's title, and a word on what it lacks, on as many
- * lines as its width needs.
+ * A lower panel's title, and a word on what it lacks, on as many lines
+ * as its width needs.
  */
-static void panel_note(struct plot *pl)
+static void panel_note(struct plot *pl, struct lines *ln)
 {
 	const struct series *sr = pl->nw;
 	char buf[600];
-	bool procs = false;
-	unsigned int j;
 
-	for (j = 0; j < pl->nr_picks; j++)
-		procs |= pl->picks[j].kind == P_PROCESS;
-	if (pl->nr_picks == 1)
-		snprintf(buf, sizeof(buf), "The %s holding most at the end",
-			 procs ? "process" : "caller");
+	if (ln->procs && ln->nr == 1)
+		snprintf(buf, sizeof(buf), "The process whose allocations hold most at the end (slab and pages)");
+	else if (ln->procs)
+		snprintf(buf, sizeof(buf), "The %u processes whose allocations hold most at the end (slab and pages)",
+			 ln->nr);
+	else if (!ln->nr)
+		snprintf(buf, sizeof(buf), "No caller holds anything at the end");
+	else if (ln->nr == 1)
+		snprintf(buf, sizeof(buf), "The caller holding most at the end");
 	else
-		snprintf(buf, sizeof(buf), "The %u %s holding most at the end",
-			 pl->nr_picks, procs ? "callers and processes" : "callers");
-	if (!sr->s.pg_with_stack && sr->s.pg_requests)
+		snprintf(buf, sizeof(buf), "The %u callers holding most at the end", ln->nr);
+	if (!ln->procs && !sr->s.pg_with_stack && sr->s.pg_requests)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			 " (pages have no callers: %s)",
 			 !strcmp(sr->source, "perf") ? "no callchains, perf kmem --page record" :
@@ -1687,9 +1732,9 @@ static void panel_note(struct plot *pl)
 	if (pl->base)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			 " (dashed: the base)");
-	pl->nr_note = wrap(pl->fn, buf, pl->p1.w, false, pl->note, WRAP_LINES);
-	if (!pl->nr_note)
-		pl->note[pl->nr_note++][0] = 0;
+	ln->nr_note = wrap(pl->fn, buf, pl->p1.w, false, ln->note, WRAP_LINES);
+	if (!ln->nr_note)
+		ln->note[ln->nr_note++][0] = 0;
 }
 
 static const char style[] =
@@ -1717,32 +1762,37 @@ static int draw(struct plot *pl)
 	struct series *sr = pl->nw;
 	char buf[600], fit[700], rel[64];
 	const char *xu;
-	uint64_t m1 = 1, m2 = 1, v;
+	uint64_t m1 = 1, m2[2] = { 1, 1 }, v;
 	int ret;
 	double left, ylw;
 	size_t i;
-	unsigned int j;
+	unsigned int j, k;
 	FILE *f = pl->f;
+	struct lines *ln;
 
-	/* the tops: the stack and the base's total; the callers */
+	/* the tops: the stack and the base's total; the callers; the processes */
 	for (i = 0; i < sr->n; i++) {
 		v = total(sr->kind[i]);
 		m1 = v > m1 ? v : m1;
-		for (j = 0; j < pl->nr_picks; j++)
-			m2 = sr->who[i][j] > m2 ? sr->who[i][j] : m2;
+		for (k = 0; k < pl->nr_ln; k++)
+			for (j = pl->ln[k].first; j < pl->ln[k].first + pl->ln[k].nr; j++)
+				m2[k] = sr->who[i][j] > m2[k] ? sr->who[i][j] : m2[k];
 	}
 	for (i = 0; pl->base && i < pl->base->n; i++) {
 		v = total(pl->base->kind[i]);
 		m1 = v > m1 ? v : m1;
-		for (j = 0; j < pl->nr_picks; j++)
-			if (pl->base->has_pick[j])
-				m2 = pl->base->who[i][j] > m2 ? pl->base->who[i][j] : m2;
+		for (k = 0; k < pl->nr_ln; k++)
+			for (j = pl->ln[k].first; j < pl->ln[k].first + pl->ln[k].nr; j++)
+				if (pl->base->has_pick[j] && pl->base->who[i][j] > m2[k])
+					m2[k] = pl->base->who[i][j];
 	}
 	y_scale(m1, &pl->y1);
-	y_scale(m2, &pl->y2);
 	ylw = y_labels_width(pl->fn, &pl->y1);
-	if (y_labels_width(pl->fn, &pl->y2) > ylw)
-		ylw = y_labels_width(pl->fn, &pl->y2);
+	for (k = 0; k < pl->nr_ln; k++) {
+		y_scale(m2[k], &pl->ln[k].ys);
+		if (y_labels_width(pl->fn, &pl->ln[k].ys) > ylw)
+			ylw = y_labels_width(pl->fn, &pl->ln[k].ys);
+	}
 	left = 16 + 18 + ylw + 8;
 	pl->width = o->width;
 	pl->legend_w = legend_width(pl);
@@ -1758,12 +1808,18 @@ static int draw(struct plot *pl)
 	/* the names above the others take a row of their own */
 	pl->phase_y = 66 + 16.0 * (pl->nr_sub - 1) + (pl->nr_lead ? LEAD_DY - 2 : 0);
 	pl->p1.y = pl->phase_y + 10;
-	panel_note(pl);
-	pl->p2 = pl->p1;
-	pl->p2.y = pl->p1.y + pl->p1.h + 50 + 14.0 * (pl->nr_note - 1);
-	pl->p2.h = 18.0 * pl->nr_picks + 20 > 220 ? 18.0 * pl->nr_picks + 20 : 220;
-	pl->p2.ymax = pl->y2.top;
-	pl->height = pl->p2.y + pl->p2.h + 48;
+	/* the lower panels, each under the one before, its title between */
+	for (k = 0; k < pl->nr_ln; k++) {
+		const struct frame *up = k ? &pl->ln[k - 1].fr : &pl->p1;
+
+		ln = &pl->ln[k];
+		panel_note(pl, ln);
+		ln->fr = pl->p1;
+		ln->fr.y = up->y + up->h + 50 + 14.0 * (ln->nr_note - 1);
+		ln->fr.h = 18.0 * ln->nr + 20 > 220 ? 18.0 * ln->nr + 20 : 220;
+		ln->fr.ymax = ln->ys.top;
+	}
+	pl->height = bottom(pl) + 48;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"",
@@ -1794,30 +1850,41 @@ static int draw(struct plot *pl)
 	draw_phases(pl);
 	x_axis(f, &pl->p1, true);
 	y_axis(f, &pl->p1, &pl->y1);
-	x_axis(f, &pl->p2, true);
-	y_axis(f, &pl->p2, &pl->y2);
+	for (k = 0; k < pl->nr_ln; k++) {
+		x_axis(f, &pl->ln[k].fr, true);
+		y_axis(f, &pl->ln[k].fr, &pl->ln[k].ys);
+	}
 	fprintf(f, "<g class=\"kinds\" data-ymax=\"%" PRIu64 "\" data-y=\"%.2f\" data-h=\"%.2f\">\n",
 		pl->p1.ymax, pl->p1.y, pl->p1.h);
 	draw_kinds(pl);
 	draw_base_total(pl);
 	fputs("</g>\n", f);
-	fprintf(f, "<g class=\"callers\" data-ymax=\"%" PRIu64 "\" data-y=\"%.2f\" data-h=\"%.2f\">\n",
-		pl->p2.ymax, pl->p2.y, pl->p2.h);
-	draw_callers(pl);
-	fputs("</g>\n", f);
+	for (k = 0; k < pl->nr_ln; k++) {
+		ln = &pl->ln[k];
+		fprintf(f, "<g class=\"%s\" data-ymax=\"%" PRIu64 "\" data-y=\"%.2f\" data-h=\"%.2f\">\n",
+			ln->procs ? "processes" : "callers", ln->fr.ymax, ln->fr.y, ln->fr.h);
+		draw_callers(pl, ln);
+		fputs("</g>\n", f);
+	}
 	draw_window(pl);
 
 	/* the axes' names */
 	fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"%.0f\" text-anchor=\"middle\" class=\"axis\">held by kind</text>\n",
 		16.0 + 12, pl->p1.y + pl->p1.h / 2, FONT_PX);
-	fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"%.0f\" text-anchor=\"middle\" class=\"axis\">held by caller</text>\n",
-		16.0 + 12, pl->p2.y + pl->p2.h / 2, FONT_PX);
-	for (j = 0; j < pl->nr_note; j++)
-		text(f, pl->p2.x, pl->p2.y - 8 - 14.0 * (pl->nr_note - 1 - j), NULL,
-		     FONT_PX, "paneltitle", pl->note[j], NULL);
-	x_unit(&pl->p2, &xu);
+	for (k = 0; k < pl->nr_ln; k++)
+		fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"%.0f\" text-anchor=\"middle\" class=\"axis\">held by %s</text>\n",
+			16.0 + 12, pl->ln[k].fr.y + pl->ln[k].fr.h / 2, FONT_PX,
+			pl->ln[k].procs ? "process" : "caller");
+	for (k = 0; k < pl->nr_ln; k++) {
+		ln = &pl->ln[k];
+		for (j = 0; j < ln->nr_note; j++)
+			text(f, ln->fr.x, ln->fr.y - 8 - 14.0 * (ln->nr_note - 1 - j), NULL,
+			     FONT_PX, "paneltitle", ln->note[j], NULL);
+	}
+	ln = &pl->ln[pl->nr_ln - 1];
+	x_unit(&ln->fr, &xu);
 	snprintf(buf, sizeof(buf), "time since boot (%s)", xu);
-	text(f, pl->p2.x + pl->p2.w / 2, pl->p2.y + pl->p2.h + 34, "middle", FONT_PX,
+	text(f, ln->fr.x + ln->fr.w / 2, bottom(pl) + 34, "middle", FONT_PX,
 	     "axis", buf, NULL);
 	draw_legend(pl);
 	draw_columns(pl);
@@ -1837,12 +1904,12 @@ int cmd_plot(int argc, char **argv)
 {
 	static struct series sv[2];
 	struct plot_opts o;
-	struct pick picks[KMT_WATCH_MAX];
+	struct pick picks[MAX_LINES];
 	struct kmt_font fn;
 	struct kmt_err err = { "" };
 	struct plot pl;
 	uint64_t x0, x1, step;
-	unsigned int i, nr = 0, cols;
+	unsigned int i, nr = 0, nr_procs = 0, cols;
 	int ret, status = KMF_EXIT_FAIL;
 
 	ret = parse_args(argc, argv, &o);
@@ -1880,12 +1947,15 @@ int cmd_plot(int argc, char **argv)
 		x1 = o.end;
 	if (x1 <= x0)
 		x1 = x0 + 1;
-	if (pick_callers(pl.nw, &o, picks, &nr)) {
+	if (pick_callers(pl.nw, &o, picks, &nr, &nr_procs)) {
 		kmf_error("out of memory");
 		goto out;
 	}
 	pl.picks = picks;
-	pl.nr_picks = nr;
+	pl.nr_picks = nr + nr_procs;
+	pl.ln[0] = (struct lines){ .first = 0, .nr = nr };
+	pl.ln[1] = (struct lines){ .first = nr, .nr = nr_procs, .procs = true };
+	pl.nr_ln = nr_procs ? 2 : 1;
 	pl.fn = &fn;
 	pl.o = &o;
 	pl.p1.x0 = x0;
@@ -1898,7 +1968,7 @@ int cmd_plot(int argc, char **argv)
 	if (!step)
 		step = 1;
 	for (i = 0; i < o.nr_paths; i++)
-		if (sample_series(&sv[i], picks, nr, x0, step, &o))
+		if (sample_series(&sv[i], picks, nr, nr_procs, x0, step, &o))
 			goto out;
 	if (!pl.nw->n) {
 		kmf_error("%s: no event before the end of --time", pl.nw->path);

@@ -168,7 +168,7 @@ def values(path):
     bad = []
     for g in root.iter(NS + "g"):
         cls = g.get("class")
-        if cls not in ("kinds", "callers"):
+        if cls not in ("kinds", "callers", "processes"):
             continue
         ymax, y0, h = float(g.get("data-ymax")), float(g.get("data-y")), float(g.get("data-h"))
 

@@ -365,21 +365,41 @@ test_expect_success 'plot -o a pipe writes into it; -o a directory fails' '
 	test "$(ls d)" = ""
 '
 
-test_expect_success 'plot: the processes holding most are lines too, as report --phase counts them' '
+test_expect_success 'plot: the processes in a panel of their own, apart from the callers, as report --phase counts them' '
 	"$MKTRACE" tasks t.kmt &&
 	"$KMF" plot -o t.svg t.kmt &&
 	$SVGCHECK render t.svg &&
 	$SVGCHECK values t.svg > got &&
-	grep "^caller process" got > procs &&
-	printf "%s\n" "caller process systemd end=8256" "caller process (udev-worker) end=1024" > want &&
-	test_cmp want procs &&
-	"$KMF" plot --callers 16 -o t.svg t.kmt &&
-	$SVGCHECK values t.svg | grep "^caller process" > procs &&
-	printf "%s\n" "caller process systemd end=8256" "caller process (udev-worker) end=1024" \
-		"caller process systemd-udevd end=512" "caller process swapper/0 end=200" > want &&
-	test_cmp want procs &&
+	grep "^caller" got > lines &&
+	cat > want <<-\EOF &&
+	caller slab helper_init+0x5 end=1536
+	caller slab alloc_thing+0x10 end=364
+	caller slab alloc_thing+0x40 end=48
+	caller process systemd end=8256
+	caller process (udev-worker) end=1024
+	caller process systemd-udevd end=512
+	caller process swapper/0 end=200
+	caller process swapper end=100
+	caller process [softirq] end=32
+	caller process [unknown task] end=16
+	EOF
+	test_cmp want lines &&
+	grep -qx "axis held by process" got &&
+	grep -qx "paneltitle The 3 callers holding most at the end (pages have no callers: no page stacks, kmemtrace.page_stack=N)" got &&
+	grep -qx "paneltitle The 7 processes whose allocations hold most at the end (slab and pages)" got &&
+	grep -qx "legend systemd: 8.06 KiB" got &&
+	grep -c "<g class=\"processes\"" t.svg > n &&
+	test "$(cat n)" = 1 &&
+	"$KMF" plot --callers 2 -o t.svg t.kmt &&
+	$SVGCHECK values t.svg | grep "^caller" > lines &&
+	printf "%s\n" "caller slab helper_init+0x5 end=1536" "caller slab alloc_thing+0x10 end=364" \
+		"caller process systemd end=8256" "caller process (udev-worker) end=1024" > want &&
+	test_cmp want lines &&
 	"$KMF" report --phase t.kmt > report &&
-	grep -q "^ systemd  *|  *64 |  *64 |  *8192 |  *8192 |" report
+	grep -q "^ systemd  *|  *64 |  *64 |  *8192 |  *8192 |" report &&
+	"$MKTRACE" plot t.kmt &&
+	"$KMF" plot -o t.svg t.kmt &&
+	! grep -q "held by process\|class=\"processes\"" t.svg
 '
 
 test_expect_success 'plot without a font to measure its labels with: a clear error, no picture' '
