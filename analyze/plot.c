@@ -42,6 +42,11 @@ static const char *const kind_name[K_NR] = {
 	"other pages",
 };
 
+/* the kinds as --without names them */
+static const char *const kind_opt[K_NR] = {
+	"memblock", "buffers", "vmalloc", "slab", "pages",
+};
+
 /* kind_name without spaces: the SVG's class and data names */
 static const char *const kind_id[K_NR] = {
 	"memblock", "recorder", "vmalloc", "slab", "pages",
@@ -80,6 +85,7 @@ struct plot_opts {
 	bool have_range;
 	unsigned int callers;
 	unsigned int width;
+	bool without[K_NR];	/* kinds left out of the stack (--without) */
 	const char *paths[2];
 	unsigned int nr_paths;
 };
@@ -152,6 +158,9 @@ static void usage(FILE *f)
 		"      --callers <N>         callers to follow (default %d, at most %d), and\n"
 		"                            as many processes\n"
 		"      --width <px>          the picture's width (default %d, 640 to 4000)\n"
+		"      --without <kind>,...  leave these kinds out of the stack, and their\n"
+		"                            callers: memblock, buffers, vmalloc, slab,\n"
+		"                            pages\n"
 		"      --title <text>        the picture's title (default: the release\n"
 		"                            and file)\n"
 		"      --vmlinux <file>      callers named from the recording kernel's image\n"
@@ -160,10 +169,33 @@ static void usage(FILE *f)
 		DEFAULT_CALLERS, KMT_WATCH_MAX, DEFAULT_WIDTH);
 }
 
+/* --without memblock,buffers: the kinds to leave out, into @without. */
+static int parse_without(const char *arg, bool *without)
+{
+	const char *p = arg, *e;
+	size_t len;
+	int k;
+
+	do {
+		e = strchr(p, ',');
+		len = e ? (size_t)(e - p) : strlen(p);
+		for (k = 0; k < K_NR; k++)
+			if (strlen(kind_opt[k]) == len && !strncmp(p, kind_opt[k], len))
+				break;
+		if (k == K_NR)
+			return kmf_usage_error("--without: no kind '%.*s': the kinds are %s, %s, %s, %s and %s",
+					       (int)len, p, kind_opt[0], kind_opt[1],
+					       kind_opt[2], kind_opt[3], kind_opt[4]);
+		without[k] = true;
+		p = e + 1;
+	} while (e);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct plot_opts *o)
 {
 	enum { OPT_TIME = 256, OPT_AT, OPT_CALLERS, OPT_WIDTH, OPT_TITLE,
-	       OPT_VMLINUX, OPT_RAW_IP };
+	       OPT_VMLINUX, OPT_RAW_IP, OPT_WITHOUT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "time", required_argument, NULL, OPT_TIME },
@@ -171,6 +203,7 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "without", required_argument, NULL, OPT_WITHOUT },
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "raw-ip", no_argument, NULL, OPT_RAW_IP },
 		{ "help", no_argument, NULL, 'h' },
@@ -219,6 +252,10 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 			break;
 		case OPT_TITLE:
 			o->title = optarg;
+			break;
+		case OPT_WITHOUT:
+			if (parse_without(optarg, o->without))
+				return KMF_EXIT_USAGE;
 			break;
 		case OPT_VMLINUX:
 			o->vmlinux = optarg;
@@ -424,18 +461,19 @@ static int pick_callers(const struct series *sr, const struct plot_opts *o,
 
 	if (!c)
 		return -ENOMEM;
-	for (i = 0; i < s->nr_callers; i++)
+	/* the callers of a kind left out are left out too */
+	for (i = 0; i < s->nr_callers && !o->without[K_SLAB]; i++)
 		if (s->callers[i].live_bytes)
 			c[n++] = (struct cand){ s->callers[i].call_site,
 						s->callers[i].live_bytes, P_SLAB };
 	/* the recorder's sub-buffers are a kind of their own */
-	for (i = 0; i < s->nr_live_psites; i++)
+	for (i = 0; i < s->nr_live_psites && !o->without[K_PAGES]; i++)
 		if (s->live_psites[i].site &&
 		    s->live_psites[i].bytes > s->live_psites[i].buffer_bytes)
 			c[n++] = (struct cand){ s->live_psites[i].site,
 						s->live_psites[i].bytes -
 						s->live_psites[i].buffer_bytes, P_PAGES };
-	for (i = 0; i < sr->mb.nr_callers; i++)
+	for (i = 0; i < sr->mb.nr_callers && !o->without[K_MEMBLOCK]; i++)
 		if (sr->mb.callers[i].held)
 			c[n++] = (struct cand){ sr->mb.callers[i].call_site,
 						sr->mb.callers[i].held, P_MEMBLOCK };
@@ -882,6 +920,28 @@ static uint64_t total(const uint64_t *k)
 	return sum;
 }
 
+/* Whether --without left a kind out. */
+static bool left_out(const struct plot_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < K_NR; i++)
+		if (o->without[i])
+			return true;
+	return false;
+}
+
+/* What of @k is drawn: the kinds not left out. */
+static uint64_t drawn(const struct plot_opts *o, const uint64_t *k)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < K_NR; i++)
+		sum += o->without[i] ? 0 : k[i];
+	return sum;
+}
+
 /* "1.234567890 s" */
 static void secs(uint64_t ns, char *buf, size_t size)
 {
@@ -1293,13 +1353,13 @@ static void draw_window(struct plot *pl)
 }
 
 /* The stack up to kind @k (@k -1: nothing) at sample @i. */
-static uint64_t stacked(const struct series *sr, size_t i, int k)
+static uint64_t stacked(const struct plot *pl, const struct series *sr, size_t i, int k)
 {
 	uint64_t sum = 0;
 	int j;
 
 	for (j = 0; j <= k; j++)
-		sum += sr->kind[i][j];
+		sum += pl->o->without[j] ? 0 : sr->kind[i][j];
 	return sum;
 }
 
@@ -1307,10 +1367,10 @@ static uint64_t stacked(const struct series *sr, size_t i, int k)
  * Whether the area of kind @k has a step at sample @i: its top or its
  * bottom changed, or the last sample, where both edges end.
  */
-static bool moved(const struct series *sr, size_t i, int k)
+static bool moved(const struct plot *pl, const struct series *sr, size_t i, int k)
 {
-	return i + 1 == sr->n || stacked(sr, i, k) != stacked(sr, i - 1, k) ||
-	       stacked(sr, i, k - 1) != stacked(sr, i - 1, k - 1);
+	return i + 1 == sr->n || stacked(pl, sr, i, k) != stacked(pl, sr, i - 1, k) ||
+	       stacked(pl, sr, i, k - 1) != stacked(pl, sr, i - 1, k - 1);
 }
 
 /*
@@ -1334,29 +1394,29 @@ static void draw_kinds(struct plot *pl)
 			if (sr->kind[i][k] > maxv)
 				maxv = sr->kind[i][k];
 		}
-		if (!any)
+		if (!any || pl->o->without[k])
 			continue;
 		fprintf(pl->f, "<path class=\"area\" fill=\"%s\" data-kind=\"%s\" data-end=\"%" PRIu64
 			"\" data-max=\"%" PRIu64 "\" d=\"M%.2f,%.2f", kind_color[k], kind_id[k],
-			sr->kind[sr->n - 1][k], maxv, fx(a, sr->ts[0]), fy(a, stacked(sr, 0, k)));
+			sr->kind[sr->n - 1][k], maxv, fx(a, sr->ts[0]), fy(a, stacked(pl, sr, 0, k)));
 		for (i = 1; i < sr->n; i++) {
 			double x = fx(a, sr->ts[i]);
 
-			if (!moved(sr, i, k))
+			if (!moved(pl, sr, i, k))
 				continue;
-			fprintf(pl->f, " L%.2f,%.2f L%.2f,%.2f", x, fy(a, stacked(sr, i - 1, k)),
-				x, fy(a, stacked(sr, i, k)));
+			fprintf(pl->f, " L%.2f,%.2f L%.2f,%.2f", x, fy(a, stacked(pl, sr, i - 1, k)),
+				x, fy(a, stacked(pl, sr, i, k)));
 		}
 		for (i = sr->n; i-- > 1;) {
 			double x = fx(a, sr->ts[i]);
 
-			if (!moved(sr, i, k))
+			if (!moved(pl, sr, i, k))
 				continue;
-			fprintf(pl->f, " L%.2f,%.2f L%.2f,%.2f", x, fy(a, stacked(sr, i, k - 1)),
-				x, fy(a, stacked(sr, i - 1, k - 1)));
+			fprintf(pl->f, " L%.2f,%.2f L%.2f,%.2f", x, fy(a, stacked(pl, sr, i, k - 1)),
+				x, fy(a, stacked(pl, sr, i - 1, k - 1)));
 		}
 		fprintf(pl->f, " L%.2f,%.2f Z\"/>\n", fx(a, sr->ts[0]),
-			fy(a, stacked(sr, 0, k - 1)));
+			fy(a, stacked(pl, sr, 0, k - 1)));
 	}
 }
 
@@ -1393,7 +1453,7 @@ static void draw_base_total(struct plot *pl)
 	if (!tot)
 		return;
 	for (i = 0; i < b->n; i++)
-		tot[i] = total(b->kind[i]);
+		tot[i] = drawn(pl->o, b->kind[i]);
 	fprintf(pl->f, "<g data-base-total=\"%" PRIu64 "\">\n", tot[b->n - 1]);
 	polyline(pl->f, &pl->p1, b, tot, 1, "class=\"basetotal\"");
 	fputs("</g>\n", pl->f);
@@ -1451,16 +1511,21 @@ static void draw_columns(struct plot *pl)
 			bottom(pl) - pl->p1.y, sr->ts[i], t0);
 		exact(total(sr->kind[i]), buf, sizeof(buf));
 		fprintf(pl->f, "held: %s\n", buf);
+		if (left_out(pl->o)) {
+			exact(drawn(pl->o, sr->kind[i]), buf, sizeof(buf));
+			fprintf(pl->f, "drawn (--without): %s\n", buf);
+		}
 		for (k = K_NR - 1; k >= 0; k--) {
 			exact(sr->kind[i][k], buf, sizeof(buf));
-			fprintf(pl->f, "  %s: %s\n", kind_name[k],
-				sr->missing[k][0] ? "not recorded" : buf);
+			fprintf(pl->f, "  %s: %s%s\n", kind_name[k],
+				sr->missing[k][0] ? "not recorded" : buf,
+				pl->o->without[k] ? ", left out" : "");
 		}
 		if (b) {
 			while (bi + 1 < b->n && b->ts[bi + 1] <= sr->ts[i])
 				bi++;
 			if (b->n && b->ts[bi] <= sr->ts[i]) {
-				exact(total(b->kind[bi]), buf, sizeof(buf));
+				exact(drawn(pl->o, b->kind[bi]), buf, sizeof(buf));
 				fprintf(pl->f, "base: %s\n", buf);
 			}
 		}
@@ -1517,9 +1582,10 @@ static void fit_label(const struct kmt_font *fn, const char *label, double room,
 }
 
 /*
- * One legend row: a swatch, the label, the full text as tip.  A caller's
- * label is cut to one line (fit_label), any other wrapped onto more.
- * Returns the height it took.
+ * One legend row: a swatch, the label, the full text as tip.  A line,
+ * dashed for the base; or a box, hollow (@dashed) for a kind left out.
+ * A caller's label is cut to one line (fit_label), any other wrapped
+ * onto more.  Returns the height it took.
  */
 static double legend_row(struct plot *pl, double y, const char *color, bool dashed,
 			 bool line, const char *label, const char *tip)
@@ -1531,6 +1597,9 @@ static double legend_row(struct plot *pl, double y, const char *color, bool dash
 		fprintf(pl->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" class=\"%s\"/>\n",
 			pl->legend_x, y - 4, pl->legend_x + 14, y - 4, color,
 			dashed ? "baseline" : "line");
+	else if (dashed)
+		fprintf(pl->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" fill=\"none\" stroke=\"%s\"/>\n",
+			pl->legend_x + 0.5, y - 9.5, color);
 	else
 		fprintf(pl->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
 			pl->legend_x, y - 10, color);
@@ -1544,10 +1613,11 @@ static double legend_row(struct plot *pl, double y, const char *color, bool dash
 	return 18 + 15.0 * (n - 1);
 }
 
-/* A legend row's text: "slab objects: 12.3 MiB" */
-static void kind_label(const struct series *sr, int k, char *buf, size_t size,
-		       char *tip, size_t tsize)
+/* A legend row's text: "slab objects: 12.3 MiB"; "..., left out" */
+static void kind_label(const struct plot *pl, const struct series *sr, int k,
+		       char *buf, size_t size, char *tip, size_t tsize)
 {
+	const char *out = pl->o->without[k] ? ", left out" : "";
 	char h[32], e[64];
 
 	if (sr->missing[k][0]) {
@@ -1557,8 +1627,9 @@ static void kind_label(const struct series *sr, int k, char *buf, size_t size,
 	}
 	kmt_svg_bytes(sr->kind[sr->n - 1][k], h, sizeof(h));
 	exact(sr->kind[sr->n - 1][k], e, sizeof(e));
-	snprintf(buf, size, "%s: %s", kind_name[k], h);
-	snprintf(tip, tsize, "%s at the end: %s", kind_name[k], e);
+	snprintf(buf, size, "%s: %s%s", kind_name[k], h, out);
+	snprintf(tip, tsize, "%s at the end: %s%s", kind_name[k], e,
+		 out[0] ? " (--without: not in the stack, nor its callers)" : "");
 }
 
 static void caller_label(const struct plot *pl, unsigned int j, char *buf,
@@ -1603,8 +1674,8 @@ static void draw_legend(struct plot *pl)
 	int k;
 
 	for (k = K_NR - 1; k >= 0; k--) {
-		kind_label(pl->nw, k, lab, sizeof(lab), tip, sizeof(tip));
-		y += legend_row(pl, y, kind_color[k], false, false, lab, tip);
+		kind_label(pl, pl->nw, k, lab, sizeof(lab), tip, sizeof(tip));
+		y += legend_row(pl, y, kind_color[k], pl->o->without[k], false, lab, tip);
 	}
 	if (pl->base) {
 		char e[64];
@@ -1635,7 +1706,7 @@ static double legend_width(const struct plot *pl)
 	int k;
 
 	for (k = 0; k < K_NR; k++) {
-		kind_label(pl->nw, k, lab, sizeof(lab), tip, sizeof(tip));
+		kind_label(pl, pl->nw, k, lab, sizeof(lab), tip, sizeof(tip));
 		lw = kmt_font_width(pl->fn, lab, FONT_PX);
 		w = lw > w ? lw : w;
 	}
@@ -1772,14 +1843,14 @@ static int draw(struct plot *pl)
 
 	/* the tops: the stack and the base's total; the callers; the processes */
 	for (i = 0; i < sr->n; i++) {
-		v = total(sr->kind[i]);
+		v = drawn(o, sr->kind[i]);
 		m1 = v > m1 ? v : m1;
 		for (k = 0; k < pl->nr_ln; k++)
 			for (j = pl->ln[k].first; j < pl->ln[k].first + pl->ln[k].nr; j++)
 				m2[k] = sr->who[i][j] > m2[k] ? sr->who[i][j] : m2[k];
 	}
 	for (i = 0; pl->base && i < pl->base->n; i++) {
-		v = total(pl->base->kind[i]);
+		v = drawn(o, pl->base->kind[i]);
 		m1 = v > m1 ? v : m1;
 		for (k = 0; k < pl->nr_ln; k++)
 			for (j = pl->ln[k].first; j < pl->ln[k].first + pl->ln[k].nr; j++)

@@ -65,6 +65,15 @@ test_expect_success 'after an option that takes a value, nothing; after a flag, 
 	printf "%s\n" folded speedscope > want && test_cmp want got
 '
 
+test_expect_success 'plot --without completes the kinds, after a comma too' '
+	complete_words kmemflight plot --without "" | sort > got &&
+	printf "%s\n" buffers memblock pages slab vmalloc > want &&
+	test_cmp want got &&
+	complete_words kmemflight plot --without buffers,m > got &&
+	printf "%s\n" buffers,memblock > want &&
+	test_cmp want got
+'
+
 test_expect_success 'a report completes trace files' '
 	: > a.kmt && : > b.txt && mkdir -p sub &&
 	complete_words kmemflight report "" > got &&

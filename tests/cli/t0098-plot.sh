@@ -29,6 +29,10 @@ test_expect_success 'plot --help, and usage errors exit 2' '
 	test_must_fail --code=2 "$KMF" plot --time 3ms,1ms -o x.svg t.kmt 2> err &&
 	grep -q "the start first" err &&
 	test_must_fail --code=2 "$KMF" plot --bogus -o x.svg t.kmt &&
+	test_must_fail --code=2 "$KMF" plot --without buffers,stacks -o x.svg t.kmt 2> err &&
+	grep -qx "kmemflight plot: --without: no kind .stacks.: the kinds are memblock, buffers, vmalloc, slab and pages" err &&
+	test_must_fail --code=2 "$KMF" plot --without slab, -o x.svg t.kmt 2> err &&
+	grep -q "no kind .." err &&
 	test ! -e x.svg
 '
 
@@ -223,7 +227,7 @@ test_expect_success 'plot: what is held is drawn as steps, each sample'"'"'s val
 
 test_expect_success 'plot: the callers'"'"' lines in colours of their own, none a kind'"'"'s' '
 	"$MKTRACE" big 3000 t.kmt &&
-	"$KMF" plot -n 16 -o t.svg t.kmt &&
+	"$KMF" plot --callers 16 -o t.svg t.kmt &&
 	grep -o "width=\"12\" height=\"12\" fill=\"#[0-9a-f]*\"" t.svg |
 		grep -o "#[0-9a-f]*" | sort -u > kinds &&
 	grep -o "class=\"line\" stroke=\"#[0-9a-f]*\"" t.svg | grep -o "#[0-9a-f]*" |
@@ -288,6 +292,39 @@ test_expect_success 'plot of an import: titled by its tracer, no boot phase made
 	$SVGCHECK values t.svg > got &&
 	grep -qx "title Kernel memory over the boot, 6.12.0-test" got &&
 	test "$(grep -c "^phase" got)" = 4
+'
+
+test_expect_success 'plot --without buffers,memblock: those kinds and their callers left out of the stack, said so' '
+	"$MKTRACE" plot-base base.kmt &&
+	"$MKTRACE" plot new.kmt &&
+	"$KMF" plot --without buffers,memblock -o o.svg base.kmt new.kmt &&
+	$SVGCHECK render o.svg &&
+	$SVGCHECK values o.svg > got &&
+	grep "^kind\|^base total\|^caller" got > kinds &&
+	cat > want <<-\EOF &&
+	kind vmalloc end=262144 max=262144
+	kind slab end=12288 max=20480
+	kind pages end=1036288 max=1044480
+	base total=524288
+	caller pages core_hash_init+0x20 end=1048576
+	caller pages vmap_user+0x40 end=262144
+	caller slab dev_probe+0x30 end=8192
+	caller slab early_table_init+0x10 end=4096
+	EOF
+	test_cmp want kinds &&
+	grep -qx "legend the recorder'"'"'s buffers: 256 KiB, left out" got &&
+	grep -qx "legend memblock, reserved at boot: 2.00 MiB, left out" got &&
+	grep -q "^subtitle new.kmt: .* held at the end: 3,670,016 bytes (3.50 MiB)$" got &&
+	grep -c "fill=\"none\" stroke=\"#[0-9a-f]*\"/>" o.svg > n &&
+	test "$(cat n)" = 2 &&
+	$SVGCHECK column o.svg 2900000 > col &&
+	grep -qx "held: 3,407,872 bytes (3.25 MiB)" col &&
+	grep -qx "drawn (--without): 1,048,576 bytes (1.00 MiB)" col &&
+	grep -qx "  memblock, reserved at boot: 2,097,152 bytes (2.00 MiB), left out" col &&
+	"$KMF" plot --without slab --without pages -o o.svg new.kmt &&
+	$SVGCHECK values o.svg > got &&
+	! grep "^caller slab\|^caller pages\|^kind slab\|^kind pages" got &&
+	grep -qx "caller memblock setup_arch+0x10 end=2097152" got
 '
 
 test_expect_success 'plot --time 1ms,3ms: the axis and what is held then' '
