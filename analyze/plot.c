@@ -977,7 +977,7 @@ static void phase_label(const struct kmt_slab *s, size_t i, char *buf, size_t si
 }
 
 #define WRAP_LINES	3	/* a wrapped text's lines at most */
-#define LINE_LEN	400
+#define LINE_LEN	700
 
 /*
  * "…" and the longest end of @s that fits in @max px with it: from a '/'

@@ -204,6 +204,16 @@ test_expect_success 'plot base new: the base'"'"'s legend row, a long path, wrap
 	grep -qx "legend 2.00 MiB" got
 '
 
+test_expect_success 'plot --width 4000: a subtitle of 460 characters that fits is whole' '
+	d=$(printf "%060d/" 1 2 3 4 5 6) &&
+	mkdir -p "$d" &&
+	"$MKTRACE" plot "${d}t.kmt" &&
+	"$KMF" plot --width 4000 -o t.svg "${d}t.kmt" &&
+	$SVGCHECK values t.svg | grep "^subtitle" > got &&
+	echo "subtitle ${d}t.kmt: 170 events from 0.000000000 s to 0.004000000 s; held at the end: 3,670,016 bytes (3.50 MiB)" > want &&
+	test_cmp want got
+'
+
 test_expect_success 'plot --width 640: the lower panel'"'"'s note wraps, not cut' '
 	"$MKTRACE" plot-import t.kmt &&
 	"$KMF" plot --width 640 -o t.svg t.kmt 2> err &&
