@@ -1680,7 +1680,9 @@ next:
 		s->whos = tk.who;
 		s->nr_whos = tk.nr;
 		tk.who = NULL;
-		if (who_table(s, false, &s->by_comm, &s->nr_by_comm) ||
+		/* rows for every task named, taken events or not (--time) */
+		if (who_room(s, tk.nr) ||
+		    who_table(s, false, &s->by_comm, &s->nr_by_comm) ||
 		    who_table(s, true, &s->by_unit, &s->nr_by_unit))
 			ret = kmt_errf(err, ENOMEM, "out of memory");
 	}

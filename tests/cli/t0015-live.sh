@@ -92,6 +92,20 @@ test_expect_success 'a --time with no event in it is an error that gives the spa
 	grep -q "no event of t.kmt falls within --time: its events run from 0.000000100 s to 0.000007000 s" err
 '
 
+# A trace with task records (every recent recorder's): the processes'
+# rows were summed over none taken (a NULL table), and report and flame
+# died of it.
+test_expect_success 'a --time with no event in it, on a trace with task records: the error, not a crash' '
+	"$MKTRACE" flight t.kmt &&
+	for v in "" --page --live --phase; do
+		# shellcheck disable=SC2086 # the view, or none
+		test_must_fail "$KMF" report $v --time 5,6 t.kmt 2> err || exit 1
+		grep -qx "kmemflight report: error: no event of t.kmt falls within --time: its events run from 0.000001000 s to 0.000009000 s" err || exit 1
+	done &&
+	test_must_fail "$KMF" flame --time 5,6 t.kmt 2> err &&
+	grep -q "no event of t.kmt falls within --time" err
+'
+
 test_expect_success 'bad --time and --at values exit 2 and say what is wanted' '
 	"$MKTRACE" basic t.kmt &&
 	for v in 5 , x,1 1,y 2,1 1.5ns; do
