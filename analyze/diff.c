@@ -193,18 +193,9 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 						       optarg);
 			break;
 		case 'h': usage(stdout); return -1;
-		case '?':
-			if (optopt == 'l')
-				return kmf_usage_error("option '-l' needs a value");
-			if (optopt && optopt < 256)
-				return kmf_usage_error("option '-%c' is unknown", optopt);
-			if (optopt)
-				return kmf_usage_error("option '%s' needs a value", argv[optind - 1]);
-			return kmf_usage_error("unknown option '%s' (valid: %s)",
-					       argv[optind - 1], VALID_OPTS);
 		default:
-			return kmf_usage_error("unknown option '%s' (valid: %s)",
-					       argv[optind - 1], VALID_OPTS);
+			return kmf_option_error(longopts, "l:h", optopt,
+						argv[optind - 1], VALID_OPTS);
 		}
 	}
 	if (argc - optind != 2)
@@ -1052,8 +1043,8 @@ int cmd_summary(int argc, char **argv)
 			summary_usage(stdout);
 			return KMF_EXIT_OK;
 		}
-		return kmf_usage_error("unknown option '%s' (valid: -h/--help)",
-				       argv[optind - 1]);
+		return kmf_option_error(longopts, "h", optopt, argv[optind - 1],
+					"-h/--help");
 	}
 	if (argc - optind != 1)
 		return kmf_usage_error(argc == optind ? "missing <file>: the trace to summarise" :

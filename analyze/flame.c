@@ -169,7 +169,8 @@ static int parse_args(int argc, char **argv, struct flame_opts *o)
 			usage(stdout);
 			return -1;
 		default:
-			return kmf_bad_option(optopt, argv[optind - 1]);
+			return kmf_option_error(longopts, "o:f:h", optopt,
+						argv[optind - 1], NULL);
 		}
 	}
 	if (o->offsets && o->raw_ip)

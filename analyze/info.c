@@ -50,7 +50,8 @@ static int one_file_args(int argc, char **argv, const char *usage_text,
 			fputs(usage_text, stdout);
 			return -1;
 		default:
-			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
+			return kmf_option_error(longopts, "h", optopt,
+						argv[optind - 1], NULL);
 		}
 	}
 	if (optind != argc - 1)

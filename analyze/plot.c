@@ -270,7 +270,8 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 			/* -n was --callers up to 0.21.0: one meaning per short option */
 			if (optopt == 'n')
 				return kmf_usage_error("option '-n' is now '--callers <N>' (-n is watch's --keep)");
-			return kmf_bad_option(optopt, argv[optind - 1]);
+			return kmf_option_error(longopts, "o:h", optopt,
+						argv[optind - 1], NULL);
 		}
 	}
 	if (optind == argc)

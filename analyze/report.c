@@ -291,12 +291,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'h': usage(stdout); return -1;
 		case '?':
-			if (optopt)
-				return kmf_usage_error("option '-%c' %s", optopt,
-						       strchr("sl", optopt) ?
-						       "needs a value" : "is unknown");
-			return kmf_usage_error("unknown option '%s' (valid: %s)",
-					       argv[optind - 1], VALID_OPTS);
+			return kmf_option_error(longopts, "s:l:vh", optopt,
+						argv[optind - 1], VALID_OPTS);
 		default:
 			return kmf_usage_error("unknown option '%s' (valid: %s)",
 					       argv[optind - 1], VALID_OPTS);

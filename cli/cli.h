@@ -33,7 +33,15 @@ void kmf_note_coverage(const struct kmt_trace *t);
 bool kmf_warn_cut(const char *path, const struct kmt_trace *t);
 int kmf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* getopt's '?': @opt its optopt, @arg the word it stopped at. */
-int kmf_bad_option(int opt, const char *arg);
+/*
+ * The usage error for what getopt_long() refused, @word being the
+ * argument it was in (argv[optind - 1]) and @opt its optopt: an unknown
+ * option, one that needs a value and has none, or one given a value it
+ * takes none; @valid, when not NULL, lists the valid ones.  Exit 2.
+ */
+struct option;
+int kmf_option_error(const struct option *lo, const char *shortopts, int opt,
+		     const char *word, const char *valid);
 
 int cmd_attach(int argc, char **argv);
 int cmd_save(int argc, char **argv);

@@ -4,6 +4,8 @@
  * One binary, git-style subcommands.
  */
 #include <errno.h>
+#include <ctype.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -91,11 +93,52 @@ int kmf_usage_error(const char *fmt, ...)
 	return KMF_EXIT_USAGE;
 }
 
-int kmf_bad_option(int opt, const char *arg)
+int kmf_option_error(const struct option *lo, const char *shortopts, int opt,
+		     const char *word, const char *valid)
 {
-	if (opt && opt < 256)
-		return kmf_usage_error("option '-%c' is unknown or wants a value", opt);
-	return kmf_usage_error("option '%s' is unknown or incomplete", arg);
+	const struct option *hit = NULL;
+	const char *name, *eq, *p;
+	size_t n, i;
+
+	if (word && !strncmp(word, "--", 2) && word[2]) {
+		name = word + 2;
+		eq = strchr(name, '=');
+		n = eq ? (size_t)(eq - name) : strlen(name);
+		/* the option getopt took it for: exact, or a unique prefix */
+		for (i = 0; lo && lo[i].name; i++) {
+			if (strncmp(lo[i].name, name, n))
+				continue;
+			if (strlen(lo[i].name) == n) {
+				hit = &lo[i];
+				break;
+			}
+			hit = hit ? (const struct option *)-1 : &lo[i];
+		}
+		if (hit && hit != (const struct option *)-1) {
+			if (eq && hit->has_arg == no_argument)
+				return kmf_usage_error("option '--%s' takes no value", hit->name);
+			if (!eq && hit->has_arg == required_argument)
+				return kmf_usage_error("option '--%s' needs a value", hit->name);
+		}
+		if (hit == (const struct option *)-1)
+			return kmf_usage_error("option '--%.*s' is ambiguous%s%s%s", (int)n, name,
+					       valid ? " (valid: " : "", valid ? valid : "",
+					       valid ? ")" : "");
+		return kmf_usage_error("unknown option '%.*s'%s%s%s", (int)(n + 2), word,
+				       valid ? " (valid: " : "", valid ? valid : "",
+				       valid ? ")" : "");
+	}
+	if (opt > 0 && opt < 128 && isgraph(opt)) {
+		p = strchr(shortopts, opt);
+		if (p && p[1] == ':')
+			return kmf_usage_error("option '-%c' needs a value", opt);
+		return kmf_usage_error("unknown option '-%c'%s%s%s", opt,
+				       valid ? " (valid: " : "", valid ? valid : "",
+				       valid ? ")" : "");
+	}
+	return kmf_usage_error("unknown option '%s'%s%s%s", word ? word : "?",
+			       valid ? " (valid: " : "", valid ? valid : "",
+			       valid ? ")" : "");
 }
 
 static void summary(FILE *f)

@@ -113,11 +113,9 @@ static int parse_args(int argc, char **argv, struct attach_opts *o)
 		case 'S': o->spool = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return -1;
-		case ':':
-			return kmf_usage_error("option '%s' needs a value",
-					       argv[optind - 1]);
 		default:
-			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
+			return kmf_option_error(longopts, "dqh", optopt,
+						argv[optind - 1], NULL);
 		}
 	}
 	if (optind != argc)

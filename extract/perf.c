@@ -123,7 +123,8 @@ static int parse_args(int argc, char **argv, struct imp_opts *o)
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return -1;
 		default:
-			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
+			return kmf_option_error(longopts, "qh", optopt,
+						argv[optind - 1], NULL);
 		}
 	}
 	if (argc - optind != 2)

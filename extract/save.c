@@ -278,13 +278,11 @@ static int parse_args(int argc, char **argv, struct save_opts *o)
 		case 'S': o->spool = optarg; break;
 		case 'B': o->boot_dir = optarg; break;
 		case 'N': keep_boots = optarg; break;
-		case ':':
-			return kmf_usage_error("option '%s' needs a value",
-					       argv[optind - 1]);
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
 		default:
-			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
+			return kmf_option_error(longopts, "kqh", optopt,
+						argv[optind - 1], NULL);
 		}
 	}
 	o->first = optind;

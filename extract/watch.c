@@ -115,10 +115,9 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		case 'h':
 			usage(stdout);
 			return -1;
-		case ':':
-			return kmf_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return kmf_usage_error("unknown option '%s'", argv[optind - 1]);
+			return kmf_option_error(longopts, "n:c:qh", optopt,
+						argv[optind - 1], NULL);
 		}
 	}
 	if (optind != argc - 1)

@@ -89,6 +89,38 @@ test_expect_success 'options after the file, as in every GNU tool; -- ends them'
 	grep -q "^kmemflight report: " err
 '
 
+# One wording in every command, the option named as it is spelled: the
+# long option's number printed as a character (report --json=1 said
+# "option '-\t' is unknown"), "needs a value" for one that takes none.
+test_expect_success 'an option refused: unknown, needs a value, takes none; named, in every command' '
+	"$MKTRACE" basic t.kmt &&
+	while IFS="|" read -r cmd args msg; do
+		# shellcheck disable=SC2086 # the words, split
+		test_must_fail --code=2 "$KMF" $cmd $args 2> err || { echo "$cmd $args"; exit 1; }
+		head -1 err > got &&
+		printf "kmemflight %s: %s\n" "$cmd" "$msg" | tr @ "\047" > exp &&
+		test_cmp exp got || exit 1
+		! grep -q "[[:cntrl:]]" err || exit 1
+	done <<-\EOF
+	report|--json=1 t.kmt|option @--json@ takes no value
+	report|--live=yes t.kmt|option @--live@ takes no value
+	report|--vmlinux|option @--vmlinux@ needs a value
+	report|--threshold|option @--threshold@ needs a value
+	report|-l|option @-l@ needs a value
+	diff|--json=1 t.kmt t.kmt|option @--json@ takes no value
+	info|--json=1 t.kmt|option @--json@ takes no value
+	dump|--seconds=1 t.kmt|option @--seconds@ takes no value
+	flame|--allocated=1 t.kmt|option @--allocated@ takes no value
+	plot|--title|option @--title@ needs a value
+	plot|-q t.kmt|unknown option @-q@
+	attach|--spool|option @--spool@ needs a value
+	watch|--bogus|unknown option @--bogus@
+	import|--quiet=1 a b|option @--quiet@ takes no value
+	save|--keep-recording=1 x.kmt|option @--keep-recording@ takes no value
+	summary|--bogus t.kmt|unknown option @--bogus@ (valid: -h/--help)
+	EOF
+'
+
 test_expect_success 'report --line wants a number' '
 	"$MKTRACE" basic t.kmt &&
 	test_must_fail --code=2 "$KMF" report -l many t.kmt 2> err &&
