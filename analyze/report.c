@@ -649,13 +649,25 @@ static void print_live(const struct kmt_trace *t, const struct kmt_slab *s,
 		printf("(%" PRIu64 " objects, %" PRIu64 " bytes, were allocated again at"
 		       " their address without a free in the trace: counted as freed)\n",
 		       s->nr_untraced_frees, s->untraced_free_bytes);
-	if (t->has_buffers && !title)
+	/*
+	 * The buffers as report --footprint counts them: the pool the
+	 * recorder had (given back after the save or not), else what the
+	 * topology says each CPU had.
+	 */
+	if (t->has_buffers && !title && t->fmt.pool_subbufs)
+		printf("The recorder's own: %" PRIu64 " bytes in %" PRIu64
+		       " objects and %" PRIu64 " bytes of pages, allocated by its"
+		       " functions and its initcalls (in the tables), and %" PRIu64
+		       " bytes of buffers in one pool for the machine\n",
+		       s->rec_slab_bytes, s->rec_slab_objs, s->rec_page_bytes,
+		       kmt_trace_buffer_bytes(t));
+	else if (t->has_buffers && !title)
 		printf("The recorder's own: %" PRIu64 " bytes in %" PRIu64
 		       " objects and %" PRIu64 " bytes of pages, allocated by its"
 		       " functions and its initcalls (in the tables), and %" PRIu64
 		       " bytes of buffers on %u CPUs (its topology)\n",
 		       s->rec_slab_bytes, s->rec_slab_objs, s->rec_page_bytes,
-		       t->buffer_bytes, t->nr_buffered);
+		       kmt_trace_buffer_bytes(t), t->nr_buffered);
 	printf("\n %-34s | %12s | %8s\n", "Cache", "Retained", "Objects");
 	printf("%.62s\n", dashes);
 	for (i = 0; i < s->nr_live_caches; i++) {

@@ -224,7 +224,7 @@ static void json_live(FILE *f, const struct kmt_trace *t, const struct kmt_slab 
 		kmt_json_u64(f, &f3, "object_bytes", s->rec_slab_bytes);
 		kmt_json_u64(f, &f3, "objects", s->rec_slab_objs);
 		kmt_json_u64(f, &f3, "page_bytes", s->rec_page_bytes);
-		kmt_json_u64(f, &f3, "buffer_bytes", t->buffer_bytes);
+		kmt_json_u64(f, &f3, "buffer_bytes", kmt_trace_buffer_bytes(t));
 		kmt_json_u64(f, &f3, "buffer_bytes_in_trace", s->rec_buffer_bytes);
 		fputc('}', f);
 	}
