@@ -322,6 +322,11 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 	char v[16];
 	int ret;
 
+	/* the kernel's totals are the save's; the events stop at the cut */
+	if (t->cut.file_size)
+		return kmt_errf(err, EINVAL,
+				"%s is cut short: its events end before the save whose totals it holds, so there is no balance to draw (report --live, --page and --memblock read what is whole)",
+				path);
 	memset(&b, 0, sizeof(b));
 	kv[0] = &b.k_slab;
 	kv[1] = &b.k_stack;

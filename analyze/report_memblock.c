@@ -154,7 +154,7 @@ int kmt_report_memblock(const struct kmt_trace *t, const struct kmt_symtab *st,
 		kmt_memblock_free(&mb);
 		if (!mb.have_early)
 			return kmt_errf(err, ENOENT,
-					"%s: no memblock events: the recorder was not started at boot (kmemtrace.enable=1), so the early ones were gone, or kmemtrace.events left out kmem",
+					"%s: no memblock events: they are the boot's first, and this trace has not kept them: the recorder was not started at boot (kmemtrace.enable=1), flight mode wrote over them, an earlier save took them, or kmemtrace.events left out kmem",
 					path);
 		return kmt_errf(err, ENOENT, "%s: no memblock event up to --at", path);
 	}

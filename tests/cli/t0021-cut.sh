@@ -178,6 +178,14 @@ assert d[\"total\"][\"in_file\"] == 42, d[\"total\"]
 	python3 "$TEST_DIR/infocheck.py" c.kmt.info out.json
 '
 
+test_expect_success 'report --footprint of a cut trace: no balance against the save'"'"'s totals, exit 1' '
+	"$MKTRACE" cut t.kmt &&
+	cut_at $(($(subbuf_at t.kmt 6 1) + 100)) &&
+	test_must_fail "$KMF" report --footprint c.kmt > out 2> err &&
+	test ! -s out &&
+	grep -qx "kmemflight report: error: c.kmt is cut short: its events end before the save whose totals it holds, so there is no balance to draw (report --live, --page and --memblock read what is whole)" err
+'
+
 test_expect_success 'report, plot and flame of a cut trace: what was read, the warning, exit 1' '
 	"$MKTRACE" cut t.kmt &&
 	cut_at $(($(subbuf_at t.kmt 6 1) + 100)) &&
