@@ -1060,6 +1060,10 @@ int cmd_summary(int argc, char **argv)
 	}
 	if (fp.h.coverage[0])
 		fprintf(stderr, "%s: note: %s\n", kmf_cmd_name, fp.h.coverage);
+	/* a baseline that diff will refuse: say so now, not at the gate */
+	if (fp.h.lost)
+		kmf_warn("%s: %" PRIu64 " events were lost while recording, so its totals are short: kmemflight diff refuses this summary unless given --allow-lost",
+			 argv[optind], fp.h.lost);
 	/* a write error is main()'s to report, as for every command */
 	kmt_fp_write(stdout, &fp);
 	kmt_fp_free(&fp);

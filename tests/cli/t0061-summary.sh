@@ -83,6 +83,14 @@ test_expect_success 'a trace that lost events: an error, unless --allow-lost' '
 	grep -q "^kmemflight diff: warning: n: 5 events were lost while recording: totals are short$" err
 '
 
+test_expect_success 'summary of a trace that lost events: written, with the warning that diff will refuse it' '
+	"$MKTRACE" many m.kmt &&
+	"$KMF" summary m.kmt > s 2> err &&
+	lost=$(sed -n "s/^lost //p" s) && test "$lost" -gt 0 &&
+	grep -qx "kmemflight summary: warning: m.kmt: $lost events were lost while recording, so its totals are short: kmemflight diff refuses this summary unless given --allow-lost" err &&
+	"$MKTRACE" basic b.kmt && "$KMF" summary b.kmt > s 2> err && test ! -s err
+'
+
 # bad LINENO MESSAGE: diff rejects the summary s, naming the line
 bad() {
 	test_must_fail "$KMF" diff s good > out 2> err || return 1
