@@ -45,6 +45,12 @@ struct balance {
 	bool have_k[8];
 };
 
+/* meminfo's lines the balance quotes, in the order of struct balance's */
+static const char *const kernel_counts[8] = {
+	"Slab", "KernelStack", "PageTables", "VmallocUsed", "Percpu",
+	"AnonPages", "Cached", "Shmem",
+};
+
 static void line(const char *indent, const char *what, uint64_t v,
 		 const char *note)
 {
@@ -145,10 +151,6 @@ static void json_holders(const struct holders *h, const struct kmt_symtab *st,
 static void json_balance(const struct balance *b, const char *path,
 			 uint64_t first_ts, uint64_t last_ts)
 {
-	static const char *const kn[8] = {
-		"Slab", "KernelStack", "PageTables", "VmallocUsed", "Percpu",
-		"AnonPages", "Cached", "Shmem",
-	};
 	const uint64_t kv[8] = {
 		b->k_slab, b->k_stack, b->k_ptables, b->k_vmalloc, b->k_percpu,
 		b->k_anon, b->k_file, b->k_shmem,
@@ -185,7 +187,7 @@ static void json_balance(const struct balance *b, const char *path,
 	printf("{");
 	for (i = 0; i < 8; i++)
 		if (b->have_k[i])
-			kmt_json_u64(stdout, &kfirst, kn[i], kv[i]);
+			kmt_json_u64(stdout, &kfirst, kernel_counts[i], kv[i]);
 	printf("}");
 }
 
@@ -247,24 +249,23 @@ static void print_balance(const struct balance *b, uint64_t at)
 	       PRIu64 " of them: %.3f%%\n", b->holds,
 	       b->have_ram ? "RAM" : "MemTotal", b->explained,
 	       b->holds ? 100.0 * (double)b->explained / (double)b->holds : 0.0);
-	printf("The kernel's own counts of what is allocated:");
-	if (b->have_k[0])
-		printf(" Slab %" PRIu64 ",", b->k_slab);
-	if (b->have_k[1])
-		printf(" KernelStack %" PRIu64 ",", b->k_stack);
-	if (b->have_k[2])
-		printf(" PageTables %" PRIu64 ",", b->k_ptables);
-	if (b->have_k[3])
-		printf(" VmallocUsed %" PRIu64 ",", b->k_vmalloc);
-	if (b->have_k[4])
-		printf(" Percpu %" PRIu64 ",", b->k_percpu);
-	if (b->have_k[5])
-		printf(" AnonPages %" PRIu64 ",", b->k_anon);
-	if (b->have_k[6])
-		printf(" Cached %" PRIu64 ",", b->k_file);
-	if (b->have_k[7])
-		printf(" Shmem %" PRIu64 ",", b->k_shmem);
-	printf(" (meminfo)\n");
+	printf("The kernel's own counts of what is allocated (meminfo):");
+	{
+		const uint64_t val[8] = {
+			b->k_slab, b->k_stack, b->k_ptables, b->k_vmalloc,
+			b->k_percpu, b->k_anon, b->k_file, b->k_shmem,
+		};
+		const char *sep = " ";
+		unsigned int i;
+
+		for (i = 0; i < 8; i++) {
+			if (!b->have_k[i])
+				continue;
+			printf("%s%s %" PRIu64, sep, kernel_counts[i], val[i]);
+			sep = ", ";
+		}
+	}
+	printf("\n");
 	printf("Slab objects the trace saw allocated and still held: %" PRIu64
 	       " bytes, in the slab pages above (report --live)\n", b->slab_objs);
 	printf("The recorder's own: its buffers, and %" PRIu64 " bytes of objects and %"
@@ -307,10 +308,6 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 			 const struct report_opts *o, const char *path,
 			 struct kmt_err *err)
 {
-	static const char *const kn[8] = {
-		"Slab", "KernelStack", "PageTables", "VmallocUsed", "Percpu",
-		"AnonPages", "Cached", "Shmem",
-	};
 	uint64_t *kv[8];
 	struct balance b;
 	struct kmt_memblock mb;
@@ -348,7 +345,7 @@ int kmt_report_footprint(const struct kmt_trace *t, const struct kmt_symtab *st,
 				"%s: its save kept no kernel totals (/proc/meminfo): saved by an older kmemflight, or made from ftrace or perf; --memblock and --live still work",
 				path);
 	for (i = 0; i < 8; i++)
-		b.have_k[i] = kmt_trace_meminfo(t, kn[i], kv[i]);
+		b.have_k[i] = kmt_trace_meminfo(t, kernel_counts[i], kv[i]);
 	b.have_pcp = kmt_trace_pcp_free(t, &b.pcp);
 	ret = kmt_memblock_analyze(t, UINT64_MAX, &mb, err);
 	if (ret)
