@@ -21,7 +21,7 @@ complete_words() {
 
 test_expect_success 'the subcommands' '
 	complete_words kmemflight "" | sort > got &&
-	printf "%s\n" --help help attach diff dump flame import info plot report save summary watch | sort > want &&
+	printf "%s\n" --help --version version help attach diff dump flame import info plot report save summary watch | sort > want &&
 	test_cmp want got
 '
 
@@ -54,7 +54,7 @@ test_expect_success 'an option that takes a directory completes directories' '
 test_expect_success 'after an option that takes a value, nothing; after a flag, files' '
 	: > a.kmt &&
 	for w in "watch -n" "watch --keep" "watch -c" "plot --callers" \
-		"report --line" "report --before" "report -s" "diff --max-growth-bytes"; do
+		"report --line" "report --before" "diff --max-growth-bytes"; do
 		# shellcheck disable=SC2086 # the words, split
 		complete_words kmemflight $w "" > got &&
 		! grep -q . got || { echo "$w: $(cat got)"; return 1; }
@@ -63,6 +63,20 @@ test_expect_success 'after an option that takes a value, nothing; after a flag, 
 	complete_words kmemflight plot --raw-ip "" > got && grep -qx a.kmt got &&
 	complete_words kmemflight flame -f "" > got &&
 	printf "%s\n" folded speedscope > want && test_cmp want got
+'
+
+test_expect_success 'the top level offers --version; report -s its sort keys; watch a directory' '
+	complete_words kmemflight --ver > got &&
+	echo --version > want && test_cmp want got &&
+	complete_words kmemflight vers > got &&
+	echo version > want && test_cmp want got &&
+	complete_words kmemflight report -s pi > got &&
+	echo pingpong > want && test_cmp want got &&
+	complete_words kmemflight report --sort frag,h > got &&
+	echo frag,hit > want && test_cmp want got &&
+	mkdir -p boots && : > a.kmt &&
+	complete_words kmemflight watch "" > got &&
+	grep -qx boots got && ! grep -qx a.kmt got
 '
 
 test_expect_success 'plot --without completes the kinds, after a comma too' '
