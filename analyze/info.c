@@ -340,11 +340,32 @@ static void json_info_recorder(const struct kmt_trace *t)
 }
 
 /* The events: the "time:" line, the table, "bytes/event:". */
+/* The per-CPU table's total row: what the text and the JSON both give. */
+struct cpu_totals {
+	uint64_t in_file, kernel, lost, overwritten, frozen, bytes;
+};
+
+static void cpu_totals(const struct kmt_trace *t, const uint64_t *n,
+		       struct cpu_totals *tt)
+{
+	unsigned int i;
+
+	memset(tt, 0, sizeof(*tt));
+	for (i = 0; i < t->nr_cpus; i++) {
+		tt->in_file += n[i];
+		tt->kernel += t->cpus[i].events;
+		tt->lost += t->cpus[i].lost;
+		tt->overwritten += t->cpus[i].overwritten;
+		tt->frozen += t->cpus[i].frozen_dropped;
+		tt->bytes += t->cpus[i].size;
+	}
+}
+
 static void json_info_events(const struct kmt_trace *t, const uint64_t *n,
 			     uint64_t first_ts, uint64_t last_ts)
 {
 	const struct kmt_flight *fl = &t->flight;
-	uint64_t total = 0, kern = 0, lost = 0, bytes = 0, over = 0, frozen = 0;
+	struct cpu_totals tt;
 	unsigned int i;
 	bool first;
 
@@ -376,27 +397,23 @@ static void json_info_events(const struct kmt_trace *t, const uint64_t *n,
 		json_null_or_u64(&first, "window_start_ns", win, c->window_start);
 		json_null_or_u64(&first, "window_end_ns", win, c->window_end);
 		printf("}");
-		total += n[i];
-		kern += c->events;
-		lost += c->lost;
-		over += c->overwritten;
-		frozen += c->frozen_dropped;
-		bytes += c->size;
 	}
 	printf("%s]", t->nr_cpus ? "\n  " : "");
+	cpu_totals(t, n, &tt);
 	json_member("total");
 	first = true;
 	printf("{");
-	kmt_json_u64(stdout, &first, "kernel", kern);
-	kmt_json_u64(stdout, &first, "in_file", total);
-	kmt_json_u64(stdout, &first, "lost", lost);
-	json_null_or_u64(&first, "overwritten", fl->present, over);
-	json_null_or_u64(&first, "frozen_dropped", fl->present, frozen);
+	kmt_json_u64(stdout, &first, "kernel", tt.kernel);
+	kmt_json_u64(stdout, &first, "in_file", tt.in_file);
+	kmt_json_u64(stdout, &first, "lost", tt.lost);
+	json_null_or_u64(&first, "overwritten", fl->present, tt.overwritten);
+	json_null_or_u64(&first, "frozen_dropped", fl->present, tt.frozen);
 	printf("}");
 	json_member("bytes_per_event");
-	if (total)
+	if (tt.in_file)
 		printf("{\"subbufs\": %.2f, \"file\": %.2f}",
-		       (double)bytes / (double)total, (double)t->len / (double)total);
+		       (double)tt.bytes / (double)tt.in_file,
+		       (double)t->len / (double)tt.in_file);
 	else
 		printf("null");
 }
@@ -426,7 +443,8 @@ int cmd_info(int argc, char **argv)
 	struct kmt_trace t;
 	struct kmt_err err = { "" };
 	const char *path;
-	uint64_t *n, total = 0, kern = 0, lost = 0, bytes = 0, over = 0, frozen = 0;
+	struct cpu_totals tt;
+	uint64_t *n;
 	uint64_t first, last;
 	char val[4096], boot[16];
 	unsigned int i;
@@ -565,21 +583,17 @@ int cmd_info(int argc, char **argv)
 			printf(" %12" PRIu64 " %10" PRIu64 "  -", c->overwritten,
 			       c->frozen_dropped);
 		putchar('\n');
-		total += n[i];
-		kern += c->events;
-		lost += c->lost;
-		over += c->overwritten;
-		frozen += c->frozen_dropped;
-		bytes += c->size;
 	}
+	cpu_totals(&t, n, &tt);
 	printf("%-6s %6s %10s %12" PRIu64 " %12" PRIu64 " %10" PRIu64, "total",
-	       "", "", kern, total, lost);
+	       "", "", tt.kernel, tt.in_file, tt.lost);
 	if (t.flight.present)
-		printf(" %12" PRIu64 " %10" PRIu64, over, frozen);
+		printf(" %12" PRIu64 " %10" PRIu64, tt.overwritten, tt.frozen);
 	putchar('\n');
-	if (total)
+	if (tt.in_file)
 		printf("bytes/event: %.2f (sub-buffers), %.2f (whole file)\n",
-		       (double)bytes / (double)total, (double)t.len / (double)total);
+		       (double)tt.bytes / (double)tt.in_file,
+		       (double)t.len / (double)tt.in_file);
 	ret = kmf_warn_cut(path, &t) ? KMF_EXIT_FAIL : KMF_EXIT_OK;
 	free(n);
 	kmt_trace_close(&t);
